@@ -1,0 +1,4 @@
+export * from './tables';
+export * from './dialect';
+export * from './connection';
+export * from './migrator';

@@ -1,0 +1,44 @@
+// Numbered migrations (src/migrations/NNN_name.ts), applied in order with Kysely's Migrator.
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { DialectName } from './dialect';
+import * as m001 from './migrations/001_initial';
+
+type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
+
+// Listed explicitly (not read from disk) so the compiled package and the jest run see the same set.
+const MIGRATIONS: Record<string, DialectMigration> = {
+  '001_initial': m001,
+};
+
+export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;
+
+class StaticProvider implements MigrationProvider {
+  constructor(private readonly dialect: DialectName) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return Object.fromEntries(
+      Object.entries(MIGRATIONS).map(([name, migration]) => [
+        name,
+        { up: (db: Kysely<unknown>) => migration.up(db, this.dialect) },
+      ]),
+    );
+  }
+}
+
+export function migrator(db: Kysely<unknown>, dialect: DialectName): Migrator {
+  return new Migrator({ db, provider: new StaticProvider(dialect) });
+}
+
+/** Applies every pending migration; throws with the failing migration's name. */
+export async function migrateToLatest(db: Kysely<unknown>, dialect: DialectName): Promise<void> {
+  const { error, results } = await migrator(db, dialect).migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** Names of migrations not yet applied (the services refuse to start while any is pending). */
+export async function pendingMigrations(db: Kysely<unknown>, dialect: DialectName): Promise<string[]> {
+  const all = await migrator(db, dialect).getMigrations();
+  return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}

@@ -1,0 +1,179 @@
+// Kysely table interfaces: the one place that says what is stored.
+// Every per-month table carries `date` ('YYYY-MM-DD', the dataset's month), so many months coexist and
+// historic queries are plain range predicates. ASNs are stored as integers (numeric sort, compact keys)
+// and exposed as decimal strings by the API. Booleans are 0/1 integers (SQLite has no boolean type).
+// JSON-valued columns are TEXT holding JSON, identical on both dialects.
+/** One loaded month. */
+export interface DatasetsTable {
+  date: string;
+  dataset_id: string;
+  ip_version: number;
+  modified_at: string;
+  /** ISO 3166 alpha-2 of the dataset's country, null for the global dataset. */
+  country_iso: string | null;
+  /** JSON array of ASN strings. */
+  clique: string;
+  /** JSON array of ASN strings. */
+  asn_ixs: string;
+  /** JSON array of [start, end] pairs (strings), empty when unknown. */
+  asn_reserved_ranges: string;
+  asn_assigned_ranges: string;
+  /** JSON array of {url, date, name}. */
+  sources: string;
+  number_addresses: number;
+  number_prefixes: number;
+  number_asns: number;
+  number_asns_seen: number;
+  number_organizations: number;
+  number_organizations_seen: number;
+  number_links: number;
+}
+
+/** Country metadata, shared by all months (from an npm package). */
+export interface CountriesTable {
+  iso: string;
+  name: string;
+  capital: string | null;
+  continent: string | null;
+  /** JSON array of language names. */
+  languages: string;
+  population: number | null;
+  area: number | null;
+}
+
+export interface AsnsTable {
+  date: string;
+  asn: number;
+  asn_name: string;
+  org_id: string | null;
+  country_iso: string | null;
+  /** Registry that allocated the ASN (ARIN, RIPE, ...). */
+  source: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  /** Null for ASNs that were not seen in the routing data. */
+  rank: number | null;
+  seen: number;
+  clique_member: number;
+  /** 1 when the ASN is an IXP route server ASN, else null. */
+  ixp: number | null;
+  cone_asns: number;
+  cone_prefixes: number;
+  cone_addresses: number;
+  /** Prefixes and addresses this ASN originates itself. */
+  announcing_prefixes: number;
+  announcing_addresses: number;
+  degree_provider: number;
+  degree_peer: number;
+  degree_customer: number;
+  degree_sibling: number;
+  degree_transit: number;
+  degree_total: number;
+  /** Lower-cased "asn_name org_name" for the case-insensitive substring filter `name`. */
+  search_text: string;
+}
+
+export interface OrganizationsTable {
+  date: string;
+  org_id: string;
+  org_name: string;
+  country_iso: string | null;
+  rank: number | null;
+  seen: number;
+  number_asns: number;
+  number_asns_seen: number;
+  cone_asns: number;
+  cone_prefixes: number;
+  cone_addresses: number;
+  degree_provider: number;
+  degree_peer: number;
+  degree_customer: number;
+  degree_sibling: number;
+  degree_transit: number;
+  degree_total: number;
+  org_degree_total: number;
+  org_degree_transit: number;
+  /** Lower-cased "org_name org_id". */
+  search_text: string;
+}
+
+/**
+ * Every link is stored twice, once from each end, so "links of X" is an index range with asn0 = X and
+ * `relationship` is always read from asn0's side: 'customer' means asn1 is asn0's customer,
+ * 'provider' means asn1 is asn0's provider, 'peer' otherwise. `canonical` = 1 on the row with asn0 < asn1
+ * (used to list every link once).
+ */
+export interface AsnLinksTable {
+  date: string;
+  asn0: number;
+  asn1: number;
+  relationship: 'provider' | 'customer' | 'peer' | 'sibling';
+  canonical: number;
+  number_paths: number | null;
+  rank: number | null;
+  corrected_by: number | null;
+}
+
+export interface LocationsTable {
+  date: string;
+  loc_id: string;
+  city: string | null;
+  region: string | null;
+  country_iso: string | null;
+  continent: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  population: number | null;
+}
+
+/** Where a link is observed; stored once per link with asn0 < asn1. */
+export interface LinkLocationsTable {
+  date: string;
+  asn0: number;
+  asn1: number;
+  loc_id: string;
+}
+
+/** Customer cone membership: member_asn is in asn's cone (asn itself included). */
+export interface ConeMembersTable {
+  date: string;
+  asn: number;
+  member_asn: number;
+}
+
+/** Distinct prefixes of a month; prefix_id follows address order (family, network, length). */
+export interface PrefixesTable {
+  date: string;
+  prefix_id: number;
+  network: string;
+  length: number;
+  ip_version: number;
+  /** Number of origin ASNs (more than 1 for MOAS prefixes). */
+  origin_count: number;
+}
+
+export interface PrefixOriginsTable {
+  date: string;
+  asn: number;
+  prefix_id: number;
+}
+
+/** Key/value facts about the store, e.g. `data_version` (changes on every load or drop). */
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  datasets: DatasetsTable;
+  countries: CountriesTable;
+  asns: AsnsTable;
+  organizations: OrganizationsTable;
+  asn_links: AsnLinksTable;
+  locations: LocationsTable;
+  link_locations: LinkLocationsTable;
+  cone_members: ConeMembersTable;
+  prefixes: PrefixesTable;
+  prefix_origins: PrefixOriginsTable;
+  meta: MetaTable;
+}

@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { openDatabase, migrateToLatest, pendingMigrations, parseDatabaseUrl, type DatabaseHandle } from '../src';
+
+const PG_URL = process.env.DATABASE_URL_PG;
+
+async function tableNames(handle: DatabaseHandle): Promise<string[]> {
+  const tables = await handle.db.introspection.getTables();
+  return tables.map((t) => t.name).sort();
+}
+
+const expectedTables = [
+  'asn_links',
+  'asns',
+  'cone_members',
+  'countries',
+  'datasets',
+  'link_locations',
+  'locations',
+  'meta',
+  'organizations',
+  'prefix_origins',
+  'prefixes',
+];
+
+describe('parseDatabaseUrl', () => {
+  it('treats paths and sqlite: URLs as SQLite files and postgres URLs as PostgreSQL', () => {
+    expect(parseDatabaseUrl('data/x.db')).toEqual({ dialect: 'sqlite', target: path.resolve('data/x.db') });
+    expect(parseDatabaseUrl('sqlite:/tmp/a.db')).toEqual({ dialect: 'sqlite', target: '/tmp/a.db' });
+    expect(parseDatabaseUrl('postgresql://u@h/db').dialect).toBe('postgres');
+    expect(parseDatabaseUrl('postgres://u@h/db').dialect).toBe('postgres');
+  });
+  it('rejects unknown schemes and empty values with a clear message', () => {
+    expect(() => parseDatabaseUrl('mysql://u:secret@h/db')).toThrow(/scheme not supported: mysql:\/\/u:\*\*\*@h\/db/);
+    expect(() => parseDatabaseUrl('  ')).toThrow(/DATABASE_URL is empty/);
+  });
+});
+
+describe('migrations on a real SQLite file', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'asrank-db-'));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('creates every table, is idempotent, and leaves nothing pending', async () => {
+    const file = path.join(dir, 'a.db');
+    const handle = openDatabase(file);
+    try {
+      expect(await pendingMigrations(handle.db, handle.dialect)).toEqual(['001_initial']);
+      await migrateToLatest(handle.db, handle.dialect);
+      await migrateToLatest(handle.db, handle.dialect);
+      expect(await pendingMigrations(handle.db, handle.dialect)).toEqual([]);
+      expect(await tableNames(handle)).toEqual(expect.arrayContaining(expectedTables));
+      const version = await handle.db.selectFrom('meta').select('value').where('key', '=', 'data_version').executeTakeFirst();
+      expect(version?.value).toBe('0');
+      const journal = handle.sqlite!.pragma('journal_mode', { simple: true });
+      expect(journal).toBe('wal');
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('opens read-only connections that refuse writes', async () => {
+    const file = path.join(dir, 'ro.db');
+    const writer = openDatabase(file);
+    await migrateToLatest(writer.db, writer.dialect);
+    await writer.close();
+    const reader = openDatabase(file, { readonly: true });
+    try {
+      await expect(sql`insert into meta (key, value) values ('x', 'y')`.execute(reader.db)).rejects.toThrow(/readonly/);
+    } finally {
+      await reader.close();
+    }
+  });
+});
+
+(PG_URL ? describe : describe.skip)('migrations on a real PostgreSQL server', () => {
+  const schema = `mig_${process.pid}_${Date.now()}`;
+  let handle: DatabaseHandle;
+  beforeAll(async () => {
+    const admin = openDatabase(PG_URL!);
+    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
+    await admin.close();
+    const url = new URL(PG_URL!);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    handle = openDatabase(url.toString());
+  });
+  afterAll(async () => {
+    await sql`drop schema ${sql.id(schema)} cascade`.execute(handle.db);
+    await handle.close();
+  });
+
+  it('creates every table and leaves nothing pending', async () => {
+    await migrateToLatest(handle.db, handle.dialect);
+    expect(await pendingMigrations(handle.db, handle.dialect)).toEqual([]);
+    const tables = await handle.db.introspection.getTables();
+    const inSchema = tables.filter((t) => t.schema === schema).map((t) => t.name);
+    expect(inSchema).toEqual(expect.arrayContaining(expectedTables));
+  });
+});
+
+if (!PG_URL) {
+  // eslint-disable-next-line no-console
+  console.warn('PostgreSQL migration tests skipped: set DATABASE_URL_PG (the CI script .ci/run always does).');
+}
