@@ -21,6 +21,7 @@ module.exports = (packageDir) => ({
   // Workspace packages are tested against their TypeScript sources, so a test never runs stale dist/.
   moduleNameMapper: {
     '^@asrank/(domain|db|schema)$': path.join(__dirname, 'packages/$1/src/index.ts'),
+    '^@asrank/cli$': path.join(__dirname, 'tools/asrank/src/index.ts'),
   },
   testTimeout: 30000,
 });
