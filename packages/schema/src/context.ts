@@ -1,0 +1,153 @@
+// Per-request context: the Kysely handle plus DataLoaders keyed by (date, id), so nested joins of a page of
+// nodes cost one query per month and relation, never one per node.
+import DataLoader from 'dataloader';
+import type { Kysely } from 'kysely';
+import type {
+  AsnsTable,
+  CountriesTable,
+  Database,
+  DatabaseHandle,
+  DatasetsTable,
+  DialectName,
+  LocationsTable,
+  OrganizationsTable,
+} from '@asrank/db';
+import { inValues } from './sql';
+
+export type AsnRow = AsnsTable;
+export type OrganizationRow = OrganizationsTable;
+export type CountryRow = CountriesTable;
+export type DatasetRow = DatasetsTable;
+export type LocationRow = LocationsTable;
+
+export interface DatedKey<Id> {
+  date: string;
+  id: Id;
+}
+
+export interface AsrankContext {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  /** Dates of every loaded month, ascending (read once per request). */
+  availableDates(): Promise<string[]>;
+  loaders: {
+    asn: DataLoader<DatedKey<number>, AsnRow | null, string>;
+    organization: DataLoader<DatedKey<string>, OrganizationRow | null, string>;
+    country: DataLoader<string, CountryRow | null>;
+    /** Locations of a link, keyed by its unordered pair (id = "low,high"). */
+    linkLocations: DataLoader<DatedKey<string>, LocationRow[], string>;
+  };
+  /** Loaders of nested connection pages, created on first use (see nestedPages.ts). */
+  pageLoaders: Map<string, DataLoader<unknown, unknown, string>>;
+}
+
+const datedKey = <Id extends number | string>(key: DatedKey<Id>) => `${key.date}|${key.id}`;
+
+/** Groups keys by month and answers each month with one query. */
+async function loadByDate<Id extends number | string, Row>(
+  keys: readonly DatedKey<Id>[],
+  fetch: (date: string, ids: Id[]) => Promise<Row[]>,
+  idOf: (row: Row) => Id,
+): Promise<(Row | null)[]> {
+  const idsByDate = new Map<string, Id[]>();
+  for (const key of keys) {
+    const ids = idsByDate.get(key.date) ?? [];
+    ids.push(key.id);
+    idsByDate.set(key.date, ids);
+  }
+  const found = new Map<string, Row>();
+  await Promise.all(
+    [...idsByDate].map(async ([date, ids]) => {
+      for (const row of await fetch(date, [...new Set(ids)])) found.set(`${date}|${idOf(row)}`, row);
+    }),
+  );
+  return keys.map((key) => found.get(datedKey(key)) ?? null);
+}
+
+export function createContext(handle: DatabaseHandle): AsrankContext {
+  const { db, dialect } = handle;
+  let dates: Promise<string[]> | undefined;
+  return {
+    db,
+    dialect,
+    availableDates() {
+      dates ??= db
+        .selectFrom('datasets')
+        .select('date')
+        .orderBy('date')
+        .execute()
+        .then((rows) => rows.map((row) => row.date));
+      return dates;
+    },
+    loaders: {
+      asn: new DataLoader(
+        (keys) =>
+          loadByDate(
+            keys,
+            (date, asns) =>
+              db
+                .selectFrom('asns')
+                .selectAll()
+                .where('date', '=', date)
+                .where(inValues(dialect, 'asn', asns, 'bigint'))
+                .execute(),
+            (row) => Number(row.asn),
+          ),
+        { cacheKeyFn: datedKey },
+      ),
+      organization: new DataLoader(
+        (keys) =>
+          loadByDate(
+            keys,
+            (date, orgIds) =>
+              db
+                .selectFrom('organizations')
+                .selectAll()
+                .where('date', '=', date)
+                .where(inValues(dialect, 'org_id', orgIds, 'text'))
+                .execute(),
+            (row) => row.org_id,
+          ),
+        { cacheKeyFn: datedKey },
+      ),
+      country: new DataLoader(async (isos) => {
+        const rows = await db
+          .selectFrom('countries')
+          .selectAll()
+          .where(inValues(dialect, 'iso', [...new Set(isos)], 'text'))
+          .execute();
+        const byIso = new Map(rows.map((row) => [row.iso, row]));
+        return isos.map((iso) => byIso.get(iso) ?? null);
+      }),
+      linkLocations: new DataLoader(
+        async (keys) => {
+          const byLink = new Map<string, LocationRow[]>();
+          const dates = new Set(keys.map((key) => key.date));
+          await Promise.all(
+            [...dates].map(async (date) => {
+              const asn0s = [...new Set(keys.filter((k) => k.date === date).map((k) => Number(String(k.id).split(',')[0])))];
+              const rows = await db
+                .selectFrom('link_locations as ll')
+                .innerJoin('locations as l', (join) => join.onRef('l.date', '=', 'll.date').onRef('l.loc_id', '=', 'll.loc_id'))
+                .selectAll('l')
+                .select(['ll.asn0 as link_asn0', 'll.asn1 as link_asn1'])
+                .where('ll.date', '=', date)
+                .where(inValues(dialect, 'll.asn0', asn0s, 'bigint'))
+                .orderBy('l.loc_id')
+                .execute();
+              for (const { link_asn0, link_asn1, ...location } of rows) {
+                const key = `${date}|${Number(link_asn0)},${Number(link_asn1)}`;
+                const list = byLink.get(key) ?? [];
+                list.push(location);
+                byLink.set(key, list);
+              }
+            }),
+          );
+          return keys.map((key) => byLink.get(datedKey(key)) ?? []);
+        },
+        { cacheKeyFn: datedKey },
+      ),
+    },
+    pageLoaders: new Map(),
+  };
+}

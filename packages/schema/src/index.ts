@@ -1,0 +1,2 @@
+export { createSchema, printSchemaSDL } from './schema';
+export { createContext, type AsrankContext } from './context';

@@ -1,0 +1,61 @@
+// SQL fragments shared by the resolvers: list membership with one bound parameter, whitelisted ORDER BY,
+// and month selection. User input never reaches SQL text; it is always a bound value or a whitelisted column.
+import { sql, type RawBuilder } from 'kysely';
+import type { DialectName } from '@asrank/db';
+import type { SortKey } from '@asrank/domain';
+
+/**
+ * `column IN (values)` with ONE bound parameter, whatever the list length (10,000 ASNs would exceed
+ * SQLite's and PostgreSQL's parameter limits as separate placeholders): json_each on SQLite, `= any(array)` on PG.
+ */
+export function inValues(
+  dialect: DialectName,
+  column: string,
+  values: readonly (number | string)[],
+  kind: 'bigint' | 'text',
+): RawBuilder<boolean> {
+  const ref = sql.ref(column);
+  if (values.length === 0) return sql<boolean>`1 = 0`;
+  if (dialect === 'sqlite') return sql<boolean>`${ref} in (select value from json_each(${JSON.stringify(values)}))`;
+  return kind === 'bigint'
+    ? sql<boolean>`${ref} = any(${values.map(Number)}::bigint[])`
+    : sql<boolean>`${ref} = any(${values.map(String)}::text[])`;
+}
+
+/** A sortable API key mapped to a column; `text` columns compare byte-wise on both dialects. */
+export interface SortColumn {
+  column: string;
+  text?: boolean;
+}
+
+/**
+ * ORDER BY list from parsed sort keys (already validated against the spec's key list by the domain)
+ * followed by tie-breakers, so paging is deterministic. Nulls sort last in both directions on both
+ * dialects (SQLite and PostgreSQL disagree by default).
+ */
+export function orderByList(
+  dialect: DialectName,
+  keys: readonly SortKey[],
+  columns: Readonly<Record<string, SortColumn>>,
+  tieBreakers: readonly SortKey[],
+): RawBuilder<unknown> {
+  const seen = new Set<string>();
+  const parts: RawBuilder<unknown>[] = [];
+  for (const key of [...keys, ...tieBreakers]) {
+    const target = columns[key.key];
+    if (!target) throw new Error(`sort key ${key.key} has no column`);
+    if (seen.has(target.column)) continue;
+    seen.add(target.column);
+    const ref = sql.ref(target.column);
+    const direction = key.direction === 'desc' ? sql`desc` : sql`asc`;
+    parts.push(sql`(${ref} is null) asc`);
+    parts.push(target.text && dialect === 'postgres' ? sql`${ref} collate "C" ${direction}` : sql`${ref} ${direction}`);
+  }
+  return sql.join(parts);
+}
+
+/** `date = d` for one month (the common case, best for the planner), else a list match. */
+export function dateIn(dialect: DialectName, column: string, months: readonly string[]): RawBuilder<boolean> {
+  if (months.length === 1) return sql<boolean>`${sql.ref(column)} = ${months[0]}`;
+  return inValues(dialect, column, months, 'text');
+}

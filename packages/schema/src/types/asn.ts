@@ -1,0 +1,190 @@
+// Asn: one ASN in one month, with its root fields `asn` and `asns`.
+import { containsPattern, likeEscaped, toCount } from '@asrank/db';
+import { parseSort, type SortKey } from '@asrank/domain';
+import { builder } from '../builder';
+import type { AsnRow } from '../context';
+import { monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList } from '../args';
+import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
+import { nestedPage } from '../nestedPages';
+import { connectionOf, type ConnectionPage } from './pageInfo';
+import { AsnRef, CountryRef, OrganizationRef } from './refs';
+import { AnnouncingRef, AsnDegreeRef, ConeRef, coneOf, degreeOf } from './stats';
+import { asnLinksOfAsns, AsnLinkConnection } from './asnLink';
+
+export const ASN_SORT_COLUMNS: Record<string, SortColumn> = {
+  asn: { column: 'asn' },
+  asnName: { column: 'asn_name', text: true },
+  rank: { column: 'rank' },
+  source: { column: 'source', text: true },
+  'cone.numberAsns': { column: 'cone_asns' },
+  'cone.numberPrefixes': { column: 'cone_prefixes' },
+  'cone.numberAddresses': { column: 'cone_addresses' },
+  'asnDegree.provider': { column: 'degree_provider' },
+  'asnDegree.peer': { column: 'degree_peer' },
+  'asnDegree.customer': { column: 'degree_customer' },
+  'asnDegree.transit': { column: 'degree_transit' },
+  'asnDegree.sibling': { column: 'degree_sibling' },
+  'asnDegree.total': { column: 'degree_total' },
+  date: { column: 'date' },
+};
+
+/** Default order of ASN lists: by rank (unranked last), then ASN. */
+export const ASN_TIE_BREAKERS: SortKey[] = [
+  { key: 'rank', direction: 'asc' },
+  { key: 'asn', direction: 'asc' },
+];
+const DATE_ASC: SortKey = { key: 'date', direction: 'asc' };
+
+/** A link may end at an ASN without a record of its own; it is still shown, with only its number and month. */
+export function placeholderAsn(date: string, asn: number): AsnRow {
+  return {
+    date,
+    asn,
+    asn_name: '',
+    org_id: null,
+    country_iso: null,
+    source: null,
+    latitude: null,
+    longitude: null,
+    rank: null,
+    seen: 0,
+    clique_member: 0,
+    ixp: null,
+    cone_asns: 0,
+    cone_prefixes: 0,
+    cone_addresses: 0,
+    announcing_prefixes: 0,
+    announcing_addresses: 0,
+    degree_provider: 0,
+    degree_peer: 0,
+    degree_customer: 0,
+    degree_sibling: 0,
+    degree_transit: 0,
+    degree_total: 0,
+    search_text: '',
+  };
+}
+
+export const AsnConnection = connectionOf('Asn', AsnRef, 'A page of ASN records.');
+
+AsnRef.implement({
+  description: 'An autonomous system in one monthly dataset.',
+  fields: (t) => ({
+    asn: t.string({ description: 'The ASN as decimal digits.', resolve: (row) => String(row.asn) }),
+    asnName: t.exposeString('asn_name', { description: 'May be empty.' }),
+    rank: t.int({ nullable: true, description: 'Null for ASNs not seen in routing data.', resolve: (row) => (row.rank == null ? null : Number(row.rank)) }),
+    source: t.exposeString('source', { nullable: true, description: 'Registry that allocated the ASN.' }),
+    date: t.exposeString('date', { description: 'Month of this record (YYYY-MM-DD).' }),
+    cliqueMember: t.boolean({ resolve: (row) => row.clique_member === 1 }),
+    seen: t.boolean({ resolve: (row) => row.seen === 1 }),
+    ixp: t.boolean({ nullable: true, description: 'True for IXP route-server ASNs, else null.', resolve: (row) => (row.ixp == null ? null : row.ixp === 1) }),
+    longitude: t.exposeFloat('longitude', { nullable: true }),
+    latitude: t.exposeFloat('latitude', { nullable: true }),
+    country: t.field({
+      type: CountryRef,
+      nullable: true,
+      resolve: (row, _args, context) => (row.country_iso ? context.loaders.country.load(row.country_iso) : null),
+    }),
+    organization: t.field({
+      type: OrganizationRef,
+      nullable: true,
+      description: 'The owning organization in the same month.',
+      resolve: (row, _args, context) => (row.org_id ? context.loaders.organization.load({ date: row.date, id: row.org_id }) : null),
+    }),
+    cone: t.field({ type: ConeRef, resolve: coneOf }),
+    asnDegree: t.field({ type: AsnDegreeRef, resolve: degreeOf }),
+    announcing: t.field({
+      type: AnnouncingRef,
+      resolve: (row) => ({ numberPrefixes: Number(row.announcing_prefixes), numberAddresses: Number(row.announcing_addresses) }),
+    }),
+    asnLinks: t.field({
+      type: AsnLinkConnection,
+      description: 'Links of this ASN in the same month; asn0 is always this ASN, asn1 the neighbour.',
+      args: {
+        first: t.arg.int(),
+        offset: t.arg.int(),
+        sort: t.arg.string({ description: 'Comma-separated keys: asn0, asn1, numberPaths, relationship, correctedBy; "-" prefix for descending.' }),
+      },
+      resolve: (row, args, context) => asnLinksOfAsns(context, row.date, pageOf(args), args.sort).load(Number(row.asn)),
+    }),
+  }),
+});
+
+/** Member ASNs of organizations (Organization.members.asns), one windowed query per page of parents. */
+export function asnsOfOrganizations(
+  context: Parameters<typeof nestedPage>[0],
+  date: string,
+  page: { first: number; offset: number },
+  sort: string | null | undefined,
+) {
+  const keys = parseSort(sort, 'asns', { argument: 'sort' });
+  const order = orderByList(context.dialect, keys, ASN_SORT_COLUMNS, ASN_TIE_BREAKERS);
+  return nestedPage<string, AsnRow>(context, `orgAsns|${date}|${sort ?? ''}`, page, () => ({
+    partitionColumn: 'parent_key',
+    order,
+    rows: (orgIds) =>
+      context.db
+        .selectFrom('asns')
+        .selectAll()
+        .select('org_id as parent_key')
+        .where('date', '=', date)
+        .where(inValues(context.dialect, 'org_id', orgIds, 'text')),
+    counts: (orgIds) =>
+      context.db
+        .selectFrom('asns')
+        .select(['org_id as parent_key', (eb) => eb.fn.countAll().as('total')])
+        .where('date', '=', date)
+        .where(inValues(context.dialect, 'org_id', orgIds, 'text'))
+        .groupBy('org_id'),
+  }));
+}
+
+builder.queryFields((t) => ({
+  asn: t.field({
+    type: AsnRef,
+    nullable: true,
+    description: 'One ASN in the latest month, or in the month `date`; null when unknown.',
+    args: {
+      asn: t.arg.string({ required: true, description: 'The ASN as decimal digits.' }),
+      date: t.arg.string({ description: 'Month (YYYY-MM-DD or YYYYMMDD); default the latest.' }),
+    },
+    resolve: async (_root, args, context) => {
+      const asn = parseAsnArgument(args.asn, 'asn');
+      const date = await monthOf(context, args.date);
+      return date ? context.loaders.asn.load({ date, id: asn }) : null;
+    },
+  }),
+  asns: t.field({
+    type: AsnConnection,
+    description:
+      'ASNs of the latest month, or one record per ASN and month of [dateStart, dateEnd] (inclusive, date ascending by default).',
+    args: {
+      first: t.arg.int({ description: 'Page size (default 40, at most 10000).' }),
+      offset: t.arg.int({ description: 'Start position (default 0).' }),
+      name: t.arg.string({ description: 'Case-insensitive substring of the AS name or its organization name.' }),
+      asns: t.arg.stringList({ description: 'Only these ASNs.' }),
+      seen: t.arg.boolean({ description: 'Only ASNs seen (true) or not seen (false) in routing data.' }),
+      sort: t.arg.string({ description: 'Comma-separated sort keys, "-" prefix for descending (e.g. "-cone.numberAsns,asn").' }),
+      dateStart: t.arg.string(),
+      dateEnd: t.arg.string(),
+    },
+    resolve: async (_root, args, context): Promise<ConnectionPage<AsnRow>> => {
+      const page = pageOf(args);
+      const historic = args.dateStart != null || args.dateEnd != null;
+      const keys = parseSort(args.sort, 'asns', { historic, argument: 'sort' });
+      const asnFilter = parseAsnList(args.asns, 'asns');
+      const months = await monthsOf(context, args);
+      if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
+      let query = context.db.selectFrom('asns').where(dateIn(context.dialect, 'date', months));
+      if (asnFilter) query = query.where(inValues(context.dialect, 'asn', asnFilter, 'bigint'));
+      if (args.name != null) query = query.where(likeEscaped('search_text', containsPattern(args.name.toLowerCase())));
+      if (args.seen != null) query = query.where('seen', '=', args.seen ? 1 : 0);
+      const order = orderByList(context.dialect, keys, ASN_SORT_COLUMNS, historic ? [DATE_ASC, ...ASN_TIE_BREAKERS] : ASN_TIE_BREAKERS);
+      const [nodes, count] = await Promise.all([
+        query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute(),
+        query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst(),
+      ]);
+      return { nodes, totalCount: toCount(count?.total as number | string | undefined), ...page };
+    },
+  }),
+}));

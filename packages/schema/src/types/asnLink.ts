@@ -1,0 +1,194 @@
+// AsnLink: a link between two ASNs in one month, seen from asn0; root fields `asnLink` and `asnLinks`.
+import type { AsnLinksTable } from '@asrank/db';
+import { toCount } from '@asrank/db';
+import { parseSort, type SortKey } from '@asrank/domain';
+import { builder } from '../builder';
+import type { AsrankContext, LocationRow } from '../context';
+import { monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList } from '../args';
+import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
+import { nestedPage } from '../nestedPages';
+import { connectionOf, type ConnectionPage } from './pageInfo';
+import { AsnLinkRef, AsnRef } from './refs';
+import { placeholderAsn } from './asn';
+import { LocationConnection } from './location';
+
+type AsnLinkRow = AsnLinksTable;
+
+export const ASN_LINK_SORT_COLUMNS: Record<string, SortColumn> = {
+  asn0: { column: 'asn0' },
+  asn1: { column: 'asn1' },
+  numberPaths: { column: 'number_paths' },
+  relationship: { column: 'relationship', text: true },
+  correctedBy: { column: 'corrected_by' },
+  date: { column: 'date' },
+  rank: { column: 'rank' },
+};
+
+/** Default order of links: by link rank (derived from the ends' ranks; unranked last), then the pair. */
+const LINK_TIE_BREAKERS: SortKey[] = [
+  { key: 'rank', direction: 'asc' },
+  { key: 'asn0', direction: 'asc' },
+  { key: 'asn1', direction: 'asc' },
+];
+const DATE_ASC: SortKey = { key: 'date', direction: 'asc' };
+
+export const AsnLinkConnection = connectionOf('AsnLink', AsnLinkRef, 'A page of AS links.');
+
+AsnLinkRef.implement({
+  description: 'A link between two ASNs in one month, described from asn0’s side.',
+  fields: (t) => ({
+    asn0: t.field({
+      type: AsnRef,
+      resolve: async (link, _args, context) =>
+        (await context.loaders.asn.load({ date: link.date, id: Number(link.asn0) })) ?? placeholderAsn(link.date, Number(link.asn0)),
+    }),
+    asn1: t.field({
+      type: AsnRef,
+      resolve: async (link, _args, context) =>
+        (await context.loaders.asn.load({ date: link.date, id: Number(link.asn1) })) ?? placeholderAsn(link.date, Number(link.asn1)),
+    }),
+    relationship: t.exposeString('relationship', {
+      description: 'Seen from asn0: "customer" (asn1 is asn0’s customer), "provider" (asn1 is asn0’s provider), "peer" or "sibling".',
+    }),
+    numberPaths: t.int({ nullable: true, description: 'Number of observed paths over this link.', resolve: (link) => numberOrNull(link.number_paths) }),
+    correctedBy: t.int({ nullable: true, resolve: (link) => numberOrNull(link.corrected_by) }),
+    rank: t.int({ nullable: true, resolve: (link) => numberOrNull(link.rank) }),
+    date: t.exposeString('date'),
+    locations: t.field({
+      type: LocationConnection,
+      description: 'Where the link is observed (ordered by locId).',
+      args: { first: t.arg.int(), offset: t.arg.int() },
+      resolve: async (link, args, context): Promise<ConnectionPage<LocationRow>> => {
+        const page = pageOf(args);
+        const low = Math.min(Number(link.asn0), Number(link.asn1));
+        const high = Math.max(Number(link.asn0), Number(link.asn1));
+        const all = await context.loaders.linkLocations.load({ date: link.date, id: `${low},${high}` });
+        return { nodes: all.slice(page.offset, page.offset + page.first), totalCount: all.length, ...page };
+      },
+    }),
+  }),
+});
+
+function numberOrNull(value: number | string | null): number | null {
+  return value == null ? null : Number(value);
+}
+
+/** Links of many ASNs (Asn.asnLinks) in one windowed query per batch; asn0 is always the parent ASN. */
+export function asnLinksOfAsns(
+  context: AsrankContext,
+  date: string,
+  page: { first: number; offset: number },
+  sort: string | null | undefined,
+) {
+  const order = orderByList(context.dialect, parseSort(sort, 'asnLinks', { argument: 'sort' }), ASN_LINK_SORT_COLUMNS, LINK_TIE_BREAKERS);
+  return nestedPage<number, AsnLinkRow>(context, `asnLinks|${date}|${sort ?? ''}`, page, () => ({
+    partitionColumn: 'parent_key',
+    order,
+    rows: (asns) =>
+      context.db
+        .selectFrom('asn_links')
+        .selectAll()
+        .select('asn0 as parent_key')
+        .where('date', '=', date)
+        .where(inValues(context.dialect, 'asn0', asns, 'bigint')),
+    counts: (asns) =>
+      context.db
+        .selectFrom('asn_links')
+        .select(['asn0 as parent_key', (eb) => eb.fn.countAll().as('total')])
+        .where('date', '=', date)
+        .where(inValues(context.dialect, 'asn0', asns, 'bigint'))
+        .groupBy('asn0'),
+  }));
+}
+
+/** Links from an organization's member ASNs to ASNs outside it (Organization.asnLinks). */
+export function asnLinksOfOrganizations(
+  context: AsrankContext,
+  date: string,
+  page: { first: number; offset: number },
+  sort: string | null | undefined,
+) {
+  const order = orderByList(context.dialect, parseSort(sort, 'asnLinks', { argument: 'sort' }), ASN_LINK_SORT_COLUMNS, LINK_TIE_BREAKERS);
+  const external = (orgIds: string[]) =>
+    context.db
+      .selectFrom('asn_links as l')
+      .innerJoin('asns as a', (join) => join.onRef('a.date', '=', 'l.date').onRef('a.asn', '=', 'l.asn0'))
+      .leftJoin('asns as b', (join) => join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'))
+      .where('l.date', '=', date)
+      .where(inValues(context.dialect, 'a.org_id', orgIds, 'text'))
+      .where((eb) => eb.or([eb('b.org_id', 'is', null), eb('b.org_id', '!=', eb.ref('a.org_id'))]));
+  return nestedPage<string, AsnLinkRow>(context, `orgLinks|${date}|${sort ?? ''}`, page, () => ({
+    partitionColumn: 'parent_key',
+    order,
+    rows: (orgIds) => external(orgIds).selectAll('l').select('a.org_id as parent_key'),
+    counts: (orgIds) =>
+      external(orgIds)
+        .select(['a.org_id as parent_key', (eb) => eb.fn.countAll().as('total')])
+        .groupBy('a.org_id'),
+  }));
+}
+
+builder.queryFields((t) => ({
+  asnLink: t.field({
+    type: AsnLinkRef,
+    nullable: true,
+    description: 'The link between asn0 and asn1 (described from asn0’s side), or null when there is none.',
+    args: {
+      asn0: t.arg.string({ required: true }),
+      asn1: t.arg.string({ required: true }),
+      date: t.arg.string({ description: 'Month (YYYY-MM-DD or YYYYMMDD); default the latest.' }),
+    },
+    resolve: async (_root, args, context) => {
+      const asn0 = parseAsnArgument(args.asn0, 'asn0');
+      const asn1 = parseAsnArgument(args.asn1, 'asn1');
+      const date = await monthOf(context, args.date);
+      if (!date) return null;
+      const link = await context.db
+        .selectFrom('asn_links')
+        .selectAll()
+        .where('date', '=', date)
+        .where('asn0', '=', asn0)
+        .where('asn1', '=', asn1)
+        .executeTakeFirst();
+      return link ?? null;
+    },
+  }),
+  asnLinks: t.field({
+    type: AsnLinkConnection,
+    description:
+      'Links of the latest month (or of every month of [dateStart, dateEnd]). With `asn`, the links of that ASN (asn0 = asn, asn1 = neighbour), optionally only towards `asns`; with only `asns`, the links of those ASNs; otherwise every link once (asn0 < asn1).',
+    args: {
+      first: t.arg.int(),
+      offset: t.arg.int(),
+      asn: t.arg.string(),
+      asns: t.arg.stringList(),
+      sort: t.arg.string({ description: 'Comma-separated keys: asn0, asn1, numberPaths, relationship, correctedBy; "-" prefix for descending.' }),
+      dateStart: t.arg.string(),
+      dateEnd: t.arg.string(),
+    },
+    resolve: async (_root, args, context): Promise<ConnectionPage<AsnLinkRow>> => {
+      const page = pageOf(args);
+      const historic = args.dateStart != null || args.dateEnd != null;
+      const keys = parseSort(args.sort, 'asnLinks', { historic, argument: 'sort' });
+      const asn = args.asn == null ? null : parseAsnArgument(args.asn, 'asn');
+      const asnList = parseAsnList(args.asns, 'asns');
+      const months = await monthsOf(context, args);
+      if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
+      let query = context.db.selectFrom('asn_links').where(dateIn(context.dialect, 'date', months));
+      if (asn != null) {
+        query = query.where('asn0', '=', asn);
+        if (asnList) query = query.where(inValues(context.dialect, 'asn1', asnList, 'bigint'));
+      } else if (asnList) {
+        query = query.where(inValues(context.dialect, 'asn0', asnList, 'bigint'));
+      } else {
+        query = query.where('canonical', '=', 1);
+      }
+      const order = orderByList(context.dialect, keys, ASN_LINK_SORT_COLUMNS, historic ? [DATE_ASC, ...LINK_TIE_BREAKERS] : LINK_TIE_BREAKERS);
+      const [nodes, count] = await Promise.all([
+        query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute(),
+        query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst(),
+      ]);
+      return { nodes, totalCount: toCount(count?.total as number | string | undefined), ...page };
+    },
+  }),
+}));

@@ -1,0 +1,70 @@
+// Location: a place where links are observed; root field `locations`.
+import { toCount } from '@asrank/db';
+import { parseSort, type SortKey } from '@asrank/domain';
+import { builder } from '../builder';
+import type { LocationRow } from '../context';
+import { monthsOf, pageOf } from '../args';
+import { dateIn, orderByList, type SortColumn } from '../sql';
+import { connectionOf, type ConnectionPage } from './pageInfo';
+import { CountryRef, LocationRef } from './refs';
+
+const LOCATION_SORT_COLUMNS: Record<string, SortColumn> = {
+  locId: { column: 'loc_id', text: true },
+  city: { column: 'city', text: true },
+  region: { column: 'region', text: true },
+  country: { column: 'country_iso', text: true },
+  continent: { column: 'continent', text: true },
+  population: { column: 'population' },
+  date: { column: 'date' },
+};
+const LOCATION_TIE_BREAKERS: SortKey[] = [{ key: 'locId', direction: 'asc' }];
+const DATE_ASC: SortKey = { key: 'date', direction: 'asc' };
+
+export const LocationConnection = connectionOf('Location', LocationRef, 'A page of locations.');
+
+LocationRef.implement({
+  description: 'A city where AS links are observed, in one month.',
+  fields: (t) => ({
+    locId: t.exposeString('loc_id'),
+    city: t.exposeString('city', { nullable: true }),
+    region: t.exposeString('region', { nullable: true }),
+    country: t.field({
+      type: CountryRef,
+      nullable: true,
+      resolve: (row, _args, context) => (row.country_iso ? context.loaders.country.load(row.country_iso) : null),
+    }),
+    continent: t.exposeString('continent', { nullable: true }),
+    latitude: t.exposeFloat('latitude', { nullable: true }),
+    longitude: t.exposeFloat('longitude', { nullable: true }),
+    population: t.float({ nullable: true, resolve: (row) => (row.population == null ? null : Number(row.population)) }),
+    date: t.exposeString('date'),
+  }),
+});
+
+builder.queryFields((t) => ({
+  locations: t.field({
+    type: LocationConnection,
+    description: 'Locations of the latest month, or of every month of [dateStart, dateEnd].',
+    args: {
+      first: t.arg.int(),
+      offset: t.arg.int(),
+      sort: t.arg.string({ description: 'Comma-separated keys: locId, city, region, country, continent, population; "-" prefix for descending.' }),
+      dateStart: t.arg.string(),
+      dateEnd: t.arg.string(),
+    },
+    resolve: async (_root, args, context): Promise<ConnectionPage<LocationRow>> => {
+      const page = pageOf(args);
+      const historic = args.dateStart != null || args.dateEnd != null;
+      const keys = parseSort(args.sort, 'locations', { historic, argument: 'sort' });
+      const months = await monthsOf(context, args);
+      if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
+      const query = context.db.selectFrom('locations').where(dateIn(context.dialect, 'date', months));
+      const order = orderByList(context.dialect, keys, LOCATION_SORT_COLUMNS, historic ? [DATE_ASC, ...LOCATION_TIE_BREAKERS] : LOCATION_TIE_BREAKERS);
+      const [nodes, count] = await Promise.all([
+        query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute(),
+        query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst(),
+      ]);
+      return { nodes, totalCount: toCount(count?.total as number | string | undefined), ...page };
+    },
+  }),
+}));

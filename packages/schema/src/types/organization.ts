@@ -1,0 +1,166 @@
+// Organization: an AS-owning organization in one month; root fields `organization` and `organizations`.
+import { containsPattern, likeEscaped, toCount } from '@asrank/db';
+import { parseSort, type SortKey } from '@asrank/domain';
+import { builder } from '../builder';
+import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
+import { monthOf, monthsOf, pageOf } from '../args';
+import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
+import { nestedPage } from '../nestedPages';
+import { connectionOf, type ConnectionPage } from './pageInfo';
+import { CountryRef, OrganizationRef } from './refs';
+import { AsnDegreeRef, ConeRef, coneOf, degreeOf, OrgDegreeRef } from './stats';
+import { ASN_SORT_COLUMNS, ASN_TIE_BREAKERS, AsnConnection, asnsOfOrganizations } from './asn';
+import { AsnLinkConnection, asnLinksOfOrganizations } from './asnLink';
+
+const ORGANIZATION_SORT_COLUMNS: Record<string, SortColumn> = {
+  orgId: { column: 'org_id', text: true },
+  orgName: { column: 'org_name', text: true },
+  rank: { column: 'rank' },
+  'asnDegree.provider': { column: 'degree_provider' },
+  'asnDegree.peer': { column: 'degree_peer' },
+  'asnDegree.customer': { column: 'degree_customer' },
+  'asnDegree.transit': { column: 'degree_transit' },
+  'asnDegree.sibling': { column: 'degree_sibling' },
+  'asnDegree.total': { column: 'degree_total' },
+  'cone.numberAsns': { column: 'cone_asns' },
+  'cone.numberPrefixes': { column: 'cone_prefixes' },
+  'cone.numberAddresses': { column: 'cone_addresses' },
+  date: { column: 'date' },
+};
+const ORGANIZATION_TIE_BREAKERS: SortKey[] = [
+  { key: 'rank', direction: 'asc' },
+  { key: 'orgId', direction: 'asc' },
+];
+const DATE_ASC: SortKey = { key: 'date', direction: 'asc' };
+
+export const OrganizationConnection = connectionOf('Organization', OrganizationRef, 'A page of organizations.');
+
+const MembersRef = builder.objectRef<OrganizationRow>('OrganizationMembers').implement({
+  description: 'The ASNs an organization owns.',
+  fields: (t) => ({
+    numberAsns: t.int({ resolve: (org) => Number(org.number_asns) }),
+    numberAsnsSeen: t.int({ resolve: (org) => Number(org.number_asns_seen) }),
+    asns: t.field({
+      type: AsnConnection,
+      description: 'Member ASNs in the organization’s month (default order: rank, then ASN).',
+      args: { first: t.arg.int(), offset: t.arg.int(), sort: t.arg.string() },
+      resolve: (org, args, context) => asnsOfOrganizations(context, org.date, pageOf(args), args.sort).load(org.org_id),
+    }),
+  }),
+});
+
+/** ASNs outside the organization linked to any of its members, as Asn records of the same month. */
+function neighborsOfOrganizations(context: AsrankContext, date: string, page: { first: number; offset: number }) {
+  const neighborSet = (orgIds: string[]) =>
+    context.db
+      .selectFrom('asn_links as l')
+      .innerJoin('asns as a', (join) => join.onRef('a.date', '=', 'l.date').onRef('a.asn', '=', 'l.asn0'))
+      .innerJoin('asns as b', (join) => join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'))
+      .where('l.date', '=', date)
+      .where(inValues(context.dialect, 'a.org_id', orgIds, 'text'))
+      .where((eb) => eb.or([eb('b.org_id', 'is', null), eb('b.org_id', '!=', eb.ref('a.org_id'))]))
+      .select(['a.org_id as parent_key', 'l.asn1 as neighbor'])
+      .distinct();
+  return nestedPage<string, AsnRow>(context, `orgNeighbors|${date}`, page, () => ({
+    partitionColumn: 'parent_key',
+    order: orderByList(context.dialect, [], ASN_SORT_COLUMNS, ASN_TIE_BREAKERS),
+    rows: (orgIds) =>
+      context.db
+        .selectFrom(neighborSet(orgIds).as('o'))
+        .innerJoin('asns as n', (join) => join.onRef('n.asn', '=', 'o.neighbor'))
+        .where('n.date', '=', date)
+        .selectAll('n')
+        .select('o.parent_key'),
+    counts: (orgIds) =>
+      context.db
+        .selectFrom(neighborSet(orgIds).as('o'))
+        .select(['o.parent_key', (eb) => eb.fn.countAll().as('total')])
+        .groupBy('o.parent_key'),
+  }));
+}
+
+OrganizationRef.implement({
+  description: 'An organization owning ASNs, in one monthly dataset.',
+  fields: (t) => ({
+    orgId: t.exposeString('org_id'),
+    orgName: t.exposeString('org_name'),
+    rank: t.int({ nullable: true, resolve: (org) => (org.rank == null ? null : Number(org.rank)) }),
+    date: t.exposeString('date'),
+    seen: t.boolean({ resolve: (org) => org.seen === 1 }),
+    country: t.field({
+      type: CountryRef,
+      nullable: true,
+      resolve: (org, _args, context) => (org.country_iso ? context.loaders.country.load(org.country_iso) : null),
+    }),
+    members: t.field({ type: MembersRef, resolve: (org) => org }),
+    asnLinks: t.field({
+      type: AsnLinkConnection,
+      description: 'Links from the organization’s ASNs (asn0) to ASNs of other organizations (asn1).',
+      args: { first: t.arg.int(), offset: t.arg.int(), sort: t.arg.string() },
+      resolve: (org, args, context) => asnLinksOfOrganizations(context, org.date, pageOf(args), args.sort).load(org.org_id),
+    }),
+    neighbors: t.field({
+      type: AsnConnection,
+      description: 'ASNs of other organizations linked to any of its ASNs (order: rank, then ASN).',
+      args: { first: t.arg.int(), offset: t.arg.int() },
+      resolve: (org, args, context) => neighborsOfOrganizations(context, org.date, pageOf(args)).load(org.org_id),
+    }),
+    cone: t.field({ type: ConeRef, resolve: coneOf }),
+    asnDegree: t.field({ type: AsnDegreeRef, description: 'Degrees summed over member ASNs.', resolve: degreeOf }),
+    orgDegree: t.field({
+      type: OrgDegreeRef,
+      description: 'Degree counted between organizations.',
+      resolve: (org) => ({ total: org.org_degree_total, transit: org.org_degree_transit }),
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  organization: t.field({
+    type: OrganizationRef,
+    nullable: true,
+    description: 'One organization in the latest month, or in the month `date`; null when unknown.',
+    args: {
+      orgId: t.arg.string({ required: true }),
+      date: t.arg.string({ description: 'Month (YYYY-MM-DD or YYYYMMDD); default the latest.' }),
+    },
+    resolve: async (_root, args, context) => {
+      const date = await monthOf(context, args.date);
+      return date ? context.loaders.organization.load({ date, id: args.orgId }) : null;
+    },
+  }),
+  organizations: t.field({
+    type: OrganizationConnection,
+    description: 'Organizations of the latest month, or one record per organization and month of [dateStart, dateEnd].',
+    args: {
+      first: t.arg.int(),
+      offset: t.arg.int(),
+      name: t.arg.string({ description: 'Case-insensitive substring of the organization name or id.' }),
+      seen: t.arg.boolean(),
+      sort: t.arg.string({ description: 'Comma-separated sort keys, "-" prefix for descending.' }),
+      dateStart: t.arg.string(),
+      dateEnd: t.arg.string(),
+    },
+    resolve: async (_root, args, context): Promise<ConnectionPage<OrganizationRow>> => {
+      const page = pageOf(args);
+      const historic = args.dateStart != null || args.dateEnd != null;
+      const keys = parseSort(args.sort, 'organizations', { historic, argument: 'sort' });
+      const months = await monthsOf(context, args);
+      if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
+      let query = context.db.selectFrom('organizations').where(dateIn(context.dialect, 'date', months));
+      if (args.name != null) query = query.where(likeEscaped('search_text', containsPattern(args.name.toLowerCase())));
+      if (args.seen != null) query = query.where('seen', '=', args.seen ? 1 : 0);
+      const order = orderByList(
+        context.dialect,
+        keys,
+        ORGANIZATION_SORT_COLUMNS,
+        historic ? [DATE_ASC, ...ORGANIZATION_TIE_BREAKERS] : ORGANIZATION_TIE_BREAKERS,
+      );
+      const [nodes, count] = await Promise.all([
+        query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute(),
+        query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst(),
+      ]);
+      return { nodes, totalCount: toCount(count?.total as number | string | undefined), ...page };
+    },
+  }),
+}));

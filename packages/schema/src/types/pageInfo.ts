@@ -1,0 +1,59 @@
+// PageInfo and the offset-paged connection types (Relay shape: edges { node cursor }, non-null pageInfo)
+// plus totalCount and PageInfo's first/offset/status, as the spec's responses show.
+import type { ObjectRef } from '@pothos/core';
+import { buildPageInfo, offsetCursor, type PageInfo } from '@asrank/domain';
+import { builder } from '../builder';
+
+/** One page of nodes as resolvers return it; edges and pageInfo are derived from it. */
+export interface ConnectionPage<T> {
+  nodes: T[];
+  totalCount: number;
+  first: number;
+  offset: number;
+}
+
+export const PageInfoRef = builder.objectRef<PageInfo>('PageInfo').implement({
+  description: 'Offset paging state of a connection.',
+  fields: (t) => ({
+    first: t.exposeInt('first', { description: 'Page size.' }),
+    offset: t.exposeInt('offset', { description: 'Position of the first node of this page.' }),
+    status: t.exposeString('status'),
+    hasPreviousPage: t.exposeBoolean('hasPreviousPage'),
+    hasNextPage: t.exposeBoolean('hasNextPage'),
+    startCursor: t.exposeString('startCursor'),
+    endCursor: t.exposeString('endCursor'),
+  }),
+});
+
+interface Edge<T> {
+  node: T;
+  cursor: string;
+}
+
+// Pothos' ObjectRef is invariant in its schema-types parameter; the builder's own type is the one used here.
+type Ref<T> = ObjectRef<typeof builder extends { $inferSchemaTypes: infer S } ? S : never, T>;
+
+/** Declares `${name}Connection` and `${name}Edge` for node type `nodeRef`. */
+export function connectionOf<T>(name: string, nodeRef: Ref<T>, description: string): Ref<ConnectionPage<T>> {
+  const edgeRef = builder.objectRef<Edge<T>>(`${name}Edge`).implement({
+    fields: (t) => ({
+      // The generic T defeats Pothos' resolver-result inference; the edge holds exactly the node type.
+      node: t.field({ type: nodeRef, resolve: (edge) => edge.node as never }),
+      cursor: t.exposeString('cursor', { description: 'Opaque position of this node in the connection.' }),
+    }),
+  });
+  return builder.objectRef<ConnectionPage<T>>(`${name}Connection`).implement({
+    description,
+    fields: (t) => ({
+      totalCount: t.exposeInt('totalCount', { description: 'Number of nodes over all pages.' }),
+      pageInfo: t.field({
+        type: PageInfoRef,
+        resolve: (page) => buildPageInfo({ first: page.first, offset: page.offset }, page.nodes.length, page.totalCount),
+      }),
+      edges: t.field({
+        type: [edgeRef],
+        resolve: (page) => page.nodes.map((node, index) => ({ node, cursor: offsetCursor(page.offset + index) })),
+      }),
+    }),
+  }) as Ref<ConnectionPage<T>>;
+}
