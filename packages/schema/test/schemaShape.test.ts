@@ -11,7 +11,7 @@ import {
   isObjectType,
   type GraphQLOutputType,
 } from 'graphql';
-import { createSchema, printSchemaSDL } from '@asrank/schema';
+import { createSchema, printSchemaSDL } from '../src';
 
 describe('schema shape', () => {
   const schema = createSchema();
