@@ -1,0 +1,75 @@
+// Configuration of the REST service, read from the environment and validated once at start-up, so a bad
+// value stops the process with one clear line instead of failing on the first request.
+import envSchema from 'env-schema';
+
+export interface RestConfig {
+  port: number;
+  host: string;
+  /** Prefix of every route, '' or a path such as '/v2' (no trailing slash). */
+  basePath: string;
+  /** Address of the GraphQL endpoint this service forwards every request to. */
+  graphqlUrl: string;
+  /** Milliseconds allowed to open a connection to the GraphQL service. */
+  graphqlConnectTimeoutMs: number;
+  /** Milliseconds allowed for the GraphQL service to answer (headers, then body). */
+  graphqlTimeoutMs: number;
+  /** Keep-alive connections kept open to the GraphQL service. */
+  graphqlConnections: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+interface RestEnv {
+  PORT: number;
+  HOST: string;
+  BASE_PATH: string;
+  GRAPHQL_URL: string;
+  GRAPHQL_CONNECT_TIMEOUT_MS: number;
+  GRAPHQL_TIMEOUT_MS: number;
+  GRAPHQL_CONNECTIONS: number;
+  LOG_LEVEL: RestConfig['logLevel'];
+}
+
+const envJsonSchema = {
+  type: 'object',
+  properties: {
+    PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 4001 },
+    HOST: { type: 'string', minLength: 1, default: '127.0.0.1' },
+    BASE_PATH: { type: 'string', pattern: '^(/[A-Za-z0-9._~-]+)*/?$', default: '' },
+    GRAPHQL_URL: { type: 'string', pattern: '^https?://', default: 'http://127.0.0.1:4000/graphql' },
+    GRAPHQL_CONNECT_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 2000 },
+    GRAPHQL_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 30000 },
+    GRAPHQL_CONNECTIONS: { type: 'integer', minimum: 1, maximum: 1024, default: 32 },
+    LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+  },
+} as const;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Builds the configuration from `env` (default `process.env`); throws ConfigError naming the variable. */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): RestConfig {
+  let parsed: RestEnv;
+  try {
+    parsed = envSchema<RestEnv>({ schema: envJsonSchema, data: { ...env }, env: false, dotenv: false });
+  } catch (error) {
+    // env-schema's message reads like "env/PORT must be <= 65535"; keep it, it names the variable.
+    throw new ConfigError(`invalid configuration: ${(error as Error).message}`);
+  }
+  let graphqlUrl: URL;
+  try {
+    graphqlUrl = new URL(parsed.GRAPHQL_URL);
+  } catch {
+    throw new ConfigError(`invalid configuration: GRAPHQL_URL must be an http(s) URL, got ${JSON.stringify(parsed.GRAPHQL_URL)}`);
+  }
+  return {
+    port: parsed.PORT,
+    host: parsed.HOST,
+    basePath: parsed.BASE_PATH.replace(/\/$/, ''),
+    graphqlUrl: graphqlUrl.toString(),
+    graphqlConnectTimeoutMs: parsed.GRAPHQL_CONNECT_TIMEOUT_MS,
+    graphqlTimeoutMs: parsed.GRAPHQL_TIMEOUT_MS,
+    graphqlConnections: parsed.GRAPHQL_CONNECTIONS,
+    logLevel: parsed.LOG_LEVEL,
+  };
+}

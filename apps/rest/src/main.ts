@@ -1,0 +1,32 @@
+// Entry point of the REST service: validate the configuration, listen, and on SIGTERM/SIGINT stop
+// accepting connections, let in-flight requests finish and close the GraphQL connection pool.
+import { buildRestApp } from './app';
+import { ConfigError, readConfig } from './config';
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const app = await buildRestApp(config);
+  let closing = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        app.log.error({ err: error }, 'error while shutting down');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info(`REST guide: http://${config.host}:${config.port}${config.basePath}/restful/doc (GraphQL at ${config.graphqlUrl})`);
+}
+
+main().catch((error: unknown) => {
+  const message = error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  console.error(`asrank REST service failed to start: ${message}`);
+  process.exit(1);
+});

@@ -1,0 +1,105 @@
+// Every failure leaves this service as JSON with a status that says whose fault it is: 400 for a bad
+// path or parameter (naming it) and for errors the GraphQL service reports, 404 for unknown routes,
+// 502/504 when the GraphQL service is down or slow. Stack traces stay in the log.
+import { STATUS_CODES } from 'node:http';
+import fp from 'fastify-plugin';
+import { ArgumentError } from '@asrank/domain';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { GraphqlResponseError, UpstreamTimeoutError, UpstreamUnavailableError } from './graphql-client';
+import { PARAMETER_RULES } from '../routes/parameters';
+
+export interface ErrorBody {
+  statusCode: number;
+  error: string;
+  message: string;
+  /** The offending path or query parameter, when one is to blame. */
+  parameter?: string;
+  /** The GraphQL service's error messages, one per error. */
+  errors?: { message: string }[];
+  requestId: string;
+}
+
+interface ValidationEntry {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+const LOCATION_NAMES: Record<string, string> = { querystring: 'query parameter', params: 'path parameter' };
+
+/** Turns the first schema-validation failure into (parameter, message) naming what is allowed. */
+export function describeValidationFailure(
+  entries: readonly ValidationEntry[],
+  context: string | undefined,
+): { parameter: string | undefined; message: string } {
+  const where = LOCATION_NAMES[context ?? ''] ?? 'parameter';
+  const first = entries[0];
+  if (first === undefined) return { parameter: undefined, message: `invalid ${where}` };
+  const fromPath = first.instancePath?.replace(/^\//, '').split('/')[0];
+  const parameter =
+    fromPath !== undefined && fromPath !== ''
+      ? fromPath
+      : typeof first.params?.missingProperty === 'string'
+        ? first.params.missingProperty
+        : typeof first.params?.additionalProperty === 'string'
+          ? first.params.additionalProperty
+          : undefined;
+  if (parameter === undefined) return { parameter, message: `invalid ${where}: ${first.message ?? 'malformed'}` };
+  const rule = PARAMETER_RULES[parameter];
+  const allowed = rule !== undefined ? `; allowed: ${rule}` : '';
+  return { parameter, message: `invalid ${where} '${parameter}': ${first.message ?? 'malformed'}${allowed}` };
+}
+
+function send(reply: FastifyReply, body: Omit<ErrorBody, 'requestId'>): FastifyReply {
+  return reply.code(body.statusCode).type('application/json; charset=utf-8').send({ ...body, requestId: reply.request.id });
+}
+
+export interface ErrorsOptions {
+  basePath: string;
+}
+
+async function errorsPlugin(app: FastifyInstance, options: ErrorsOptions): Promise<void> {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error.validation) {
+      const { parameter, message } = describeValidationFailure(error.validation, error.validationContext);
+      return send(reply, { statusCode: 400, error: 'Bad Request', message, ...(parameter ? { parameter } : {}) });
+    }
+    if (error instanceof ArgumentError) {
+      return send(reply, { statusCode: 400, error: 'Bad Request', message: error.message, parameter: error.argument });
+    }
+    if (error instanceof GraphqlResponseError) {
+      return send(reply, {
+        statusCode: 400,
+        error: 'Bad Request',
+        message: error.message,
+        errors: error.messages.map((message) => ({ message })),
+      });
+    }
+    if (error instanceof UpstreamTimeoutError) {
+      request.log.warn({ err: error }, 'GraphQL service timed out');
+      return send(reply, { statusCode: 504, error: 'Gateway Timeout', message: error.message });
+    }
+    if (error instanceof UpstreamUnavailableError) {
+      request.log.warn({ err: error }, 'GraphQL service unavailable');
+      return send(reply, { statusCode: 502, error: 'Bad Gateway', message: error.message });
+    }
+    const statusCode = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (statusCode === 500) {
+      request.log.error({ err: error }, 'unexpected error');
+      return send(reply, { statusCode, error: 'Internal Server Error', message: 'internal error; see the service log' });
+    }
+    // Fastify's own client errors (malformed URL encoding, unsupported media type, ...) keep their message.
+    return send(reply, { statusCode, error: STATUS_CODES[statusCode] ?? 'Bad Request', message: error.message });
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    send(reply, {
+      statusCode: 404,
+      error: 'Not Found',
+      message: `no route ${request.method} ${request.url.split('?')[0] ?? ''}; see the REST guide at ${options.basePath}/restful/doc`,
+    }),
+  );
+}
+
+export default fp(errorsPlugin, { name: 'errors', fastify: '5.x' });

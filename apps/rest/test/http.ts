@@ -1,0 +1,46 @@
+// Small HTTP helpers shared by the test files: real listeners on ephemeral ports, real requests.
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+
+export async function listenOnEphemeralPort(app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address() as AddressInfo;
+  return `http://127.0.0.1:${address.port}`;
+}
+
+export interface JsonAnswer {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+export async function getJson(url: string, headers: Record<string, string> = {}): Promise<JsonAnswer> {
+  const response = await fetch(url, { headers });
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new Error(`GET ${url} answered ${response.status} with a non-JSON body: ${text.slice(0, 200)}`);
+  }
+  return { status: response.status, headers: response.headers, body };
+}
+
+export async function postGraphql(graphqlUrl: string, query: string, variables: Record<string, unknown> = {}): Promise<unknown> {
+  const response = await fetch(graphqlUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  return response.json();
+}
+
+/** An address nothing listens on: a port that was free a moment ago. */
+export async function closedPortUrl(): Promise<string> {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/graphql`;
+}

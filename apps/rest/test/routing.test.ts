@@ -1,0 +1,108 @@
+// Routing, validation and error answers that need no data: the GraphQL service here is an address where
+// nothing listens, so a request that passes validation and reaches the forwarding step answers 502.
+import type { FastifyInstance } from 'fastify';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '@asrank/domain';
+import { buildRestApp } from '../src/app';
+import { closedPortUrl, getJson, listenOnEphemeralPort } from './http';
+
+interface ErrorAnswer {
+  statusCode: number;
+  error: string;
+  message: string;
+  parameter?: string;
+  requestId: string;
+}
+
+describe.each([
+  ['without BASE_PATH', ''],
+  ['with BASE_PATH=/v2', '/v2'],
+])('REST routing %s', (_label, basePath) => {
+  let app: FastifyInstance;
+  let base: string;
+
+  beforeAll(async () => {
+    app = await buildRestApp({ basePath, graphqlUrl: await closedPortUrl(), logLevel: 'silent' });
+    base = `${await listenOnEphemeralPort(app)}${basePath}`;
+  });
+  afterAll(() => app.close());
+
+  const forwardedRoutes = [
+    '/restful/asns',
+    '/restful/asns/',
+    '/restful/asns/?first=10',
+    '/restful/asns/3356',
+    '/restful/asns/3356/',
+    '/restful/asns/name/level',
+    '/restful/asnLinks',
+    '/restful/asnLinks/3356',
+    '/restful/organizations',
+    '/restful/organizations/LPL-141-ARIN',
+    '/restful/datasets',
+    '/restful/datasets/',
+    '/asns/3356',
+    '/orgs/LPL-141-ARIN',
+    '/restful/asns?first=0&offset=5&sort=-rank,asn&dateStart=20200101&dateEnd=2020-03-01&populate=1',
+  ];
+
+  it.each(forwardedRoutes)('%s passes validation and reaches the GraphQL client (502 while it is down)', async (route) => {
+    const answer = await getJson(`${base}${route}`);
+    expect(answer.status).toBe(502);
+    const body = answer.body as ErrorAnswer;
+    expect(body.error).toBe('Bad Gateway');
+    expect(body.message).toMatch(/unreachable/);
+  });
+
+  const badRequests: [string, string, RegExp][] = [
+    ['/restful/asns/abc', 'asn', /digits only/],
+    ['/restful/asns/12a', 'asn', /digits only/],
+    ['/asns/-1', 'asn', /digits only/],
+    ['/restful/asnLinks/AS3356', 'asn0', /digits only/],
+    ['/restful/asns?first=abc', 'first', new RegExp(`0 to ${MAX_PAGE_SIZE}`)],
+    [`/restful/asns?first=${MAX_PAGE_SIZE + 1}`, 'first', /must be <= 10000/],
+    ['/restful/asns?first=-1', 'first', />= 0/],
+    ['/restful/asns?first=1.5', 'first', /integer/],
+    ['/restful/organizations?offset=-3', 'offset', />= 0/],
+    ['/restful/asns?sort=bogus', 'sort', /allowed keys: asn, asnName, rank/],
+    ['/restful/asnLinks?sort=rank', 'sort', /allowed keys: asn0, asn1, numberPaths/],
+    ['/restful/organizations?sort=-rank,-rank', 'sort', /more than once/],
+    ['/restful/asns?dateStart=2020-13-01', 'dateStart', /dateStart/],
+    ['/restful/asns?dateEnd=yesterday', 'dateEnd', /dateEnd/],
+    ['/restful/asns/3356?date=2019-02-30', 'date', /date/],
+    ['/restful/asns/3356?populate=2', 'populate', /equal to one of the allowed values/],
+    ['/orgs/X?populate=yes', 'populate', /integer/],
+  ];
+
+  it.each(badRequests)('%s answers 400 naming %s', async (route, parameter, message) => {
+    const answer = await getJson(`${base}${route}`);
+    expect(answer.status).toBe(400);
+    const body = answer.body as ErrorAnswer;
+    expect(body.parameter).toBe(parameter);
+    expect(body.message).toContain(parameter);
+    expect(body.message).toMatch(message);
+    expect(body.message).not.toMatch(/\n\s+at /);
+  });
+
+  it('answers unknown paths with a JSON 404 pointing at the guide', async () => {
+    const answer = await getJson(`${base}/restful/nothing-here`);
+    expect(answer.status).toBe(404);
+    expect((answer.body as ErrorAnswer).message).toContain(`${basePath}/restful/doc`);
+  });
+
+  it('keeps a caller-supplied x-request-id and generates one otherwise', async () => {
+    const kept = await getJson(`${base}/restful/asns/1`, { 'x-request-id': 'trace-42' });
+    expect(kept.headers.get('x-request-id')).toBe('trace-42');
+    expect((kept.body as ErrorAnswer).requestId).toBe('trace-42');
+    const generated = await getJson(`${base}/restful/asns/1`, { 'x-request-id': 'bad id with spaces' });
+    const id = generated.headers.get('x-request-id');
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect((generated.body as ErrorAnswer).requestId).toBe(id);
+  });
+
+  it('documents the default page size in the OpenAPI document', async () => {
+    const answer = await getJson(`${base}/restful/doc/json`);
+    expect(answer.status).toBe(200);
+    const document = answer.body as { paths: Record<string, { get: { parameters: { name: string; schema: { default?: unknown } }[] } }> };
+    const first = document.paths[`${basePath}/restful/asns`]?.get.parameters.find((parameter) => parameter.name === 'first');
+    expect(first?.schema.default).toBe(DEFAULT_PAGE_SIZE);
+  });
+});
