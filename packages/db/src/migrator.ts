@@ -2,12 +2,14 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { DialectName } from './dialect';
 import * as m001 from './migrations/001_initial';
+import * as m002 from './migrations/002_query_indexes';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
 // Listed explicitly (not read from disk) so the compiled package and the jest run see the same set.
 const MIGRATIONS: Record<string, DialectMigration> = {
   '001_initial': m001,
+  '002_query_indexes': m002,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;
@@ -24,12 +26,16 @@ class StaticProvider implements MigrationProvider {
   }
 }
 
-export function migrator(db: Kysely<unknown>, dialect: DialectName): Migrator {
+// Accepts any Kysely instance (callers hold a Kysely<Database>, which is not assignable to Kysely<unknown>).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyKysely = Kysely<any>;
+
+export function migrator(db: AnyKysely, dialect: DialectName): Migrator {
   return new Migrator({ db, provider: new StaticProvider(dialect) });
 }
 
 /** Applies every pending migration; throws with the failing migration's name. */
-export async function migrateToLatest(db: Kysely<unknown>, dialect: DialectName): Promise<void> {
+export async function migrateToLatest(db: AnyKysely, dialect: DialectName): Promise<void> {
   const { error, results } = await migrator(db, dialect).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
@@ -38,7 +44,7 @@ export async function migrateToLatest(db: Kysely<unknown>, dialect: DialectName)
 }
 
 /** Names of migrations not yet applied (the services refuse to start while any is pending). */
-export async function pendingMigrations(db: Kysely<unknown>, dialect: DialectName): Promise<string[]> {
+export async function pendingMigrations(db: AnyKysely, dialect: DialectName): Promise<string[]> {
   const all = await migrator(db, dialect).getMigrations();
   return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }

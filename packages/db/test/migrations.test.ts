@@ -49,7 +49,7 @@ describe('migrations on a real SQLite file', () => {
     const file = path.join(dir, 'a.db');
     const handle = openDatabase(file);
     try {
-      expect(await pendingMigrations(handle.db, handle.dialect)).toEqual(['001_initial']);
+      expect(await pendingMigrations(handle.db, handle.dialect)).toEqual(['001_initial', '002_query_indexes']);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);
       expect(await pendingMigrations(handle.db, handle.dialect)).toEqual([]);
@@ -58,6 +58,25 @@ describe('migrations on a real SQLite file', () => {
       expect(version?.value).toBe('0');
       const journal = handle.sqlite!.pragma('journal_mode', { simple: true });
       expect(journal).toBe('wal');
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('serves every sort key of one month from an index (no temporary b-tree for the order)', async () => {
+    const handle = openDatabase(path.join(dir, 'plans.db'));
+    try {
+      await migrateToLatest(handle.db, handle.dialect);
+      const plan = (query: string): string =>
+        (handle.sqlite!.prepare(`explain query plan ${query}`).all('2024-01-01') as { detail: string }[]).map((r) => r.detail).join('; ');
+      for (const column of ['cone_asns', 'degree_transit', 'asn_name', 'source']) {
+        const detail = plan(`select asn from asns where date = ? order by ${column} desc, asn desc limit 40 offset 80`);
+        expect(detail).toContain(`asns_date_${column}`);
+        expect(detail).not.toContain('TEMP B-TREE');
+      }
+      const links = plan('select asn0, asn1 from asn_links where date = ? and canonical = 1 order by number_paths desc, asn0 desc, asn1 desc limit 40');
+      expect(links).toContain('asn_links_date_canonical_number_paths');
+      expect(links).not.toContain('TEMP B-TREE');
     } finally {
       await handle.close();
     }
