@@ -7,6 +7,9 @@ import '../types/asn';
 import '../types/organization';
 import '../types/asnLink';
 import '../types/location';
+import '../types/prefix';
+import '../types/asnCone';
+import '../types/asnConesStream';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { builder } from '../builder';
 

@@ -7,7 +7,8 @@ import { builder } from '../builder';
 /** One page of nodes as resolvers return it; edges and pageInfo are derived from it. */
 export interface ConnectionPage<T> {
   nodes: T[];
-  totalCount: number;
+  /** A number, or a function computing it only when the client asks for totalCount or pageInfo (costly counts). */
+  totalCount: number | (() => Promise<number>);
   first: number;
   offset: number;
 }
@@ -24,6 +25,20 @@ export const PageInfoRef = builder.objectRef<PageInfo>('PageInfo').implement({
     endCursor: t.exposeString('endCursor'),
   }),
 });
+
+// totalCount and pageInfo both need the count; a lazy count runs once per page object.
+const lazyTotals = new WeakMap<object, Promise<number>>();
+
+function totalOf(page: ConnectionPage<unknown>): number | Promise<number> {
+  const { totalCount } = page;
+  if (typeof totalCount !== 'function') return totalCount;
+  let total = lazyTotals.get(page);
+  if (!total) {
+    total = totalCount();
+    lazyTotals.set(page, total);
+  }
+  return total;
+}
 
 interface Edge<T> {
   node: T;
@@ -45,10 +60,10 @@ export function connectionOf<T>(name: string, nodeRef: Ref<T>, description: stri
   return builder.objectRef<ConnectionPage<T>>(`${name}Connection`).implement({
     description,
     fields: (t) => ({
-      totalCount: t.exposeInt('totalCount', { description: 'Number of nodes over all pages.' }),
+      totalCount: t.int({ description: 'Number of nodes over all pages.', resolve: (page) => totalOf(page) }),
       pageInfo: t.field({
         type: PageInfoRef,
-        resolve: (page) => buildPageInfo({ first: page.first, offset: page.offset }, page.nodes.length, page.totalCount),
+        resolve: async (page) => buildPageInfo({ first: page.first, offset: page.offset }, page.nodes.length, await totalOf(page)),
       }),
       edges: t.field({
         type: [edgeRef],

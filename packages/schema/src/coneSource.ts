@@ -1,0 +1,190 @@
+// Customer cones read from the database in chunks for the domain's cone-stream paginator (and asnCone's pages).
+// Members come in ASN order and prefixes in prefix_id (= address) order, each read with keyset queries of
+// CHUNK rows, so a 50,000-ASN / several-hundred-thousand-prefix cone is never held in memory.
+// Cone prefixes = the distinct prefixes originated by any cone member: a MOAS prefix whose several origins
+// are in the cone is listed once.
+import { sql, type Kysely } from 'kysely';
+import type { Database, DialectName } from '@asrank/db';
+import type { ConeStreamSource } from '@asrank/domain';
+import type { PrefixRecord } from './types/refs';
+
+const CHUNK = 1000;
+/** Above this many member ASNs a cone's prefixes are found by scanning prefixes in order (see conePrefixChunk). */
+const LARGE_CONE_ASNS = 2000;
+
+export interface StreamCone {
+  date: string;
+  asn: number;
+  rank: number | null;
+  coneAsns: number;
+}
+
+export interface StreamMember {
+  date: string;
+  asn: number;
+}
+
+/**
+ * Keyset positions remembered across requests: "item `index` of cone (date, asn) has key `value`", recorded where a
+ * page stopped, so the next page starts with `key >= value` instead of an OFFSET over everything before it.
+ * Bounded; a miss only costs an OFFSET. Keys include the month, and a month's cone never changes once loaded.
+ */
+const resumeKeys = new Map<string, number>();
+const RESUME_KEYS_MAX = 10000;
+
+function rememberResumeKey(key: string, value: number): void {
+  resumeKeys.delete(key);
+  resumeKeys.set(key, value);
+  if (resumeKeys.size > RESUME_KEYS_MAX) {
+    const oldest = resumeKeys.keys().next();
+    if (!oldest.done) resumeKeys.delete(oldest.value);
+  }
+}
+
+/**
+ * Walks an ordered key space in chunks from item `fromIndex`: the first chunk starts at a remembered key when known,
+ * else with OFFSET; later chunks continue after the last key. Records where the consumer stopped.
+ */
+async function* keysetWalk<T>(
+  cacheKey: string,
+  fromIndex: number,
+  keyOf: (item: T) => number,
+  chunk: (after: { key: number; inclusive: boolean } | null, offset: number) => Promise<T[]>,
+): AsyncGenerator<T> {
+  const remembered = resumeKeys.get(`${cacheKey}|${fromIndex}`);
+  let after: { key: number; inclusive: boolean } | null = remembered === undefined ? null : { key: remembered, inclusive: true };
+  let offset = remembered === undefined ? fromIndex : 0;
+  let index = fromIndex;
+  let last: T | undefined;
+  let exhausted = false;
+  try {
+    for (;;) {
+      const rows = await chunk(after, offset);
+      for (const row of rows) {
+        last = row;
+        yield row;
+        index += 1;
+      }
+      if (rows.length < CHUNK || last === undefined) {
+        exhausted = true;
+        return;
+      }
+      after = { key: keyOf(last), inclusive: false };
+      offset = 0;
+    }
+  } finally {
+    // The paginator stops right after receiving the first item of the next page (index `index`, not yet counted):
+    // remember its key, so the page starting there begins with `key >= it`.
+    if (!exhausted && last !== undefined) rememberResumeKey(`${cacheKey}|${index}`, keyOf(last));
+  }
+}
+
+export function coneMembers(db: Kysely<Database>, cone: { date: string; asn: number }, fromIndex: number): AsyncGenerator<StreamMember> {
+  return keysetWalk<StreamMember>(`m|${cone.date}|${cone.asn}`, fromIndex, (member) => member.asn, async (after, offset) => {
+    let query = db
+      .selectFrom('cone_members')
+      .select('member_asn')
+      .where('date', '=', cone.date)
+      .where('asn', '=', cone.asn);
+    if (after) query = query.where('member_asn', after.inclusive ? '>=' : '>', after.key);
+    const rows = await query.orderBy('member_asn').limit(CHUNK).offset(offset).execute();
+    return rows.map((row) => ({ date: cone.date, asn: Number(row.member_asn) }));
+  });
+}
+
+/**
+ * One chunk of a cone's distinct prefixes in prefix_id order. Small cones join members → origins → prefixes and
+ * de-duplicate (cheap: few rows). Large cones (which hold a good share of all prefixes) instead scan the month's
+ * prefixes in order and keep those with an origin in the cone (index probes per prefix, no big sort), so each
+ * chunk costs about CHUNK × (all prefixes / cone prefixes) probes.
+ */
+async function conePrefixChunk(
+  db: Kysely<Database>,
+  cone: { date: string; asn: number; coneAsns: number },
+  after: { key: number; inclusive: boolean } | null,
+  offset: number,
+): Promise<PrefixRecord[]> {
+  const afterOp = after?.inclusive ? '>=' : '>';
+  let rows: { prefix_id: number; network: string; length: number }[];
+  if (cone.coneAsns > LARGE_CONE_ASNS) {
+    let query = db
+      .selectFrom('prefixes as p')
+      .select(['p.prefix_id', 'p.network', 'p.length'])
+      .where('p.date', '=', cone.date)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('prefix_origins as po')
+            .innerJoin('cone_members as cm', (join) => join.onRef('cm.date', '=', 'po.date').onRef('cm.member_asn', '=', 'po.asn'))
+            .select(sql`1`.as('one'))
+            .whereRef('po.date', '=', 'p.date')
+            .whereRef('po.prefix_id', '=', 'p.prefix_id')
+            .where('cm.asn', '=', cone.asn),
+        ),
+      );
+    if (after) query = query.where('p.prefix_id', afterOp, after.key);
+    rows = await query.orderBy('p.prefix_id').limit(CHUNK).offset(offset).execute();
+  } else {
+    let query = db
+      .selectFrom('cone_members as cm')
+      .innerJoin('prefix_origins as po', (join) => join.onRef('po.date', '=', 'cm.date').onRef('po.asn', '=', 'cm.member_asn'))
+      .innerJoin('prefixes as p', (join) => join.onRef('p.date', '=', 'po.date').onRef('p.prefix_id', '=', 'po.prefix_id'))
+      .select(['p.prefix_id', 'p.network', 'p.length'])
+      .distinct()
+      .where('cm.date', '=', cone.date)
+      .where('cm.asn', '=', cone.asn);
+    if (after) query = query.where('po.prefix_id', afterOp, after.key);
+    rows = await query.orderBy('p.prefix_id').limit(CHUNK).offset(offset).execute();
+  }
+  return rows.map((row) => ({ date: cone.date, prefixId: Number(row.prefix_id), network: row.network, length: row.length }));
+}
+
+export function conePrefixes(
+  db: Kysely<Database>,
+  cone: { date: string; asn: number; coneAsns: number },
+  fromIndex: number,
+): AsyncGenerator<PrefixRecord> {
+  return keysetWalk<PrefixRecord>(`p|${cone.date}|${cone.asn}`, fromIndex, (prefix) => prefix.prefixId, (after, offset) =>
+    conePrefixChunk(db, cone, after, offset),
+  );
+}
+
+/** Number of distinct prefixes of a cone (asnCone's prefixes totalCount; computed only when asked for). */
+export async function countConePrefixes(db: Kysely<Database>, cone: { date: string; asn: number }): Promise<number> {
+  const row = await db
+    .selectFrom('prefixes as p')
+    .select((eb) => eb.fn.countAll().as('total'))
+    .where('p.date', '=', cone.date)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('prefix_origins as po')
+          .innerJoin('cone_members as cm', (join) => join.onRef('cm.date', '=', 'po.date').onRef('cm.member_asn', '=', 'po.asn'))
+          .select(sql`1`.as('one'))
+          .whereRef('po.date', '=', 'p.date')
+          .whereRef('po.prefix_id', '=', 'p.prefix_id')
+          .where('cm.asn', '=', cone.asn),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(row?.total ?? 0);
+}
+
+/** The paginator's source: cones from an ordered query (chunked by OFFSET), members and prefixes by keyset. */
+export function coneStreamSource(
+  db: Kysely<Database>,
+  _dialect: DialectName,
+  coneChunk: (offset: number, limit: number) => Promise<StreamCone[]>,
+): ConeStreamSource<StreamCone, StreamMember, PrefixRecord> {
+  return {
+    async *cones(fromIndex) {
+      for (let offset = fromIndex; ; offset += CHUNK) {
+        const cones = await coneChunk(offset, CHUNK);
+        yield* cones;
+        if (cones.length < CHUNK) return;
+      }
+    },
+    asns: (cone, fromIndex) => coneMembers(db, cone, fromIndex),
+    prefixes: (cone, fromIndex) => conePrefixes(db, cone, fromIndex),
+  };
+}

@@ -1,0 +1,113 @@
+// AsnCone: the customer cone of one ASN in one month (member ASNs and their prefixes); root field `asnCone`.
+import { parseDateArgument, parseDateList } from '@asrank/domain';
+import { builder } from '../builder';
+import type { AsnRow, AsrankContext } from '../context';
+import { pageOf, parseAsnArgument } from '../args';
+import { coneMembers, conePrefixes, countConePrefixes } from '../coneSource';
+import type { ConnectionPage } from './pageInfo';
+import { AsnConeRef, AsnRef, type PrefixRecord } from './refs';
+import { ConeRef, coneOf } from './stats';
+import { AsnConnection, placeholderAsn } from './asn';
+import { PrefixConnection } from './prefix';
+
+/** The first `count` items of an async walk (stopping it there). */
+async function take<T>(walk: AsyncIterable<T>, count: number): Promise<T[]> {
+  const items: T[] = [];
+  if (count === 0) return items;
+  for await (const item of walk) {
+    items.push(item);
+    if (items.length >= count) break;
+  }
+  return items;
+}
+
+/** Asn records of members (placeholders for members without a record of their own), one batched query. */
+export async function memberRecords(context: AsrankContext, members: readonly { date: string; asn: number }[]): Promise<AsnRow[]> {
+  const rows = await context.loaders.asn.loadMany(members.map((member) => ({ date: member.date, id: member.asn })));
+  return rows.map((row, index) => {
+    if (row instanceof Error) throw row;
+    const member = members[index]!;
+    return row ?? placeholderAsn(member.date, member.asn);
+  });
+}
+
+AsnConeRef.implement({
+  description: 'The customer cone of an ASN in one month: the ASNs reachable through customer links, itself included.',
+  fields: (t) => ({
+    date: t.exposeString('date'),
+    asn: t.field({ type: AsnRef, resolve: (cone) => cone.asn }),
+    cone: t.field({ type: ConeRef, resolve: (cone) => coneOf(cone.asn) }),
+    asns: t.field({
+      type: AsnConnection,
+      description: 'Member ASNs in ASN order.',
+      args: { first: t.arg.int(), offset: t.arg.int() },
+      resolve: async (cone, args, context): Promise<ConnectionPage<AsnRow>> => {
+        const page = pageOf(args);
+        const key = { date: cone.date, asn: Number(cone.asn.asn) };
+        const members = await take(coneMembers(context.db, key, page.offset), page.first);
+        return {
+          nodes: await memberRecords(context, members),
+          ...page,
+          totalCount: async () => {
+            const row = await context.db
+              .selectFrom('cone_members')
+              .select((eb) => eb.fn.countAll().as('total'))
+              .where('date', '=', key.date)
+              .where('asn', '=', key.asn)
+              .executeTakeFirst();
+            return Number(row?.total ?? 0);
+          },
+        };
+      },
+    }),
+    prefixes: t.field({
+      type: PrefixConnection,
+      description: 'Distinct prefixes originated by member ASNs, in address order (a prefix with several origins in the cone is listed once).',
+      args: { first: t.arg.int(), offset: t.arg.int() },
+      resolve: async (cone, args, context): Promise<ConnectionPage<PrefixRecord>> => {
+        const page = pageOf(args);
+        const key = { date: cone.date, asn: Number(cone.asn.asn), coneAsns: Number(cone.asn.cone_asns) };
+        return {
+          nodes: await take(conePrefixes(context.db, key, page.offset), page.first),
+          ...page,
+          totalCount: () => countConePrefixes(context.db, key),
+        };
+      },
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  asnCone: t.field({
+    type: AsnConeRef,
+    nullable: true,
+    description:
+      'The customer cone of `asn` in the latest month, in month `date`, or in the latest loaded month listed in `dates`; null when the ASN has no cone there.',
+    args: {
+      asn: t.arg.string({ required: true }),
+      date: t.arg.string({ description: 'Month (YYYY-MM-DD or YYYYMMDD).' }),
+      dates: t.arg.stringList({ description: 'Candidate months; the latest loaded one is used.' }),
+    },
+    resolve: async (_root, args, context) => {
+      const asn = parseAsnArgument(args.asn, 'asn');
+      const wanted = [
+        ...(args.date != null && args.date !== '' ? [parseDateArgument(args.date, 'date')] : []),
+        ...(parseDateList(args.dates, 'dates') ?? []),
+      ];
+      const available = await context.availableDates();
+      const date = wanted.length === 0 ? available.at(-1) : available.filter((month) => wanted.includes(month)).at(-1);
+      if (!date) return null;
+      const [row, member] = await Promise.all([
+        context.loaders.asn.load({ date, id: asn }),
+        context.db
+          .selectFrom('cone_members')
+          .select('member_asn')
+          .where('date', '=', date)
+          .where('asn', '=', asn)
+          .limit(1)
+          .executeTakeFirst(),
+      ]);
+      return row && member ? { date, asn: row } : null;
+    },
+  }),
+}));

@@ -1,0 +1,197 @@
+// asnConesStream: a depth-first walk over cones, then each cone's ASNs, then its prefixes, split into pages by an
+// item budget (domain's paginateConeStream) and read from the database chunk by chunk.
+import { sql } from 'kysely';
+import {
+  ArgumentError,
+  DEFAULT_CONE_STREAM_BUDGET,
+  MAX_CONE_STREAM_BUDGET,
+  paginateConeStream,
+  parseDateList,
+  parsePrefixText,
+  parseSort,
+  type ConeStreamPage,
+  type SortKey,
+} from '@asrank/domain';
+import { builder } from '../builder';
+import type { AsrankContext } from '../context';
+import { parseAsnList } from '../args';
+import { dateIn, inValues, orderByList } from '../sql';
+import { coneStreamSource, type StreamCone, type StreamMember } from '../coneSource';
+import { AsnRef, PrefixRef, type PrefixRecord } from './refs';
+import { ASN_SORT_COLUMNS, ASN_TIE_BREAKERS } from './asn';
+import { memberRecords } from './asnCone';
+
+type StreamPage = ConeStreamPage<StreamCone, StreamMember, PrefixRecord>;
+type StreamItem = StreamPage['items'][number];
+
+interface StreamResult {
+  page: StreamPage;
+  totalCount: () => Promise<number>;
+}
+
+const StreamPageInfoRef = builder.objectRef<StreamPage>('StreamPageInfo').implement({
+  description: 'Position of an asnConesStream page: "cone,asnIndex,prefixIndex" cursors.',
+  fields: (t) => ({
+    pageCursor: t.exposeString('pageCursor', { description: 'Where this page starts.' }),
+    nextPageCursor: t.exposeString('nextPageCursor', { description: 'Pass as pageCursor to get the next page.' }),
+    hasNextPage: t.exposeBoolean('hasNextPage', { description: 'False once the walk is complete.' }),
+  }),
+});
+
+const StreamItemRef = builder.objectRef<StreamItem>('AsnConeStreamItem').implement({
+  description: 'One cone on a stream page, with the slice of its member ASNs and prefixes that falls on this page.',
+  fields: (t) => ({
+    rank: t.int({ nullable: true, resolve: (item) => item.cone.rank }),
+    date: t.string({ resolve: (item) => item.cone.date }),
+    coneIndex: t.exposeInt('coneIndex', { description: 'Position of the cone in the walk (the cursor’s first number).' }),
+    asn: t.field({
+      type: AsnRef,
+      resolve: async (item, _args, context) => (await memberRecords(context, [item.cone]))[0]!,
+    }),
+    asns: t.field({ type: [AsnRef], resolve: (item, _args, context) => memberRecords(context, item.asns) }),
+    prefixes: t.field({ type: [PrefixRef], resolve: (item) => item.prefixes }),
+  }),
+});
+
+const StreamConnectionRef = builder.objectRef<StreamResult>('AsnConeStreamConnection').implement({
+  description: 'One page of the cone stream.',
+  fields: (t) => ({
+    totalCount: t.int({ description: 'Number of cones in the whole walk.', resolve: (result) => result.totalCount() }),
+    pageInfo: t.field({ type: StreamPageInfoRef, resolve: (result) => result.page }),
+    pages: t.field({ type: [StreamItemRef], resolve: (result) => result.page.items }),
+  }),
+});
+
+function parseBudget(first: number | null | undefined): number {
+  if (first == null) return DEFAULT_CONE_STREAM_BUDGET;
+  if (!Number.isSafeInteger(first) || first < 1 || first > MAX_CONE_STREAM_BUDGET) {
+    throw new ArgumentError('first', `first (items per stream page) must be a whole number from 1 to ${MAX_CONE_STREAM_BUDGET}; got ${first}`);
+  }
+  return first;
+}
+
+interface StreamFilters {
+  months: string[];
+  asns: number[] | null;
+  membersAll: number[];
+  membersSome: number[] | null;
+  prefixes: { network: string; length: number }[];
+  order: SortKey[];
+}
+
+/** The cones of the walk: seen ASNs with a cone in the selected months, filtered, in the requested order. */
+function conesQuery(context: AsrankContext, filters: StreamFilters) {
+  const { db, dialect } = context;
+  let query = db
+    .selectFrom('asns as a')
+    .where(dateIn(dialect, 'a.date', filters.months))
+    .where('a.seen', '=', 1)
+    .where('a.cone_asns', '>', 0);
+  if (filters.asns) query = query.where(inValues(dialect, 'a.asn', filters.asns, 'bigint'));
+  // Correlated subqueries are built from the outer expression builder so they may refer to `a`.
+  if (filters.membersSome) {
+    const some = filters.membersSome;
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('cone_members as cm')
+          .select(sql`1`.as('one'))
+          .whereRef('cm.date', '=', 'a.date')
+          .whereRef('cm.asn', '=', 'a.asn')
+          .where(inValues(dialect, 'cm.member_asn', some, 'bigint')),
+      ),
+    );
+  }
+  for (const member of filters.membersAll) {
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('cone_members as cm')
+          .select(sql`1`.as('one'))
+          .whereRef('cm.date', '=', 'a.date')
+          .whereRef('cm.asn', '=', 'a.asn')
+          .where('cm.member_asn', '=', member),
+      ),
+    );
+  }
+  for (const prefix of filters.prefixes) {
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('prefixes as p')
+          .innerJoin('prefix_origins as po', (join) => join.onRef('po.date', '=', 'p.date').onRef('po.prefix_id', '=', 'p.prefix_id'))
+          .innerJoin('cone_members as cm', (join) => join.onRef('cm.date', '=', 'po.date').onRef('cm.member_asn', '=', 'po.asn'))
+          .select(sql`1`.as('one'))
+          .whereRef('p.date', '=', 'a.date')
+          .where('p.network', '=', prefix.network)
+          .where('p.length', '=', prefix.length)
+          .whereRef('cm.asn', '=', 'a.asn'),
+      ),
+    );
+  }
+  return query;
+}
+
+builder.queryFields((t) => ({
+  asnConesStream: t.field({
+    type: StreamConnectionRef,
+    description:
+      'Customer cones as a paged depth-first walk (cone, its ASNs, its prefixes). Start with an empty pageCursor and pass nextPageCursor until hasNextPage is false. Cones are the seen ASNs of the latest month (or of `dates`), by rank unless `sort` says otherwise.',
+    args: {
+      asns: t.arg.stringList({ description: 'Only the cones of these ASNs.' }),
+      asnMembers: t.arg.stringList({ description: 'Only cones containing all of these ASNs (same as asnMembersAll).' }),
+      asnMembersAll: t.arg.stringList({ description: 'Only cones containing all of these ASNs.' }),
+      asnMembersSome: t.arg.stringList({ description: 'Only cones containing at least one of these ASNs.' }),
+      prefixMembers: t.arg.stringList({ description: 'Only cones containing all of these prefixes (network/length, exact match).' }),
+      pageCursor: t.arg.string({ description: '"cone,asnIndex,prefixIndex"; empty for the start.' }),
+      sort: t.arg.string({ description: 'Order of cones: the keys of `asns` (default rank), "-" prefix for descending.' }),
+      dates: t.arg.stringList({ description: 'Months to walk (YYYY-MM-DD or YYYYMMDD); default the latest.' }),
+      first: t.arg.int({ description: `Items (member ASNs + prefixes) per page, 1 to ${MAX_CONE_STREAM_BUDGET}; default ${DEFAULT_CONE_STREAM_BUDGET}.` }),
+    },
+    resolve: async (_root, args, context): Promise<StreamResult> => {
+      const budget = parseBudget(args.first);
+      const wanted = parseDateList(args.dates, 'dates');
+      const historic = wanted !== null && wanted.length > 1;
+      const keys = parseSort(args.sort, 'asns', { historic, argument: 'sort' });
+      const filters: StreamFilters = {
+        months: [],
+        asns: parseAsnList(args.asns, 'asns'),
+        membersAll: [...new Set([...(parseAsnList(args.asnMembers, 'asnMembers') ?? []), ...(parseAsnList(args.asnMembersAll, 'asnMembersAll') ?? [])])],
+        membersSome: parseAsnList(args.asnMembersSome, 'asnMembersSome'),
+        prefixes: (args.prefixMembers ?? []).map((text) => {
+          const parsed = parsePrefixText(text, 'prefixMembers');
+          return { network: parsed.network, length: parsed.length };
+        }),
+        order: keys,
+      };
+      const available = await context.availableDates();
+      filters.months = wanted === null ? available.slice(-1) : available.filter((month) => wanted.includes(month));
+      const order = orderByList(context.dialect, keys, ASN_SORT_COLUMNS, [
+        ...(historic ? [{ key: 'date', direction: 'asc' } as SortKey] : []),
+        ...ASN_TIE_BREAKERS,
+        { key: 'date', direction: 'asc' },
+      ]);
+      const coneChunk = async (offset: number, limit: number): Promise<StreamCone[]> => {
+        if (filters.months.length === 0) return [];
+        const rows = await conesQuery(context, filters)
+          .select(['a.date', 'a.asn', 'a.rank', 'a.cone_asns'])
+          .orderBy(order)
+          .limit(limit)
+          .offset(offset)
+          .execute();
+        return rows.map((row) => ({ date: row.date, asn: Number(row.asn), rank: row.rank == null ? null : Number(row.rank), coneAsns: Number(row.cone_asns) }));
+      };
+      const page = await paginateConeStream(coneStreamSource(context.db, context.dialect, coneChunk), args.pageCursor, budget);
+      return {
+        page,
+        totalCount: async () => {
+          if (filters.months.length === 0) return 0;
+          const row = await conesQuery(context, filters)
+            .select((eb) => eb.fn.countAll().as('total'))
+            .executeTakeFirst();
+          return Number(row?.total ?? 0);
+        },
+      };
+    },
+  }),
+}));
