@@ -1,0 +1,361 @@
+// Derives everything the API serves for one month from the parsed inputs. Graph algorithms, prefix math and
+// ranking come from @asrank/domain; this module only joins the inputs and shapes the rows.
+import {
+  AsGraph,
+  comparePrefixes,
+  computeConePrefixStats,
+  computeCustomerCones,
+  computeDegrees,
+  computeOrgCones,
+  computeOrgDegrees,
+  parsePrefix,
+  rankAsns,
+  rankLinks,
+  rankOrganizations,
+  type ParsedPrefix,
+} from '@asrank/domain';
+import type { AsnLinksTable, AsnsTable, LocationsTable, OrganizationsTable, PrefixesTable } from '@asrank/db';
+import type { AsRelFile, AsRelLink } from '../parse/as-rel';
+import type { AsOrgFile } from '../parse/as-org';
+import type { PrefixEntry } from '../parse/pfx2as';
+import { pairKey, type AsrankCounts, type DatasetSource, type LocationRecord } from '../parse/asrank-counts';
+import type { LinkGeo } from '../parse/link-geo';
+import type { MonthData } from './month';
+
+export interface ParsedInputs {
+  date: string;
+  modifiedAt: string;
+  asRel: AsRelFile | null;
+  asOrg: AsOrgFile | null;
+  prefixes: Map<string, PrefixEntry> | null;
+  /** Dates named in the pfx2as file names (routeviews-rv2-YYYYMMDD-...), for the sources list. */
+  prefixDates: string[];
+  ppdcCones: Map<number, Uint32Array> | null;
+  counts: AsrankCounts | null;
+  linkGeo: { links: LinkGeo[]; locations: LocationRecord[] } | null;
+}
+
+const compact = (date: string) => date.replaceAll('-', '');
+
+function uniqueLinks(links: readonly AsRelLink[]): AsRelLink[] {
+  const byPair = new Map<string, AsRelLink>();
+  for (const link of links) byPair.set(pairKey(link.asn0, link.asn1), link);
+  return [...byPair.values()];
+}
+
+/** Prefixes in address order (family, network, length): prefix_id follows it, as tables.ts promises. */
+function orderPrefixes(entries: Map<string, PrefixEntry>): { entry: PrefixEntry; parsed: ParsedPrefix }[] {
+  const withParsed = [...entries.values()].map((entry) => ({ entry, parsed: parsePrefix(entry.network, entry.length) }));
+  withParsed.sort((a, b) => comparePrefixes(a.parsed, b.parsed));
+  return withParsed;
+}
+
+/**
+ * Prefix and address counts of many cones at once (domain's computeConePrefixStats merges address ranges). Counts are
+ * IPv4 figures (docs/decisions.md).
+ */
+function coneFigures<K>(cones: ReadonlyMap<K, ArrayLike<number>>, prefixesByAsn: ReadonlyMap<number, readonly ParsedPrefix[]>): Map<K, { prefixes: number; addresses: number }> {
+  const figures = new Map<K, { prefixes: number; addresses: number }>();
+  if (cones.size === 0) return figures;
+  for (const [key, stats] of computeConePrefixStats(cones, prefixesByAsn)) {
+    figures.set(key, { prefixes: stats.numberPrefixesV4, addresses: stats.numberAddressesV4 });
+  }
+  return figures;
+}
+
+function relationshipFrom(code: -1 | 0 | 1, asProvider: boolean): AsnLinksTable['relationship'] {
+  if (code === 0) return 'peer';
+  if (code === 1) return 'sibling';
+  return asProvider ? 'customer' : 'provider';
+}
+
+export function buildMonth(inputs: ParsedInputs): MonthData {
+  const { date, counts, asOrg } = inputs;
+  const links = uniqueLinks(inputs.asRel?.links ?? []);
+  const graph = AsGraph.fromLinks(links);
+  const orgOfAsn = (asn: number): string | undefined => asOrg?.asns.get(asn)?.orgId ?? undefined;
+
+  // --- prefixes -------------------------------------------------------------------------------------------
+  const prefixRows: PrefixesTable[] = [];
+  const prefixOrigins: { date: string; asn: number; prefix_id: number }[] = [];
+  const prefixesOfAsn = new Map<number, ParsedPrefix[]>();
+  let prefixId = 0;
+  for (const { entry, parsed } of orderPrefixes(inputs.prefixes ?? new Map())) {
+    prefixId += 1;
+    prefixRows.push({ date, prefix_id: prefixId, network: entry.network, length: entry.length, ip_version: entry.ipVersion, origin_count: entry.origins.size });
+    for (const asn of [...entry.origins].sort((a, b) => a - b)) {
+      prefixOrigins.push({ date, asn, prefix_id: prefixId });
+      let list = prefixesOfAsn.get(asn);
+      if (!list) prefixesOfAsn.set(asn, (list = []));
+      list.push(parsed);
+    }
+  }
+  prefixOrigins.sort((a, b) => a.asn - b.asn || a.prefix_id - b.prefix_id);
+
+  // --- which ASNs exist and which were seen --------------------------------------------------------------------
+  const routingAsns = new Set<number>(graph.asns());
+  for (const asn of prefixesOfAsn.keys()) routingAsns.add(asn);
+  const seen = counts ? new Set(counts.asnCounts.keys()) : routingAsns;
+  const allAsns = new Set<number>(routingAsns);
+  for (const asn of seen) allAsns.add(asn);
+  for (const asn of asOrg?.asns.keys() ?? []) allAsns.add(asn);
+  for (const [asn, members] of inputs.ppdcCones ?? []) {
+    allAsns.add(asn);
+    for (const member of members) allAsns.add(member);
+  }
+  for (const link of inputs.linkGeo?.links ?? []) allAsns.add(link.asn0).add(link.asn1);
+
+  // --- cones ------------------------------------------------------------------------------------------------
+  const computedCones = inputs.ppdcCones ? null : computeCustomerCones(graph);
+  const coneMembers = new Map<number, Uint32Array>();
+  for (const asn of seen) {
+    coneMembers.set(asn, inputs.ppdcCones?.get(asn) ?? computedCones?.get(asn) ?? Uint32Array.of(asn));
+  }
+  const noFigures = { prefixes: 0, addresses: 0 };
+  const asnConesToMeasure = new Map<number, Uint32Array>();
+  for (const [asn, members] of coneMembers) if (!counts?.asnCounts.has(asn)) asnConesToMeasure.set(asn, members);
+  const asnConeFigures = coneFigures(asnConesToMeasure, prefixesOfAsn);
+  const originCones = new Map<number, number[]>();
+  for (const asn of prefixesOfAsn.keys()) originCones.set(asn, [asn]);
+  const announcingFigures = coneFigures(originCones, prefixesOfAsn);
+
+  // --- degrees -------------------------------------------------------------------------------------------------
+  const degrees = computeDegrees(graph, orgOfAsn);
+  const clique = new Set(counts?.dataset?.clique ?? inputs.asRel?.clique ?? []);
+  const ixps = new Set(counts?.dataset?.asnIxs ?? inputs.asRel?.ixps ?? []);
+
+  // --- ASN rows ------------------------------------------------------------------------------------------------
+  const asnRows = new Map<number, AsnsTable>();
+  for (const asn of [...allAsns].sort((a, b) => a - b)) {
+    const orgRecord = asOrg?.asns.get(asn);
+    const org = orgRecord?.orgId ? asOrg?.organizations.get(orgRecord.orgId) : undefined;
+    const degree = degrees.get(asn);
+    const count = counts?.asnCounts.get(asn);
+    const location = counts?.asnLocations.get(asn);
+    const isSeen = seen.has(asn);
+    const members = coneMembers.get(asn);
+    const figures = asnConeFigures.get(asn) ?? noFigures;
+    const announcing = announcingFigures.get(asn) ?? noFigures;
+    const asnName = orgRecord?.asnName ?? '';
+    asnRows.set(asn, {
+      date,
+      asn,
+      asn_name: asnName,
+      org_id: orgRecord?.orgId ?? null,
+      country_iso: org?.country ?? location?.country ?? null,
+      source: orgRecord?.source ?? null,
+      latitude: location?.latitude ?? null,
+      longitude: location?.longitude ?? null,
+      rank: null,
+      seen: isSeen ? 1 : 0,
+      clique_member: clique.has(asn) ? 1 : 0,
+      ixp: ixps.has(asn) ? 1 : null,
+      cone_asns: count?.coneAsns ?? members?.length ?? 0,
+      cone_prefixes: count?.conePrefixes ?? figures.prefixes,
+      cone_addresses: count?.coneAddresses ?? figures.addresses,
+      announcing_prefixes: announcing.prefixes,
+      announcing_addresses: announcing.addresses,
+      degree_provider: degree?.provider ?? 0,
+      degree_peer: degree?.peer ?? 0,
+      degree_customer: degree?.customer ?? 0,
+      degree_sibling: degree?.sibling ?? 0,
+      degree_transit: count?.degreeTransit ?? degree?.transit ?? 0,
+      degree_total: count?.degreeTotal ?? degree?.total ?? 0,
+      search_text: `${asnName} ${org?.orgName ?? ''}`.trim().toLowerCase(),
+    });
+  }
+  const asnRank = rankAsns(
+    [...asnRows.values()]
+      .filter((row) => row.seen === 1)
+      .map((row) => ({
+        asn: row.asn,
+        coneAsns: row.cone_asns,
+        conePrefixes: row.cone_prefixes,
+        coneAddresses: row.cone_addresses,
+        degreeTotal: row.degree_total,
+        degreeTransit: row.degree_transit,
+      })),
+  );
+  for (const [asn, rank] of asnRank) asnRows.get(asn)!.rank = rank;
+
+  // --- organizations ---------------------------------------------------------------------------------------------
+  const membersOfOrg = new Map<string, number[]>();
+  for (const row of asnRows.values()) {
+    if (row.org_id === null) continue;
+    let list = membersOfOrg.get(row.org_id);
+    if (!list) membersOfOrg.set(row.org_id, (list = []));
+    list.push(row.asn);
+  }
+  const orgIds = new Set<string>([...(asOrg?.organizations.keys() ?? []), ...membersOfOrg.keys()]);
+  const orgRows = new Map<string, OrganizationsTable>();
+  const seenMembersOfOrg = new Map<string, number[]>();
+  for (const [orgId, members] of membersOfOrg) seenMembersOfOrg.set(orgId, members.filter((asn) => seen.has(asn)));
+  const orgCones = computeOrgCones(coneMembers, seenMembersOfOrg);
+  const orgConesToMeasure = new Map<string, Uint32Array>();
+  for (const [orgId, cone] of orgCones) if (!counts?.orgCounts.has(orgId)) orgConesToMeasure.set(orgId, cone);
+  const orgConeFigures = coneFigures(orgConesToMeasure, prefixesOfAsn);
+  const orgDegrees = computeOrgDegrees(graph, orgOfAsn);
+  for (const orgId of [...orgIds].sort()) {
+    const org = asOrg?.organizations.get(orgId);
+    const members = membersOfOrg.get(orgId) ?? [];
+    const seenMembers = seenMembersOfOrg.get(orgId) ?? [];
+    const count = counts?.orgCounts.get(orgId);
+    const cone = orgCones.get(orgId) ?? new Uint32Array(0);
+    const figures = orgConeFigures.get(orgId) ?? noFigures;
+    const orgDegree = orgDegrees.get(orgId)?.asnDegree;
+    const orgLevel = orgDegrees.get(orgId)?.orgDegree;
+    orgRows.set(orgId, {
+      date,
+      org_id: orgId,
+      org_name: org?.orgName ?? '',
+      country_iso: org?.country ?? null,
+      rank: null,
+      seen: seenMembers.length > 0 ? 1 : 0,
+      number_asns: members.length,
+      number_asns_seen: seenMembers.length,
+      cone_asns: count?.coneAsns ?? cone.length,
+      cone_prefixes: count?.conePrefixes ?? figures.prefixes,
+      cone_addresses: count?.coneAddresses ?? figures.addresses,
+      degree_provider: orgDegree?.provider ?? 0,
+      degree_peer: orgDegree?.peer ?? 0,
+      degree_customer: orgDegree?.customer ?? 0,
+      degree_sibling: orgDegree?.sibling ?? 0,
+      degree_transit: count?.degreeTransit ?? orgDegree?.transit ?? 0,
+      degree_total: count?.degreeTotal ?? orgDegree?.total ?? 0,
+      org_degree_total: count?.orgDegreeTotal ?? orgLevel?.total ?? 0,
+      org_degree_transit: count?.orgDegreeTransit ?? orgLevel?.transit ?? 0,
+      search_text: `${org?.orgName ?? ''} ${orgId}`.trim().toLowerCase(),
+    });
+  }
+  const orgRank = rankOrganizations(
+    [...orgRows.values()]
+      .filter((row) => row.seen === 1)
+      .map((row) => ({
+        orgId: row.org_id,
+        coneAsns: row.cone_asns,
+        conePrefixes: row.cone_prefixes,
+        coneAddresses: row.cone_addresses,
+        degreeTotal: row.degree_total,
+        degreeTransit: row.degree_transit,
+      })),
+  );
+  for (const [orgId, rank] of orgRank) orgRows.get(orgId)!.rank = rank;
+
+  // --- links ----------------------------------------------------------------------------------------------------
+  // Canonical orientation asn0 < asn1; the provider of a -1 link is remembered separately (asn0 of the file's line).
+  const canonicalLinks = links.map((link) =>
+    link.asn0 < link.asn1 ? { asn0: link.asn0, asn1: link.asn1, code: link.code } : { asn0: link.asn1, asn1: link.asn0, code: link.code },
+  );
+  const providerOf = new Map<string, number>();
+  for (const link of links) if (link.code === -1) providerOf.set(pairKey(link.asn0, link.asn1), link.asn0);
+  canonicalLinks.sort((a, b) => a.asn0 - b.asn0 || a.asn1 - b.asn1);
+  const linkRanks = rankLinks(canonicalLinks, (asn) => asnRank.get(asn));
+  const linkRows: AsnLinksTable[] = [];
+  canonicalLinks.forEach((link, index) => {
+    const key = pairKey(link.asn0, link.asn1);
+    const provider = providerOf.get(key);
+    const numberPaths = counts?.linkPaths.get(key) ?? null;
+    const rank = linkRanks[index] ?? null;
+    const shared = { date, number_paths: numberPaths, rank, corrected_by: null };
+    linkRows.push({ ...shared, asn0: link.asn0, asn1: link.asn1, relationship: relationshipFrom(link.code, provider === link.asn0), canonical: 1 });
+    linkRows.push({ ...shared, asn0: link.asn1, asn1: link.asn0, relationship: relationshipFrom(link.code, provider === link.asn1), canonical: 0 });
+  });
+  linkRows.sort((a, b) => a.asn0 - b.asn0 || a.asn1 - b.asn1);
+
+  // --- locations ---------------------------------------------------------------------------------------------------
+  const locationRows = new Map<string, LocationsTable>();
+  for (const location of [...(counts?.locations ?? []), ...(inputs.linkGeo?.locations ?? [])]) {
+    locationRows.set(location.locId, {
+      date,
+      loc_id: location.locId,
+      city: location.city,
+      region: location.region,
+      country_iso: location.country,
+      continent: location.continent,
+      latitude: location.latitude,
+      longitude: location.longitude,
+      population: location.population,
+    });
+  }
+  const linkLocationKeys = new Set<string>();
+  const linkLocations: MonthData['linkLocations'] = [];
+  for (const geo of inputs.linkGeo?.links ?? []) {
+    const [asn0, asn1] = geo.asn0 < geo.asn1 ? [geo.asn0, geo.asn1] : [geo.asn1, geo.asn0];
+    for (const locId of geo.locIds) {
+      if (!locationRows.has(locId)) continue;
+      const key = `${asn0}|${asn1}|${locId}`;
+      if (linkLocationKeys.has(key)) continue;
+      linkLocationKeys.add(key);
+      linkLocations.push({ date, asn0, asn1, loc_id: locId });
+    }
+  }
+  linkLocations.sort((a, b) => a.asn0 - b.asn0 || a.asn1 - b.asn1 || (a.loc_id < b.loc_id ? -1 : a.loc_id > b.loc_id ? 1 : 0));
+
+  // --- dataset ------------------------------------------------------------------------------------------------------
+  const metadata = counts?.dataset ?? null;
+  const wholeTable = coneFigures(new Map([['all', [...prefixesOfAsn.keys()]]]), prefixesOfAsn).get('all') ?? noFigures;
+  const datasetSources = buildSources(inputs, metadata?.sources ?? []);
+  const seenOrgs = [...orgRows.values()].filter((row) => row.seen === 1).length;
+
+  return {
+    date,
+    dataset: {
+      date,
+      dataset_id: metadata?.datasetId ?? compact(date),
+      ip_version: 4,
+      modified_at: inputs.modifiedAt,
+      country_iso: null,
+      clique: JSON.stringify([...clique].sort((a, b) => a - b).map(String)),
+      asn_ixs: JSON.stringify([...ixps].sort((a, b) => a - b).map(String)),
+      asn_reserved_ranges: JSON.stringify(metadata?.asnReservedRanges ?? []),
+      asn_assigned_ranges: JSON.stringify(metadata?.asnAssignedRanges ?? []),
+      sources: JSON.stringify(datasetSources),
+      number_addresses: metadata?.numberAddresses ?? wholeTable.addresses,
+      number_prefixes: metadata?.numberPrefixes ?? wholeTable.prefixes,
+      number_asns: asnRows.size,
+      number_asns_seen: seen.size,
+      number_organizations: orgRows.size,
+      number_organizations_seen: seenOrgs,
+      number_links: canonicalLinks.length,
+    },
+    asns: [...asnRows.values()],
+    organizations: [...orgRows.values()],
+    asnLinks: linkRows,
+    locations: [...locationRows.values()].sort((a, b) => (a.loc_id < b.loc_id ? -1 : a.loc_id > b.loc_id ? 1 : 0)),
+    linkLocations,
+    coneMembers,
+    prefixes: prefixRows,
+    prefixOrigins,
+  };
+}
+
+function buildSources(inputs: ParsedInputs, fromCounts: readonly DatasetSource[]): DatasetSource[] {
+  const sources: DatasetSource[] = [...fromCounts];
+  const has = (name: string) => sources.some((s) => s.name === name);
+  if (inputs.asRel && !has('AS Relationships')) {
+    sources.push({ url: 'https://www.caida.org/catalog/datasets/as-relationships/', date: compact(inputs.date), name: 'AS Relationships' });
+  }
+  if (inputs.asOrg && !has('Organization')) {
+    const orgDate = inputs.asOrg.date ? inputs.asOrg.date.padEnd(8, '01').slice(0, 8) : compact(inputs.date);
+    sources.push({ url: 'https://www.caida.org/catalog/datasets/as-organizations/', date: orgDate, name: 'Organization' });
+  }
+  if (inputs.prefixes && !has('Prefix to AS')) {
+    sources.push({ url: 'https://www.caida.org/catalog/datasets/routeviews-prefix2as/', date: inputs.prefixDates[0] ?? compact(inputs.date), name: 'Prefix to AS' });
+  }
+  if (inputs.ppdcCones) {
+    sources.push({ url: 'https://www.caida.org/catalog/datasets/as-relationships/', date: compact(inputs.date), name: 'Customer cones (ppdc-ases)' });
+  } else if (inputs.counts) {
+    sources.push({
+      url: 'https://www.caida.org/catalog/datasets/as-relationships/',
+      date: compact(inputs.date),
+      name: 'Customer cones: sizes from AS Rank counts; cone members computed as the recursive customer closure of AS Relationships',
+    });
+  } else if (inputs.asRel) {
+    sources.push({
+      url: 'https://www.caida.org/catalog/datasets/as-relationships/',
+      date: compact(inputs.date),
+      name: 'Customer cones: computed as the recursive customer closure of AS Relationships',
+    });
+  }
+  return sources;
+}

@@ -1,0 +1,46 @@
+// Everything one month stores, as rows of the storage contract (packages/db/src/tables.ts). Built in memory by
+// buildMonth (or importJsonl), then written in one transaction by replaceMonth.
+import type {
+  AsnLinksTable,
+  AsnsTable,
+  CountriesTable,
+  DatasetsTable,
+  LinkLocationsTable,
+  LocationsTable,
+  OrganizationsTable,
+  PrefixesTable,
+  PrefixOriginsTable,
+} from '@asrank/db';
+
+export interface MonthData {
+  date: string;
+  dataset: DatasetsTable;
+  asns: AsnsTable[];
+  organizations: OrganizationsTable[];
+  /** Both directions of every link (see AsnLinksTable). */
+  asnLinks: AsnLinksTable[];
+  locations: LocationsTable[];
+  linkLocations: LinkLocationsTable[];
+  /** Cone owner → sorted member ASNs (owner included); kept as typed arrays, 2.6M members would be 2.6M objects. */
+  coneMembers: Map<number, Uint32Array>;
+  prefixes: PrefixesTable[];
+  prefixOrigins: PrefixOriginsTable[];
+}
+
+export type CountryRow = CountriesTable;
+
+/** The per-month tables in the order they are cleared and written. */
+export const MONTH_TABLES = [
+  'datasets',
+  'asns',
+  'organizations',
+  'asn_links',
+  'locations',
+  'link_locations',
+  'cone_members',
+  'prefixes',
+  'prefix_origins',
+] as const;
+
+export type MonthTable = (typeof MONTH_TABLES)[number];
+export type RowCounts = Record<MonthTable, number>;

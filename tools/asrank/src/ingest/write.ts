@@ -1,0 +1,173 @@
+// Writes one month atomically: in ONE transaction the month's old rows are deleted, the new ones inserted, the
+// country table refreshed and meta.data_version bumped. Readers (WAL on SQLite, MVCC on PostgreSQL) see either the
+// old month or the new one, never half; a crash or SIGKILL mid-load rolls back and leaves the previous data intact.
+import { sql, type Kysely } from 'kysely';
+import type { Database, DatabaseHandle } from '@asrank/db';
+import { MONTH_TABLES, type CountryRow, type MonthData, type MonthTable, type RowCounts } from './month';
+import type { Progress } from '../progress';
+
+type Cell = string | number | null;
+
+interface TableSource {
+  table: MonthTable | 'countries';
+  columns: readonly string[];
+  count: number;
+  rows: () => Iterable<Cell[]>;
+}
+
+function objectRows<T extends object>(rows: readonly T[], columns: readonly (keyof T & string)[]): () => Iterable<Cell[]> {
+  return function* () {
+    for (const row of rows) yield columns.map((column) => row[column] as Cell);
+  };
+}
+
+function tableSource<T extends object>(table: MonthTable | 'countries', rows: readonly T[], columns: readonly (keyof T & string)[]): TableSource {
+  return { table, columns, count: rows.length, rows: objectRows(rows, columns) };
+}
+
+function coneSource(month: MonthData): TableSource {
+  let count = 0;
+  for (const members of month.coneMembers.values()) count += members.length;
+  const owners = [...month.coneMembers.keys()].sort((a, b) => a - b);
+  return {
+    table: 'cone_members',
+    columns: ['date', 'asn', 'member_asn'],
+    count,
+    rows: function* () {
+      for (const asn of owners) {
+        for (const member of month.coneMembers.get(asn)!) yield [month.date, asn, member];
+      }
+    },
+  };
+}
+
+function sources(month: MonthData, countries: readonly CountryRow[]): TableSource[] {
+  return [
+    tableSource('countries', countries, ['iso', 'name', 'capital', 'continent', 'languages', 'population', 'area']),
+    tableSource('datasets', [month.dataset], [
+      'date', 'dataset_id', 'ip_version', 'modified_at', 'country_iso', 'clique', 'asn_ixs', 'asn_reserved_ranges',
+      'asn_assigned_ranges', 'sources', 'number_addresses', 'number_prefixes', 'number_asns', 'number_asns_seen',
+      'number_organizations', 'number_organizations_seen', 'number_links',
+    ]),
+    tableSource('asns', month.asns, [
+      'date', 'asn', 'asn_name', 'org_id', 'country_iso', 'source', 'latitude', 'longitude', 'rank', 'seen',
+      'clique_member', 'ixp', 'cone_asns', 'cone_prefixes', 'cone_addresses', 'announcing_prefixes',
+      'announcing_addresses', 'degree_provider', 'degree_peer', 'degree_customer', 'degree_sibling', 'degree_transit',
+      'degree_total', 'search_text',
+    ]),
+    tableSource('organizations', month.organizations, [
+      'date', 'org_id', 'org_name', 'country_iso', 'rank', 'seen', 'number_asns', 'number_asns_seen', 'cone_asns',
+      'cone_prefixes', 'cone_addresses', 'degree_provider', 'degree_peer', 'degree_customer', 'degree_sibling',
+      'degree_transit', 'degree_total', 'org_degree_total', 'org_degree_transit', 'search_text',
+    ]),
+    tableSource('asn_links', month.asnLinks, ['date', 'asn0', 'asn1', 'relationship', 'canonical', 'number_paths', 'rank', 'corrected_by']),
+    tableSource('locations', month.locations, ['date', 'loc_id', 'city', 'region', 'country_iso', 'continent', 'latitude', 'longitude', 'population']),
+    tableSource('link_locations', month.linkLocations, ['date', 'asn0', 'asn1', 'loc_id']),
+    coneSource(month),
+    tableSource('prefixes', month.prefixes, ['date', 'prefix_id', 'network', 'length', 'ip_version', 'origin_count']),
+    tableSource('prefix_origins', month.prefixOrigins, ['date', 'asn', 'prefix_id']),
+  ];
+}
+
+function nextDataVersion(current: string | undefined): string {
+  const value = Number(current ?? '0');
+  return String(Number.isFinite(value) ? value + 1 : 1);
+}
+
+/** Rows per statement on SQLite: multi-row VALUES amortise the per-statement cost (limit 32766 parameters). */
+const SQLITE_ROWS_PER_STATEMENT = 64;
+
+/**
+ * SQLite bulk path: better-sqlite3 directly (not Kysely), because a prepared multi-row INSERT run synchronously
+ * inside one transaction loads millions of rows in seconds, while building a Kysely query per batch costs more than
+ * the insert itself.
+ */
+function writeSqlite(handle: DatabaseHandle, month: MonthData, countries: readonly CountryRow[], progress: Progress): RowCounts {
+  const sqlite = handle.sqlite!;
+  const counts = {} as RowCounts;
+  sqlite.exec('begin immediate');
+  try {
+    for (const table of MONTH_TABLES) sqlite.prepare(`delete from ${table} where date = ?`).run(month.date);
+    sqlite.exec('delete from countries');
+    for (const source of sources(month, countries)) {
+      const placeholders = `(${source.columns.map(() => '?').join(', ')})`;
+      const head = `insert into ${source.table} (${source.columns.join(', ')}) values `;
+      const many = sqlite.prepare(head + Array.from({ length: SQLITE_ROWS_PER_STATEMENT }, () => placeholders).join(', '));
+      const one = sqlite.prepare(head + placeholders);
+      const bar = progress.start(`write ${source.table}`, source.count);
+      let batch: Cell[] = [];
+      let batchRows = 0;
+      let written = 0;
+      for (const row of source.rows()) {
+        for (const cell of row) batch.push(cell);
+        batchRows += 1;
+        if (batchRows === SQLITE_ROWS_PER_STATEMENT) {
+          many.run(batch);
+          written += batchRows;
+          batch = [];
+          batchRows = 0;
+          if (written % 65536 === 0) bar.update(written);
+        }
+      }
+      for (let i = 0; i < batchRows; i += 1) one.run(batch.slice(i * source.columns.length, (i + 1) * source.columns.length));
+      written += batchRows;
+      bar.finish(written);
+      if (source.table !== 'countries') counts[source.table] = written;
+    }
+    const current = sqlite.prepare(`select value from meta where key = 'data_version'`).get() as { value: string } | undefined;
+    sqlite.prepare(`insert into meta (key, value) values ('data_version', ?) on conflict (key) do update set value = excluded.value`).run(nextDataVersion(current?.value));
+    sqlite.exec('commit');
+  } catch (error) {
+    if (sqlite.inTransaction) sqlite.exec('rollback');
+    throw error;
+  }
+  return counts;
+}
+
+/** PostgreSQL allows 65535 bind parameters per statement. */
+const PG_MAX_PARAMETERS = 60000;
+
+async function writePostgres(handle: DatabaseHandle, month: MonthData, countries: readonly CountryRow[], progress: Progress): Promise<RowCounts> {
+  const counts = {} as RowCounts;
+  await handle.db.transaction().execute(async (trx) => {
+    for (const table of MONTH_TABLES) await sql`delete from ${sql.table(table)} where date = ${month.date}`.execute(trx);
+    await sql`delete from countries`.execute(trx);
+    for (const source of sources(month, countries)) {
+      const rowsPerStatement = Math.max(1, Math.floor(PG_MAX_PARAMETERS / source.columns.length));
+      const bar = progress.start(`write ${source.table}`, source.count);
+      let batch: Cell[][] = [];
+      let written = 0;
+      const flush = async () => {
+        if (batch.length === 0) return;
+        await insertRows(trx, source.table, source.columns, batch);
+        written += batch.length;
+        batch = [];
+        bar.update(written);
+      };
+      for (const row of source.rows()) {
+        batch.push(row);
+        if (batch.length === rowsPerStatement) await flush();
+      }
+      await flush();
+      bar.finish(written);
+      if (source.table !== 'countries') counts[source.table] = written;
+    }
+    const current = await trx.selectFrom('meta').select('value').where('key', '=', 'data_version').executeTakeFirst();
+    await trx
+      .insertInto('meta')
+      .values({ key: 'data_version', value: nextDataVersion(current?.value) })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value: (eb) => eb.ref('excluded.value') }))
+      .execute();
+  });
+  return counts;
+}
+
+async function insertRows(db: Kysely<Database>, table: string, columns: readonly string[], rows: Cell[][]): Promise<void> {
+  const values = sql.join(rows.map((row) => sql`(${sql.join(row)})`));
+  await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) values ${values}`.execute(db);
+}
+
+/** Replaces `month.date` with `month` in one transaction; returns the rows written per table. */
+export async function replaceMonth(handle: DatabaseHandle, month: MonthData, countries: readonly CountryRow[], progress: Progress): Promise<RowCounts> {
+  return handle.dialect === 'sqlite' ? writeSqlite(handle, month, countries, progress) : writePostgres(handle, month, countries, progress);
+}

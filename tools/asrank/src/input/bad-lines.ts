@@ -1,0 +1,54 @@
+// One policy for malformed input lines: stop the load naming the file, line and expectation, or (with
+// --skip-bad-lines) count the line and go on.
+
+export class MalformedLineError extends Error {
+  constructor(
+    readonly file: string,
+    readonly lineNumber: number,
+    readonly expected: string,
+    readonly content: string,
+  ) {
+    const shown = content.length > 120 ? `${content.slice(0, 117)}...` : content;
+    super(`${file}:${lineNumber}: malformed line ${JSON.stringify(shown)}: expected ${expected}`);
+    this.name = 'MalformedLineError';
+  }
+}
+
+export class BadLinePolicy {
+  private readonly skippedByFile = new Map<string, number>();
+
+  constructor(readonly skipBadLines: boolean) {}
+
+  /** Throws MalformedLineError, or records the skip when bad lines are allowed. */
+  reject(file: string, lineNumber: number, expected: string, content: string): void {
+    if (!this.skipBadLines) throw new MalformedLineError(file, lineNumber, expected, content);
+    this.skippedByFile.set(file, (this.skippedByFile.get(file) ?? 0) + 1);
+  }
+
+  get skipped(): number {
+    let total = 0;
+    for (const count of this.skippedByFile.values()) total += count;
+    return total;
+  }
+
+  skippedPerFile(): Record<string, number> {
+    return Object.fromEntries(this.skippedByFile);
+  }
+}
+
+const UINT32_MAX = 4294967295;
+
+/** Parses a decimal ASN (0..2^32-1, also "asdot" x.y); null when it is not one. */
+export function parseAsn(text: string): number | null {
+  if (/^\d{1,10}$/.test(text)) {
+    const value = Number(text);
+    return value <= UINT32_MAX ? value : null;
+  }
+  const dot = /^(\d{1,5})\.(\d{1,5})$/.exec(text);
+  if (dot) {
+    const high = Number(dot[1]);
+    const low = Number(dot[2]);
+    return high <= 65535 && low <= 65535 ? high * 65536 + low : null;
+  }
+  return null;
+}

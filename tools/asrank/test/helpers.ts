@@ -1,0 +1,78 @@
+// Shared test helpers: temporary directories, PostgreSQL databases of their own, CAIDA data location, table dumps.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import pg from 'pg';
+import { sql } from 'kysely';
+import { openDatabase, type DatabaseHandle } from '@asrank/db';
+import { generateDataset, type GeneratedFiles } from '../src/generate';
+
+export const PG_URL = process.env.DATABASE_URL_PG;
+export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
+export const CAIDA_DIR = process.env.ASRANK_SHARED_DATA ?? path.resolve(REPO_ROOT, '..', 'shared', 'data', 'caida');
+export const HAVE_CAIDA = fs.existsSync(path.join(CAIDA_DIR, 'as-rel'));
+
+export function tempDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `asrank-${prefix}-`));
+}
+
+/** Creates a uniquely named database on the shared server (other packages' tests run there concurrently). */
+export async function createPgDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `asrank_cli_${process.pid}_${crypto.randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(PG_URL!);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+let generated: Promise<GeneratedFiles> | null = null;
+/** One small generated dataset per test file (3 months, a few hundred ASNs). */
+export function smallDataset(): Promise<GeneratedFiles> {
+  generated ??= generateDataset({ outDir: tempDir('gen'), seed: 7, asns: 300, months: 3 });
+  return generated;
+}
+
+export const ALL_TABLES = [
+  'countries',
+  'datasets',
+  'asns',
+  'organizations',
+  'asn_links',
+  'locations',
+  'link_locations',
+  'cone_members',
+  'prefixes',
+  'prefix_origins',
+  'meta',
+] as const;
+
+/** Every row of a table in a canonical order, values normalised (numbers as numbers) so two stores compare equal. */
+export async function dumpTable(handle: DatabaseHandle, table: string): Promise<Record<string, unknown>[]> {
+  const columns = (await handle.db.introspection.getTables()).find((t) => t.name === table)!.columns.map((c) => c.name).sort();
+  const order = sql.join(columns.map((c) => sql.ref(c)));
+  const result = await sql<Record<string, unknown>>`select * from ${sql.table(table)} order by ${order}`.execute(handle.db);
+  return result.rows.map((row) =>
+    Object.fromEntries(columns.map((c) => [c, typeof row[c] === 'bigint' ? Number(row[c]) : row[c]])),
+  );
+}
+
+export async function withSqlite<T>(file: string, work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
+  const handle = openDatabase(file);
+  try {
+    return await work(handle);
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,128 @@
+// The generated sample loads into a real SQLite file and a real PostgreSQL server with identical contents.
+import path from 'node:path';
+import fs from 'node:fs';
+import { openDatabase, type DatabaseHandle } from '@asrank/db';
+import { ingestMonth, listDatasets, dropMonth } from '../src';
+import { ALL_TABLES, PG_URL, createPgDatabase, dumpTable, smallDataset, tempDir } from './helpers';
+
+async function loadAll(handle: DatabaseHandle): Promise<void> {
+  const files = await smallDataset();
+  for (const month of files.months) {
+    await ingestMonth(handle, {
+      date: month.date,
+      asRel: month.asRel,
+      asOrg: month.asOrg,
+      pfx2as: month.pfx2as,
+      ppdcAses: month.ppdcAses,
+      linkGeo: { asRelGeo: month.asRelGeo, locations: month.locations },
+    });
+  }
+}
+
+describe('ingest of the generated dataset into SQLite', () => {
+  let dir: string;
+  let handle: DatabaseHandle;
+  beforeAll(async () => {
+    dir = tempDir('sqlite');
+    handle = openDatabase(path.join(dir, 'store.db'));
+    await loadAll(handle);
+  });
+  afterAll(async () => {
+    await handle.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists every month with counts that match the stored rows', async () => {
+    const files = await smallDataset();
+    const listed = await listDatasets(handle);
+    expect(listed.map((d) => d.date)).toEqual(files.months.map((m) => m.date));
+    for (const dataset of listed) {
+      const asns = await handle.db.selectFrom('asns').select((eb) => eb.fn.countAll<number>().as('n')).where('date', '=', dataset.date).executeTakeFirstOrThrow();
+      const seen = await handle.db
+        .selectFrom('asns')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('date', '=', dataset.date)
+        .where('seen', '=', 1)
+        .executeTakeFirstOrThrow();
+      const links = await handle.db
+        .selectFrom('asn_links')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('date', '=', dataset.date)
+        .where('canonical', '=', 1)
+        .executeTakeFirstOrThrow();
+      expect(dataset.numberAsns).toBe(Number(asns.n));
+      expect(dataset.numberAsnsSeen).toBe(Number(seen.n));
+      expect(dataset.numberLinks).toBe(Number(links.n));
+      expect(dataset.numberAsnsSeen).toBeLessThan(dataset.numberAsns);
+      expect(dataset.numberPrefixes).toBeGreaterThan(0);
+    }
+  });
+
+  it('ranks exactly the seen ASNs, 1..n by competition ranking, with cone sizes matching cone_members', async () => {
+    const [latest] = (await listDatasets(handle)).slice(-1);
+    const rows = await handle.db.selectFrom('asns').selectAll().where('date', '=', latest!.date).execute();
+    for (const row of rows) expect(row.rank === null).toBe(row.seen === 0);
+    const ranks = rows.filter((r) => r.rank !== null).map((r) => Number(r.rank)).sort((a, b) => a - b);
+    expect(ranks[0]).toBe(1);
+    const members = await handle.db
+      .selectFrom('cone_members')
+      .select(['asn', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('date', '=', latest!.date)
+      .groupBy('asn')
+      .execute();
+    const sizeByAsn = new Map(members.map((m) => [Number(m.asn), Number(m.n)]));
+    for (const row of rows.filter((r) => r.seen === 1)) expect(sizeByAsn.get(Number(row.asn))).toBe(Number(row.cone_asns));
+  });
+
+  it('stores every link from both ends with mirrored relationships', async () => {
+    const [latest] = (await listDatasets(handle)).slice(-1);
+    const links = await handle.db.selectFrom('asn_links').selectAll().where('date', '=', latest!.date).execute();
+    const byPair = new Map(links.map((l) => [`${l.asn0}|${l.asn1}`, l]));
+    const mirror = { provider: 'customer', customer: 'provider', peer: 'peer', sibling: 'sibling' } as const;
+    for (const link of links) {
+      const other = byPair.get(`${link.asn1}|${link.asn0}`)!;
+      expect(other.relationship).toBe(mirror[link.relationship]);
+      expect(link.canonical).toBe(Number(link.asn0) < Number(link.asn1) ? 1 : 0);
+      expect(other.rank).toBe(link.rank);
+    }
+    const located = await handle.db.selectFrom('link_locations').selectAll().where('date', '=', latest!.date).execute();
+    expect(located.length).toBeGreaterThan(0);
+  });
+
+  it('drops one month and bumps data_version', async () => {
+    const before = await handle.db.selectFrom('meta').select('value').where('key', '=', 'data_version').executeTakeFirstOrThrow();
+    const [first] = await listDatasets(handle);
+    expect(await dropMonth(handle, first!.date)).toBe(true);
+    expect((await listDatasets(handle)).map((d) => d.date)).not.toContain(first!.date);
+    expect(await handle.db.selectFrom('asns').select('asn').where('date', '=', first!.date).execute()).toEqual([]);
+    const after = await handle.db.selectFrom('meta').select('value').where('key', '=', 'data_version').executeTakeFirstOrThrow();
+    expect(Number(after.value)).toBe(Number(before.value) + 1);
+    expect(await dropMonth(handle, first!.date)).toBe(false);
+  });
+});
+
+(PG_URL ? describe : describe.skip)('ingest into PostgreSQL matches SQLite row for row', () => {
+  it('stores identical contents in every table', async () => {
+    const dir = tempDir('compare');
+    const pgDatabase = await createPgDatabase();
+    const sqliteHandle = openDatabase(path.join(dir, 'compare.db'));
+    const pgHandle = openDatabase(pgDatabase.url);
+    try {
+      await loadAll(sqliteHandle);
+      await loadAll(pgHandle);
+      for (const table of ALL_TABLES) {
+        const fromSqlite = await dumpTable(sqliteHandle, table);
+        const fromPg = await dumpTable(pgHandle, table);
+        expect({ table, rows: fromPg.length }).toEqual({ table, rows: fromSqlite.length });
+        expect(fromPg).toEqual(fromSqlite);
+      }
+    } finally {
+      await sqliteHandle.close();
+      await pgHandle.close();
+      await pgDatabase.drop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+if (!PG_URL) console.warn('PostgreSQL ingest comparison skipped: set DATABASE_URL_PG (the CI script .ci/run always does).');
