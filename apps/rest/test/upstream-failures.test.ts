@@ -1,0 +1,85 @@
+// How the REST service answers when the GraphQL side misbehaves at the HTTP level: a server that accepts
+// connections but never answers (504 after the configured timeout, not a hang) and one that answers with
+// something that is not GraphQL (502). The upstream here is a raw node:http server playing a broken
+// service; the behaviour against the real GraphQL service is in services.test.ts.
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { buildRestApp } from '../src/app';
+import { getJson, listenOnEphemeralPort } from './http';
+
+async function startUpstream(handler: (response: ServerResponse, requestHeaders: Record<string, unknown>) => void): Promise<{ server: Server; url: string }> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => handler(response, request.headers));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql` };
+}
+
+describe('GraphQL service failures', () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    while (cleanups.length > 0) await cleanups.pop()?.();
+  });
+
+  async function restAgainst(upstreamUrl: string): Promise<string> {
+    const app: FastifyInstance = await buildRestApp({
+      basePath: '',
+      graphqlUrl: upstreamUrl,
+      graphqlTimeoutMs: 300,
+      logLevel: 'silent',
+    });
+    cleanups.push(() => app.close());
+    return listenOnEphemeralPort(app);
+  }
+
+  it('answers 504 with a JSON error when the GraphQL service accepts but never answers', async () => {
+    const pending: ServerResponse[] = [];
+    const upstream = await startUpstream((response) => pending.push(response));
+    cleanups.push(
+      () =>
+        new Promise((resolve) => {
+          upstream.server.closeAllConnections();
+          upstream.server.close(resolve);
+        }),
+    );
+    const base = await restAgainst(upstream.url);
+    const answer = await getJson(`${base}/restful/asns/3356`);
+    expect(answer.status).toBe(504);
+    expect(answer.body).toMatchObject({ statusCode: 504, error: 'Gateway Timeout' });
+    expect((answer.body as { message: string }).message).toMatch(/did not answer in time/);
+    expect(pending.length).toBeGreaterThan(0);
+  });
+
+  it('answers 502 when the upstream answers with something that is not a GraphQL response', async () => {
+    const upstream = await startUpstream((response) => {
+      response.writeHead(503, { 'content-type': 'text/html' }).end('<html>maintenance</html>');
+    });
+    cleanups.push(() => new Promise((resolve) => upstream.server.close(resolve)));
+    const base = await restAgainst(upstream.url);
+    const answer = await getJson(`${base}/restful/organizations`);
+    expect(answer.status).toBe(502);
+    expect((answer.body as { message: string }).message).toMatch(/HTTP 503 without a JSON body/);
+  });
+
+  it('forwards the request id and passes GraphQL errors through as 400 with their messages', async () => {
+    const seenIds: unknown[] = [];
+    const upstream = await startUpstream((response, headers) => {
+      seenIds.push(headers['x-request-id']);
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ data: null, errors: [{ message: 'first must be a whole number' }, { message: 'second problem' }] }));
+    });
+    cleanups.push(() => new Promise((resolve) => upstream.server.close(resolve)));
+    const base = await restAgainst(upstream.url);
+    const answer = await getJson(`${base}/restful/asns`, { 'x-request-id': 'trace-7' });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({
+      message: 'first must be a whole number; second problem',
+      errors: [{ message: 'first must be a whole number' }, { message: 'second problem' }],
+      requestId: 'trace-7',
+    });
+    expect(seenIds).toEqual(['trace-7']);
+  });
+});
