@@ -3,3 +3,7 @@ export * from './types';
 export * from './dates';
 export * from './sort';
 export * from './paging';
+export * from './ranking';
+export * from './graph';
+export * from './prefixes';
+export * from './cone-stream';
