@@ -41,6 +41,7 @@ export interface GraphqlAsnLink {
   date: string;
   relationship: string;
   numberPaths: number | null;
+  rank: number | null;
   correctedBy: number | null;
   asn0: GraphqlAsn;
   asn1: GraphqlAsn;
@@ -91,6 +92,7 @@ export interface RestAsnLinkRecord {
   asn1: RestAsnRecord;
   relationship: string;
   paths: string | null;
+  rank: string | null;
   corrected_by: string | null;
   date: string;
 }
@@ -161,6 +163,7 @@ export function restAsnLinkRecord(link: GraphqlAsnLink): RestAsnLinkRecord {
     asn1: restAsnRecord(link.asn1),
     relationship: link.relationship,
     paths: text(link.numberPaths),
+    rank: text(link.rank),
     corrected_by: text(link.correctedBy),
     date: link.date,
   };

@@ -78,10 +78,10 @@ describe('REST organization record', () => {
 
 describe('REST link record and connections', () => {
   it('maps both ends and the link values', () => {
-    const record = restAsnLinkRecord({ date: '2024-02-01', relationship: 'customer', numberPaths: 812, correctedBy: null, asn0: fullAsn, asn1: { ...fullAsn, asn: '64500', rank: null } });
+    const record = restAsnLinkRecord({ date: '2024-02-01', relationship: 'customer', numberPaths: 812, rank: 17, correctedBy: null, asn0: fullAsn, asn1: { ...fullAsn, asn: '64500', rank: null } });
     expect(record.asn0.id).toBe('3356');
     expect(record.asn1).toMatchObject({ id: '64500', rank: null });
-    expect(record).toMatchObject({ relationship: 'customer', paths: '812', corrected_by: null, date: '2024-02-01' });
+    expect(record).toMatchObject({ relationship: 'customer', paths: '812', rank: '17', corrected_by: null, date: '2024-02-01' });
   });
 
   it('replaces nodes but keeps totalCount, pageInfo and cursors', () => {

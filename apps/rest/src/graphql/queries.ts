@@ -29,7 +29,7 @@ fragment RestLinkEnd on Asn {
 
 export const LINK_FIELDS = `
 fragment RestAsnLink on AsnLink {
-  date relationship numberPaths correctedBy
+  date relationship numberPaths rank correctedBy
   asn0 { ...RestLinkEnd }
   asn1 { ...RestLinkEnd }
 }
@@ -48,10 +48,12 @@ fragment RestOrganization on Organization {
 export const DATASET_FIELDS = `
 fragment RestDataset on Dataset {
   datasetId modifiedAt date ipVersion
-  country { iso name capital continent }
-  asnReservedRanges asnAssignedRanges clique asnIxs
+  country { iso name capital continent languages population area }
+  asnReservedRanges { start end }
+  asnAssignedRanges { start end }
+  clique asnIxs
   sources { url date name }
-  numberAddresses numberPrefixes numberAsns numberAsnsSeen numberOrganizations numberOrganizationsSeen
+  numberAddresses numberPrefixes numberAsns numberAsnsSeen numberOrganizations numberOrganizationsSeen numberLinks
 }`;
 
 const LIST_VARIABLES = '$first: Int, $offset: Int, $sort: String, $dateStart: String, $dateEnd: String';
