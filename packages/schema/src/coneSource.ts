@@ -1,16 +1,19 @@
 // Customer cones read from the database in chunks for the domain's cone-stream paginator (and asnCone's pages).
 // Members come in ASN order and prefixes in prefix_id (= address) order, each read with keyset queries of
-// CHUNK rows, so a 50,000-ASN / several-hundred-thousand-prefix cone is never held in memory.
+// coneStreamTuning.chunk rows, so a 50,000-ASN / several-hundred-thousand-prefix cone is never held in memory.
 // Cone prefixes = the distinct prefixes originated by any cone member: a MOAS prefix whose several origins
 // are in the cone is listed once.
 import { sql, type Kysely } from 'kysely';
-import type { Database, DialectName } from '@asrank/db';
+import type { Database } from '@asrank/db';
 import type { ConeStreamSource } from '@asrank/domain';
 import type { PrefixRecord } from './types/refs';
 
-const CHUNK = 1000;
-/** Above this many member ASNs a cone's prefixes are found by scanning prefixes in order (see conePrefixChunk). */
-const LARGE_CONE_ASNS = 2000;
+/**
+ * Rows per keyset query, and the cone size (member ASNs) above which a cone's prefixes are found by scanning the
+ * month's prefixes in order (see conePrefixChunk). Mutable so tests can drive both strategies and chunk edges on
+ * the small sample.
+ */
+export const coneStreamTuning = { chunk: 1000, largeConeAsns: 2000 };
 
 export interface StreamCone {
   date: string;
@@ -27,12 +30,22 @@ export interface StreamMember {
 /**
  * Keyset positions remembered across requests: "item `index` of cone (date, asn) has key `value`", recorded where a
  * page stopped, so the next page starts with `key >= value` instead of an OFFSET over everything before it.
- * Bounded; a miss only costs an OFFSET. Keys include the month, and a month's cone never changes once loaded.
+ * Bounded; a miss only costs an OFFSET. Kept per database handle, and keyed by the store's data_version (which
+ * every load or drop changes), so a reloaded month never resumes from a stale key.
  */
-const resumeKeys = new Map<string, number>();
+const resumeKeysByDb = new WeakMap<object, Map<string, number>>();
 const RESUME_KEYS_MAX = 10000;
 
-function rememberResumeKey(key: string, value: number): void {
+function resumeKeysOf(db: object): Map<string, number> {
+  let keys = resumeKeysByDb.get(db);
+  if (!keys) {
+    keys = new Map();
+    resumeKeysByDb.set(db, keys);
+  }
+  return keys;
+}
+
+function rememberResumeKey(resumeKeys: Map<string, number>, key: string, value: number): void {
   resumeKeys.delete(key);
   resumeKeys.set(key, value);
   if (resumeKeys.size > RESUME_KEYS_MAX) {
@@ -46,6 +59,7 @@ function rememberResumeKey(key: string, value: number): void {
  * else with OFFSET; later chunks continue after the last key. Records where the consumer stopped.
  */
 async function* keysetWalk<T>(
+  resumeKeys: Map<string, number>,
   cacheKey: string,
   fromIndex: number,
   keyOf: (item: T) => number,
@@ -65,7 +79,7 @@ async function* keysetWalk<T>(
         yield row;
         index += 1;
       }
-      if (rows.length < CHUNK || last === undefined) {
+      if (rows.length < coneStreamTuning.chunk || last === undefined) {
         exhausted = true;
         return;
       }
@@ -75,19 +89,26 @@ async function* keysetWalk<T>(
   } finally {
     // The paginator stops right after receiving the first item of the next page (index `index`, not yet counted):
     // remember its key, so the page starting there begins with `key >= it`.
-    if (!exhausted && last !== undefined) rememberResumeKey(`${cacheKey}|${index}`, keyOf(last));
+    if (!exhausted && last !== undefined) rememberResumeKey(resumeKeys, `${cacheKey}|${index}`, keyOf(last));
   }
 }
 
-export function coneMembers(db: Kysely<Database>, cone: { date: string; asn: number }, fromIndex: number): AsyncGenerator<StreamMember> {
-  return keysetWalk<StreamMember>(`m|${cone.date}|${cone.asn}`, fromIndex, (member) => member.asn, async (after, offset) => {
+/** Where a walk may resume: the handle's resume keys and the store's data version. */
+export interface WalkScope {
+  db: Kysely<Database>;
+  dataVersion: string;
+}
+
+export function coneMembers(scope: WalkScope, cone: { date: string; asn: number }, fromIndex: number): AsyncGenerator<StreamMember> {
+  const { db } = scope;
+  return keysetWalk<StreamMember>(resumeKeysOf(db), `m|${scope.dataVersion}|${cone.date}|${cone.asn}`, fromIndex, (member) => member.asn, async (after, offset) => {
     let query = db
       .selectFrom('cone_members')
       .select('member_asn')
       .where('date', '=', cone.date)
       .where('asn', '=', cone.asn);
     if (after) query = query.where('member_asn', after.inclusive ? '>=' : '>', after.key);
-    const rows = await query.orderBy('member_asn').limit(CHUNK).offset(offset).execute();
+    const rows = await query.orderBy('member_asn').limit(coneStreamTuning.chunk).offset(offset).execute();
     return rows.map((row) => ({ date: cone.date, asn: Number(row.member_asn) }));
   });
 }
@@ -96,7 +117,7 @@ export function coneMembers(db: Kysely<Database>, cone: { date: string; asn: num
  * One chunk of a cone's distinct prefixes in prefix_id order. Small cones join members → origins → prefixes and
  * de-duplicate (cheap: few rows). Large cones (which hold a good share of all prefixes) instead scan the month's
  * prefixes in order and keep those with an origin in the cone (index probes per prefix, no big sort), so each
- * chunk costs about CHUNK × (all prefixes / cone prefixes) probes.
+ * chunk costs about coneStreamTuning.chunk × (all prefixes / cone prefixes) probes.
  */
 async function conePrefixChunk(
   db: Kysely<Database>,
@@ -106,7 +127,7 @@ async function conePrefixChunk(
 ): Promise<PrefixRecord[]> {
   const afterOp = after?.inclusive ? '>=' : '>';
   let rows: { prefix_id: number; network: string; length: number }[];
-  if (cone.coneAsns > LARGE_CONE_ASNS) {
+  if (cone.coneAsns > coneStreamTuning.largeConeAsns) {
     let query = db
       .selectFrom('prefixes as p')
       .select(['p.prefix_id', 'p.network', 'p.length'])
@@ -123,7 +144,7 @@ async function conePrefixChunk(
         ),
       );
     if (after) query = query.where('p.prefix_id', afterOp, after.key);
-    rows = await query.orderBy('p.prefix_id').limit(CHUNK).offset(offset).execute();
+    rows = await query.orderBy('p.prefix_id').limit(coneStreamTuning.chunk).offset(offset).execute();
   } else {
     let query = db
       .selectFrom('cone_members as cm')
@@ -134,17 +155,18 @@ async function conePrefixChunk(
       .where('cm.date', '=', cone.date)
       .where('cm.asn', '=', cone.asn);
     if (after) query = query.where('po.prefix_id', afterOp, after.key);
-    rows = await query.orderBy('p.prefix_id').limit(CHUNK).offset(offset).execute();
+    rows = await query.orderBy('p.prefix_id').limit(coneStreamTuning.chunk).offset(offset).execute();
   }
   return rows.map((row) => ({ date: cone.date, prefixId: Number(row.prefix_id), network: row.network, length: row.length }));
 }
 
 export function conePrefixes(
-  db: Kysely<Database>,
+  scope: WalkScope,
   cone: { date: string; asn: number; coneAsns: number },
   fromIndex: number,
 ): AsyncGenerator<PrefixRecord> {
-  return keysetWalk<PrefixRecord>(`p|${cone.date}|${cone.asn}`, fromIndex, (prefix) => prefix.prefixId, (after, offset) =>
+  const { db } = scope;
+  return keysetWalk<PrefixRecord>(resumeKeysOf(db), `p|${scope.dataVersion}|${cone.date}|${cone.asn}`, fromIndex, (prefix) => prefix.prefixId, (after, offset) =>
     conePrefixChunk(db, cone, after, offset),
   );
 }
@@ -172,19 +194,18 @@ export async function countConePrefixes(db: Kysely<Database>, cone: { date: stri
 
 /** The paginator's source: cones from an ordered query (chunked by OFFSET), members and prefixes by keyset. */
 export function coneStreamSource(
-  db: Kysely<Database>,
-  _dialect: DialectName,
+  scope: WalkScope,
   coneChunk: (offset: number, limit: number) => Promise<StreamCone[]>,
 ): ConeStreamSource<StreamCone, StreamMember, PrefixRecord> {
   return {
     async *cones(fromIndex) {
-      for (let offset = fromIndex; ; offset += CHUNK) {
-        const cones = await coneChunk(offset, CHUNK);
+      for (let offset = fromIndex; ; offset += coneStreamTuning.chunk) {
+        const cones = await coneChunk(offset, coneStreamTuning.chunk);
         yield* cones;
-        if (cones.length < CHUNK) return;
+        if (cones.length < coneStreamTuning.chunk) return;
       }
     },
-    asns: (cone, fromIndex) => coneMembers(db, cone, fromIndex),
-    prefixes: (cone, fromIndex) => conePrefixes(db, cone, fromIndex),
+    asns: (cone, fromIndex) => coneMembers(scope, cone, fromIndex),
+    prefixes: (cone, fromIndex) => conePrefixes(scope, cone, fromIndex),
   };
 }

@@ -30,6 +30,8 @@ export interface AsrankContext {
   dialect: DialectName;
   /** Dates of every loaded month, ascending (read once per request). */
   availableDates(): Promise<string[]>;
+  /** The store's data_version (changes on every load or drop; read once per request). */
+  dataVersion(): Promise<string>;
   loaders: {
     asn: DataLoader<DatedKey<number>, AsnRow | null, string>;
     organization: DataLoader<DatedKey<string>, OrganizationRow | null, string>;
@@ -67,6 +69,7 @@ async function loadByDate<Id extends number | string, Row>(
 export function createContext(handle: DatabaseHandle): AsrankContext {
   const { db, dialect } = handle;
   let dates: Promise<string[]> | undefined;
+  let version: Promise<string> | undefined;
   return {
     db,
     dialect,
@@ -78,6 +81,15 @@ export function createContext(handle: DatabaseHandle): AsrankContext {
         .execute()
         .then((rows) => rows.map((row) => row.date));
       return dates;
+    },
+    dataVersion() {
+      version ??= db
+        .selectFrom('meta')
+        .select('value')
+        .where('key', '=', 'data_version')
+        .executeTakeFirst()
+        .then((row) => row?.value ?? '0');
+      return version;
     },
     loaders: {
       asn: new DataLoader(

@@ -1,2 +1,3 @@
 export { createSchema, printSchemaSDL } from './schema';
 export { createContext, type AsrankContext } from './context';
+export { coneStreamTuning } from './coneSource';

@@ -44,7 +44,8 @@ AsnConeRef.implement({
       resolve: async (cone, args, context): Promise<ConnectionPage<AsnRow>> => {
         const page = pageOf(args);
         const key = { date: cone.date, asn: Number(cone.asn.asn) };
-        const members = await take(coneMembers(context.db, key, page.offset), page.first);
+        const scope = { db: context.db, dataVersion: await context.dataVersion() };
+        const members = await take(coneMembers(scope, key, page.offset), page.first);
         return {
           nodes: await memberRecords(context, members),
           ...page,
@@ -68,7 +69,7 @@ AsnConeRef.implement({
         const page = pageOf(args);
         const key = { date: cone.date, asn: Number(cone.asn.asn), coneAsns: Number(cone.asn.cone_asns) };
         return {
-          nodes: await take(conePrefixes(context.db, key, page.offset), page.first),
+          nodes: await take(conePrefixes({ db: context.db, dataVersion: await context.dataVersion() }, key, page.offset), page.first),
           ...page,
           totalCount: () => countConePrefixes(context.db, key),
         };

@@ -181,7 +181,11 @@ builder.queryFields((t) => ({
           .execute();
         return rows.map((row) => ({ date: row.date, asn: Number(row.asn), rank: row.rank == null ? null : Number(row.rank), coneAsns: Number(row.cone_asns) }));
       };
-      const page = await paginateConeStream(coneStreamSource(context.db, context.dialect, coneChunk), args.pageCursor, budget);
+      const page = await paginateConeStream(
+        coneStreamSource({ db: context.db, dataVersion: await context.dataVersion() }, coneChunk),
+        args.pageCursor,
+        budget,
+      );
       return {
         page,
         totalCount: async () => {

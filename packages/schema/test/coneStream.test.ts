@@ -1,0 +1,223 @@
+// asnCone and asnConesStream against the stored cones: walking every page from an empty cursor yields each cone,
+// member and prefix exactly once, in order, and equal to cone_members / prefix_origins.
+import { coneStreamTuning } from '../src';
+import { openLoadedStore, queryData, queryError, STORE_KINDS, type LoadedStore } from './support/store';
+
+interface StreamPage {
+  asnConesStream: {
+    totalCount: number;
+    pageInfo: { pageCursor: string; nextPageCursor: string; hasNextPage: boolean };
+    pages: { rank: number | null; date: string; coneIndex: number; asn: { asn: string; date: string; asnName: string }; asns: { asn: string; date: string }[]; prefixes: { network: string; length: number; date: string }[] }[];
+  };
+}
+
+const STREAM = `query Stream($cursor: String, $first: Int, $asns: [String!], $some: [String!], $all: [String!], $prefixes: [String!], $dates: [String!], $sort: String) {
+  asnConesStream(pageCursor: $cursor, first: $first, asns: $asns, asnMembersSome: $some, asnMembersAll: $all, prefixMembers: $prefixes, dates: $dates, sort: $sort) {
+    totalCount
+    pageInfo { pageCursor nextPageCursor hasNextPage }
+    pages { rank date coneIndex asn { asn date asnName } asns { asn date } prefixes { network length date } }
+  }
+}`;
+
+interface WalkedCone {
+  asn: string;
+  date: string;
+  rank: number | null;
+  members: string[];
+  prefixes: string[];
+}
+
+/** Follows nextPageCursor from the empty cursor to the end, joining the slices of each cone. */
+async function walk(store: LoadedStore, variables: Record<string, unknown>): Promise<{ cones: WalkedCone[]; pages: number; totalCount: number }> {
+  const cones: WalkedCone[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  let totalCount = -1;
+  for (;;) {
+    const data: StreamPage = await queryData<StreamPage>(store.handle, STREAM, { ...variables, cursor });
+    const stream = data.asnConesStream;
+    totalCount = stream.totalCount;
+    pages += 1;
+    expect(stream.pageInfo.pageCursor).toBe(cursor ?? '0,0,');
+    for (const item of stream.pages) {
+      let cone = cones[item.coneIndex];
+      if (!cone) {
+        expect(item.coneIndex).toBe(cones.length);
+        cone = { asn: item.asn.asn, date: item.date, rank: item.rank, members: [], prefixes: [] };
+        cones.push(cone);
+      }
+      expect(item.asn.asn).toBe(cone.asn);
+      for (const member of item.asns) {
+        expect(member.date).toBe(cone.date);
+        cone.members.push(member.asn);
+      }
+      for (const prefix of item.prefixes) cone.prefixes.push(`${prefix.network}/${prefix.length}`);
+    }
+    if (!stream.pageInfo.hasNextPage) break;
+    cursor = stream.pageInfo.nextPageCursor;
+    if (pages > 5000) throw new Error('stream does not end');
+  }
+  return { cones, pages, totalCount };
+}
+
+describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
+  let store: LoadedStore;
+  let latest: string;
+  /** The stored truth of the latest month: cone members per ASN and prefixes (network/length) per origin ASN. */
+  let membersOf: Map<number, number[]>;
+  let prefixIdsOf: Map<number, number[]>;
+  let prefixText: Map<number, string>;
+
+  const conePrefixesOf = (asn: number): string[] => {
+    const ids = new Set<number>();
+    for (const member of membersOf.get(asn) ?? []) for (const id of prefixIdsOf.get(member) ?? []) ids.add(id);
+    return [...ids].sort((a, b) => a - b).map((id) => prefixText.get(id)!);
+  };
+
+  beforeAll(async () => {
+    store = await openLoadedStore(kind);
+    latest = store.dates.at(-1)!;
+    const db = store.handle.db;
+    membersOf = new Map();
+    for (const row of await db.selectFrom('cone_members').select(['asn', 'member_asn']).where('date', '=', latest).orderBy('asn').orderBy('member_asn').execute()) {
+      const list = membersOf.get(Number(row.asn)) ?? [];
+      list.push(Number(row.member_asn));
+      membersOf.set(Number(row.asn), list);
+    }
+    prefixIdsOf = new Map();
+    for (const row of await db.selectFrom('prefix_origins').select(['asn', 'prefix_id']).where('date', '=', latest).execute()) {
+      const list = prefixIdsOf.get(Number(row.asn)) ?? [];
+      list.push(Number(row.prefix_id));
+      prefixIdsOf.set(Number(row.asn), list);
+    }
+    prefixText = new Map();
+    for (const row of await db.selectFrom('prefixes').select(['prefix_id', 'network', 'length']).where('date', '=', latest).execute()) {
+      prefixText.set(Number(row.prefix_id), `${row.network}/${row.length}`);
+    }
+  });
+  afterAll(() => store?.close());
+  afterEach(() => {
+    coneStreamTuning.chunk = 1000;
+    coneStreamTuning.largeConeAsns = 2000;
+  });
+
+  it('walks every cone of the latest month exactly once, by rank, with the stored members and prefixes', async () => {
+    const seenRows = await store.handle.db
+      .selectFrom('asns')
+      .select(['asn', 'rank'])
+      .where('date', '=', latest)
+      .where('seen', '=', 1)
+      .where('cone_asns', '>', 0)
+      .execute();
+    const expectedOrder = seenRows
+      .map((row) => ({ asn: Number(row.asn), rank: row.rank == null ? Infinity : Number(row.rank) }))
+      .sort((a, b) => a.rank - b.rank || a.asn - b.asn)
+      .map((row) => String(row.asn));
+    const { cones, pages, totalCount } = await walk(store, { first: 10000 });
+    expect(totalCount).toBe(expectedOrder.length);
+    expect(cones.map((cone) => cone.asn)).toEqual(expectedOrder);
+    expect(pages).toBeGreaterThan(1);
+    for (const cone of cones) {
+      expect(cone.date).toBe(latest);
+      expect(cone.members).toEqual((membersOf.get(Number(cone.asn)) ?? []).map(String));
+      expect(cone.prefixes).toEqual(conePrefixesOf(Number(cone.asn)));
+    }
+  });
+
+  it('resumes exactly across small pages and chunk edges, with both prefix strategies', async () => {
+    const largest = [...membersOf.entries()].sort((a, b) => b[1].length - a[1].length).slice(0, 3).map(([asn]) => String(asn));
+    // Small chunks make every page resume mid-chunk; a low threshold sends the biggest cones through the prefix scan.
+    coneStreamTuning.chunk = 50;
+    coneStreamTuning.largeConeAsns = membersOf.get(Number(largest[1]))!.length - 1;
+    const { cones, pages } = await walk(store, { first: 97, asns: largest });
+    expect(pages).toBeGreaterThan(10);
+    expect(new Set(cones.map((cone) => cone.asn))).toEqual(new Set(largest));
+    for (const cone of cones) {
+      expect(cone.members).toEqual(membersOf.get(Number(cone.asn))!.map(String));
+      expect(cone.prefixes).toEqual(conePrefixesOf(Number(cone.asn)));
+    }
+    // Walking again (resume keys now remembered) gives the same result.
+    expect((await walk(store, { first: 97, asns: largest })).cones).toEqual(cones);
+  });
+
+  it('filters cones by member ASNs (any / all) and by prefixes', async () => {
+    const [bigAsn, bigMembers] = [...membersOf.entries()].sort((a, b) => b[1].length - a[1].length)[0]!;
+    const memberA = bigMembers.find((member) => member !== bigAsn)!;
+    const memberB = bigMembers.at(-1)!;
+    const seen = new Set(
+      (await store.handle.db.selectFrom('asns').select('asn').where('date', '=', latest).where('seen', '=', 1).where('cone_asns', '>', 0).execute()).map((row) =>
+        Number(row.asn),
+      ),
+    );
+    const conesWith = (test: (members: number[]) => boolean) =>
+      [...membersOf.entries()].filter(([asn, members]) => seen.has(asn) && test(members)).map(([asn]) => String(asn)).sort();
+    const namesOf = async (variables: Record<string, unknown>) => (await walk(store, { first: 10000, ...variables })).cones.map((cone) => cone.asn).sort();
+
+    expect(await namesOf({ all: [String(memberA), String(memberB)] })).toEqual(conesWith((m) => m.includes(memberA) && m.includes(memberB)));
+    expect(await namesOf({ some: [String(memberA), String(memberB)] })).toEqual(conesWith((m) => m.includes(memberA) || m.includes(memberB)));
+    const prefix = conePrefixesOf(memberB)[0];
+    if (prefix) {
+      const expected = [...membersOf.keys()].filter((asn) => seen.has(asn) && conePrefixesOf(asn).includes(prefix)).map(String).sort();
+      expect(await namesOf({ prefixes: [prefix] })).toEqual(expected);
+    }
+  });
+
+  it('asnCone pages through the stored members and prefixes of one cone', async () => {
+    const [asn, members] = [...membersOf.entries()].sort((a, b) => b[1].length - a[1].length)[0]!;
+    const expectedPrefixes = conePrefixesOf(asn);
+    const collected = { members: [] as string[], prefixes: [] as string[] };
+    let totals = { asns: -1, prefixes: -1 };
+    for (let offset = 0; offset < Math.max(members.length, expectedPrefixes.length); offset += 200) {
+      const data = await queryData<{
+        asnCone: {
+          date: string;
+          asn: { asn: string; rank: number };
+          cone: { numberAsns: number };
+          asns: { totalCount: number; pageInfo: { offset: number; first: number }; edges: { node: { asn: string; date: string } }[] };
+          prefixes: { totalCount: number; edges: { node: { network: string; length: number } }[] };
+        };
+      }>(
+        store.handle,
+        `query($asn: String!, $offset: Int) { asnCone(asn: $asn) {
+          date asn { asn rank } cone { numberAsns }
+          asns(first: 200, offset: $offset) { totalCount pageInfo { offset first } edges { node { asn date } } }
+          prefixes(first: 200, offset: $offset) { totalCount edges { node { network length } } } } }`,
+        { asn: String(asn), offset },
+      );
+      const cone = data.asnCone;
+      expect(cone.date).toBe(latest);
+      expect(cone.asn.asn).toBe(String(asn));
+      expect(cone.cone.numberAsns).toBe(members.length);
+      expect(cone.asns.pageInfo).toEqual({ offset, first: 200 });
+      totals = { asns: cone.asns.totalCount, prefixes: cone.prefixes.totalCount };
+      collected.members.push(...cone.asns.edges.map((edge) => edge.node.asn));
+      collected.prefixes.push(...cone.prefixes.edges.map((edge) => `${edge.node.network}/${edge.node.length}`));
+    }
+    expect(collected.members).toEqual(members.map(String));
+    expect(collected.prefixes).toEqual(expectedPrefixes);
+    expect(totals).toEqual({ asns: members.length, prefixes: expectedPrefixes.length });
+  });
+
+  it('asnCone takes date or dates, and gives null for an ASN without a cone', async () => {
+    const first = store.dates[0]!;
+    const [asn] = [...membersOf.keys()];
+    const byDate = await queryData<{ a: { date: string } | null; b: { date: string } | null; c: unknown }>(
+      store.handle,
+      `query($asn: String!, $date: String, $dates: [String!]) { a: asnCone(asn: $asn, date: $date) { date } b: asnCone(asn: $asn, dates: $dates) { date } c: asnCone(asn: "4294967294") { date } }`,
+      { asn: String(asn), date: first.replaceAll('-', ''), dates: [first, '1990-01-01'] },
+    );
+    const storedFirst = await store.handle.db.selectFrom('cone_members').select('asn').where('date', '=', first).where('asn', '=', asn!).executeTakeFirst();
+    expect(byDate.a?.date ?? null).toBe(storedFirst ? first : null);
+    expect(byDate.b?.date ?? null).toBe(storedFirst ? first : null);
+    expect(byDate.c).toBeNull();
+  });
+
+  it('rejects malformed cursors and page sizes with messages naming the argument', async () => {
+    expect(await queryError(store.handle, '{ asnConesStream(pageCursor: "abc") { totalCount } }')).toMatch(/pageCursor .*"abc".*must be/);
+    expect(await queryError(store.handle, '{ asnConesStream(pageCursor: "1,2,3") { totalCount } }')).toMatch(/pageCursor/);
+    expect(await queryError(store.handle, '{ asnConesStream(pageCursor: "999999,0,") { pages { rank } } }')).toMatch(/pageCursor .*beyond the end/);
+    expect(await queryError(store.handle, '{ asnConesStream(first: 0) { totalCount } }')).toMatch(/first .*from 1 to 10000/);
+    expect(await queryError(store.handle, '{ asnConesStream(prefixMembers: ["10.0.0.0/99"]) { totalCount } }')).toMatch(/prefixMembers/);
+    expect(await queryError(store.handle, '{ asnConesStream(asnMembersAll: ["AS12"]) { totalCount } }')).toMatch(/asnMembersAll must be an ASN/);
+  });
+});

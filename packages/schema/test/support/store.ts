@@ -1,0 +1,102 @@
+// Test stores: a fresh SQLite file, and a fresh PostgreSQL database when DATABASE_URL_PG is set, each loaded with
+// the committed sample through the real ingest (or, until the sample is committed, a small generated dataset).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { graphql, type ExecutionResult } from 'graphql';
+import pg from 'pg';
+import { openDatabase, type DatabaseHandle } from '@asrank/db';
+import { generateDataset, loadSampleData, SAMPLE_DATA_DIR } from '@asrank/cli';
+import { createContext, createSchema } from '../../src';
+
+export interface LoadedStore {
+  name: 'sqlite' | 'postgres';
+  handle: DatabaseHandle;
+  dates: string[];
+  close(): Promise<void>;
+}
+
+export const PG_URL = process.env.DATABASE_URL_PG;
+if (!PG_URL) console.warn('DATABASE_URL_PG is not set: PostgreSQL variants of the schema tests are skipped.');
+
+/** The store kinds to run every data test on. */
+export const STORE_KINDS: ('sqlite' | 'postgres')[] = PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+let generatedDir: Promise<string> | undefined;
+
+/** The sample's directory, or a generated stand-in (seeded, so identical every run) while none is committed. */
+function sampleDir(): Promise<string> {
+  if (fs.existsSync(path.join(SAMPLE_DATA_DIR, 'manifest.json'))) return Promise.resolve(SAMPLE_DATA_DIR);
+  generatedDir ??= (async () => {
+    const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'asrank-schema-sample-'));
+    await generateDataset({ outDir, seed: 20240101, asns: 400, months: 3 });
+    return outDir;
+  })();
+  return generatedDir;
+}
+
+export async function openLoadedStore(kind: 'sqlite' | 'postgres'): Promise<LoadedStore> {
+  const dir = await sampleDir();
+  if (kind === 'sqlite') {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'asrank-schema-'));
+    const handle = openDatabase(path.join(tmp, 'asrank.db'));
+    const dates = await loadSampleData(handle, dir);
+    return {
+      name: kind,
+      handle,
+      dates,
+      close: async () => {
+        await handle.close();
+        fs.rmSync(tmp, { recursive: true, force: true });
+      },
+    };
+  }
+  const database = `schema_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`create database ${database}`);
+  await admin.end();
+  const url = new URL(PG_URL!);
+  url.pathname = `/${database}`;
+  const handle = openDatabase(url.toString());
+  const dates = await loadSampleData(handle, dir);
+  return {
+    name: kind,
+    handle,
+    dates,
+    close: async () => {
+      await handle.close();
+      const dropper = new pg.Client({ connectionString: PG_URL });
+      await dropper.connect();
+      await dropper.query(`drop database if exists ${database} with (force)`);
+      await dropper.end();
+    },
+  };
+}
+
+/** Runs a query the way the GraphQL service does: the shared schema and a fresh per-request context. */
+export async function runQuery<T = Record<string, unknown>>(
+  handle: DatabaseHandle,
+  source: string,
+  variableValues?: Record<string, unknown>,
+): Promise<ExecutionResult<T>> {
+  return (await graphql({ schema: createSchema(), source, contextValue: createContext(handle), variableValues })) as ExecutionResult<T>;
+}
+
+/** Runs a query that must succeed and returns its data. */
+export async function queryData<T = Record<string, unknown>>(
+  handle: DatabaseHandle,
+  source: string,
+  variableValues?: Record<string, unknown>,
+): Promise<T> {
+  const result = await runQuery<T>(handle, source, variableValues);
+  if (result.errors?.length) throw new Error(`query failed: ${result.errors.map((error) => error.message).join('; ')}`);
+  return result.data as T;
+}
+
+/** Message of the single error a query must fail with. */
+export async function queryError(handle: DatabaseHandle, source: string, variableValues?: Record<string, unknown>): Promise<string> {
+  const result = await runQuery(handle, source, variableValues);
+  if (!result.errors?.length) throw new Error(`expected an error from: ${source}`);
+  return result.errors.map((error) => error.message).join('; ');
+}
