@@ -42,10 +42,14 @@ export interface ConeStreamPage<Cone, Member, Prefix> {
   hasNextPage: boolean;
 }
 
-const CURSOR_FORMS = 'empty (start), "cone,asnIndex," or "cone,,prefixIndex" with whole numbers (e.g. "0,0," or "3,,12")';
+const CURSOR_FORMS =
+  'empty (start), "cone,asnIndex," or "cone,,prefixIndex" with whole numbers (e.g. "0,0," or "3,,12")';
 
 function cursorError(cursor: string, reason: string): ArgumentError {
-  return new ArgumentError('pageCursor', `pageCursor ${quoteValue(cursor)} ${reason}; it must be ${CURSOR_FORMS}`);
+  return new ArgumentError(
+    'pageCursor',
+    `pageCursor ${quoteValue(cursor)} ${reason}; it must be ${CURSOR_FORMS}`,
+  );
 }
 
 /** The start of cone `cone`. */
@@ -69,12 +73,17 @@ export function parseConeStreamCursor(cursor: string | null | undefined): ConeSt
 }
 
 export function formatConeStreamCursor(cursor: ConeStreamCursor): string {
-  return cursor.asnIndex !== null ? `${cursor.cone},${cursor.asnIndex},` : `${cursor.cone},,${cursor.prefixIndex}`;
+  return cursor.asnIndex !== null
+    ? `${cursor.cone},${cursor.asnIndex},`
+    : `${cursor.cone},,${cursor.prefixIndex}`;
 }
 
 function checkBudget(budget: number): void {
   if (!Number.isSafeInteger(budget) || budget < 1 || budget > MAX_CONE_STREAM_BUDGET) {
-    throw new ArgumentError('budget', `budget must be a whole number from 1 to ${MAX_CONE_STREAM_BUDGET}; got ${quoteValue(budget)}`);
+    throw new ArgumentError(
+      'budget',
+      `budget must be a whole number from 1 to ${MAX_CONE_STREAM_BUDGET}; got ${quoteValue(budget)}`,
+    );
   }
 }
 
@@ -171,9 +180,15 @@ export async function paginateConeStream<C, M, P>(
 
   if (next === null && coneIndex === start.cone && items.length === 0) {
     // The first cone asked for does not exist. Only the end position (`n,0,`) is acceptable then.
-    const endPosition = start.asnIndex === 0 && (start.cone === 0 || (await firstOf(source.cones(start.cone - 1))).found);
+    const endPosition =
+      start.asnIndex === 0 && (start.cone === 0 || (await firstOf(source.cones(start.cone - 1))).found);
     if (!endPosition) throw cursorError(pageCursor, 'is beyond the end of the stream');
   }
   const nextCursor = next ?? coneStartCursor(coneIndex);
-  return { items, pageCursor, nextPageCursor: formatConeStreamCursor(nextCursor), hasNextPage: next !== null };
+  return {
+    items,
+    pageCursor,
+    nextPageCursor: formatConeStreamCursor(nextCursor),
+    hasNextPage: next !== null,
+  };
 }

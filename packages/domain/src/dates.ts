@@ -59,7 +59,9 @@ export function parseDateInterval(dateStart?: string | null, dateEnd?: string | 
 
 /** Whether `date` (`YYYY-MM-DD`) lies in the inclusive interval. ISO dates compare correctly as strings. */
 export function dateInInterval(date: string, interval: DateInterval): boolean {
-  return (interval.start === null || date >= interval.start) && (interval.end === null || date <= interval.end);
+  return (
+    (interval.start === null || date >= interval.start) && (interval.end === null || date <= interval.end)
+  );
 }
 
 /**
@@ -79,7 +81,10 @@ export function selectDates(available: readonly string[], interval: DateInterval
  * Parses a list-of-dates argument (asnCone's and asnConesStream's `dates`). Returns the normalised, sorted, distinct
  * dates, or null when the list is absent or empty (meaning "latest month").
  */
-export function parseDateList(values: readonly string[] | null | undefined, argument: string): string[] | null {
+export function parseDateList(
+  values: readonly string[] | null | undefined,
+  argument: string,
+): string[] | null {
   if (values === null || values === undefined) return null;
   const dates = values.filter((value) => !isAbsent(value)).map((value) => parseDateArgument(value, argument));
   return dates.length === 0 ? null : [...new Set(dates)].sort();

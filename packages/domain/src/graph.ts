@@ -25,6 +25,10 @@ function sortedDistinct(values: number[]): number[] {
 
 const NONE: readonly number[] = Object.freeze([]);
 
+function isAsn(value: number): boolean {
+  return Number.isInteger(value) && value >= 0 && value <= 0xffffffff;
+}
+
 /**
  * The AS relationship graph of one month. ASNs are mapped to dense indices in ascending ASN order so the cone walk can
  * use typed arrays; neighbour lists are sorted and free of duplicates (a link listed twice counts once). Self-links are
@@ -45,6 +49,16 @@ export class AsGraph {
   private constructor(links: readonly RelationshipLink[]) {
     const asnSet = new Set<number>();
     for (const link of links) {
+      // Typed arrays would silently wrap a bad ASN, so reject it here with the offending link.
+      if (
+        !isAsn(link.asn0) ||
+        !isAsn(link.asn1) ||
+        (link.code !== -1 && link.code !== 0 && link.code !== 1)
+      ) {
+        throw new RangeError(
+          `invalid AS relationship ${JSON.stringify(link)}: ASNs must be whole numbers from 0 to 4294967295 and code -1, 0 or 1`,
+        );
+      }
       asnSet.add(link.asn0);
       asnSet.add(link.asn1);
     }
@@ -84,7 +98,8 @@ export class AsGraph {
     this.customerIndexData = new Uint32Array(total);
     let position = 0;
     for (const list of this.customerLists) {
-      for (const customer of list) this.customerIndexData[position++] = this.indexByAsn.get(customer) as number;
+      for (const customer of list)
+        this.customerIndexData[position++] = this.indexByAsn.get(customer) as number;
     }
   }
 
@@ -134,7 +149,12 @@ export class AsGraph {
 
   /** Distinct neighbours of any relationship, ascending. */
   neighbours(asn: number): number[] {
-    return sortedDistinct([...this.customers(asn), ...this.providers(asn), ...this.peers(asn), ...this.siblings(asn)]);
+    return sortedDistinct([
+      ...this.customers(asn),
+      ...this.providers(asn),
+      ...this.peers(asn),
+      ...this.siblings(asn),
+    ]);
   }
 }
 
@@ -173,7 +193,8 @@ export function computeCustomerCones(graph: AsGraph): Map<number, Uint32Array> {
     }
     // Dense indices follow ascending ASN order, so sorting indices sorts ASNs.
     const cone = members.slice(0, memberCount).sort();
-    for (let position = 0; position < memberCount; position += 1) cone[position] = asnByIndex[cone[position] as number] as number;
+    for (let position = 0; position < memberCount; position += 1)
+      cone[position] = asnByIndex[cone[position] as number] as number;
     cones.set(asnByIndex[root] as number, cone);
   }
   return cones;
@@ -189,7 +210,10 @@ export type AsnDegreeCounts = AsnDegree;
  * at least one customer can appear in the middle of a valley-free path next to any neighbour, so its transit degree is
  * customers + providers + peers (+ siblings), i.e. all its distinct neighbours; an AS without customers has 0.
  */
-export function computeDegrees(graph: AsGraph, orgOf: (asn: number) => string | undefined): Map<number, AsnDegreeCounts> {
+export function computeDegrees(
+  graph: AsGraph,
+  orgOf: (asn: number) => string | undefined,
+): Map<number, AsnDegreeCounts> {
   const degrees = new Map<number, AsnDegreeCounts>();
   for (const asn of graph.asnByIndex) {
     const org = orgOf(asn);
@@ -197,7 +221,8 @@ export function computeDegrees(graph: AsGraph, orgOf: (asn: number) => string | 
     const explicitSiblings = graph.siblings(asn);
     let sibling = 0;
     for (const neighbour of neighbours) {
-      if ((org !== undefined && orgOf(neighbour) === org) || explicitSiblings.includes(neighbour)) sibling += 1;
+      if ((org !== undefined && orgOf(neighbour) === org) || explicitSiblings.includes(neighbour))
+        sibling += 1;
     }
     const customer = graph.customers(asn).length;
     degrees.set(asn, {
@@ -225,7 +250,10 @@ export interface OrgDegreeCounts {
  * degree counts distinct neighbouring orgs (an ASN without an org counts as an org of its own), and its transit part
  * follows the same rule. Only ASNs that appear in the graph and have an org contribute.
  */
-export function computeOrgDegrees(graph: AsGraph, orgOf: (asn: number) => string | undefined): Map<string, OrgDegreeCounts> {
+export function computeOrgDegrees(
+  graph: AsGraph,
+  orgOf: (asn: number) => string | undefined,
+): Map<string, OrgDegreeCounts> {
   const membersByOrg = new Map<string, number[]>();
   for (const asn of graph.asnByIndex) {
     const org = orgOf(asn);

@@ -23,7 +23,12 @@ export interface PageInfo {
 }
 
 function checkCount(value: number, argument: string, max: number | null): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || (max !== null && value > max)) {
+  if (
+    typeof value !== 'number' ||
+    !Number.isSafeInteger(value) ||
+    value < 0 ||
+    (max !== null && value > max)
+  ) {
     const range = max === null ? 'a whole number >= 0' : `a whole number from 0 to ${max}`;
     throw new ArgumentError(argument, `${argument} must be ${range}; got ${quoteValue(value)}`);
   }
@@ -32,8 +37,12 @@ function checkCount(value: number, argument: string, max: number | null): number
 
 /** Validates `first` (default 40, 0..10000) and `offset` (default 0, >= 0); both must be whole numbers. */
 export function parsePageArgs(args: { first?: number | null; offset?: number | null }): PageArgs {
-  const first = args.first === null || args.first === undefined ? DEFAULT_PAGE_SIZE : checkCount(args.first, 'first', MAX_PAGE_SIZE);
-  const offset = args.offset === null || args.offset === undefined ? 0 : checkCount(args.offset, 'offset', null);
+  const first =
+    args.first === null || args.first === undefined
+      ? DEFAULT_PAGE_SIZE
+      : checkCount(args.first, 'first', MAX_PAGE_SIZE);
+  const offset =
+    args.offset === null || args.offset === undefined ? 0 : checkCount(args.offset, 'offset', null);
   return { first, offset };
 }
 
@@ -50,7 +59,10 @@ export function parseOffsetCursor(cursor: string, argument: string): number {
   const digits = decoded.startsWith(CURSOR_PREFIX) ? decoded.slice(CURSOR_PREFIX.length) : '';
   const position = /^\d{1,15}$/.test(digits) ? Number(digits) : NaN;
   if (!Number.isSafeInteger(position) || offsetCursor(position) !== cursor) {
-    throw new ArgumentError(argument, `${argument} is not a cursor returned by this service: ${quoteValue(cursor)}`);
+    throw new ArgumentError(
+      argument,
+      `${argument} is not a cursor returned by this service: ${quoteValue(cursor)}`,
+    );
   }
   return position;
 }

@@ -57,10 +57,12 @@ function formatIpv4(value: bigint): string {
 
 /** RFC 5952: lower-case hex, leading zeros dropped, the longest run (2+) of zero groups compressed to `::`. */
 function formatIpv6(value: bigint): string {
-  const groups = Array.from({ length: 8 }, (_, index) => Number((value >> BigInt(112 - 16 * index)) & 0xffffn));
+  const groups = Array.from({ length: 8 }, (_, index) =>
+    Number((value >> BigInt(112 - 16 * index)) & 0xffffn),
+  );
   let bestStart = -1;
   let bestLength = 0;
-  for (let start = 0; start < 8; ) {
+  for (let start = 0; start < 8;) {
     if (groups[start] !== 0) {
       start += 1;
       continue;
@@ -88,10 +90,16 @@ export function parsePrefix(network: string, length: number, argument = 'prefix'
   const bits = ipVersion === 4 ? 32 : 128;
   const address = ipVersion === 4 ? parseIpv4(text) : parseIpv6(text);
   if (address === null) {
-    throw new ArgumentError(argument, `${argument} has an invalid IPv${ipVersion} network address ${quoteValue(network)}`);
+    throw new ArgumentError(
+      argument,
+      `${argument} has an invalid IPv${ipVersion} network address ${quoteValue(network)}`,
+    );
   }
   if (!Number.isInteger(length) || length < 0 || length > bits) {
-    throw new ArgumentError(argument, `${argument} length must be a whole number from 0 to ${bits} for IPv${ipVersion}; got ${quoteValue(length)}`);
+    throw new ArgumentError(
+      argument,
+      `${argument} length must be a whole number from 0 to ${bits} for IPv${ipVersion}; got ${quoteValue(length)}`,
+    );
   }
   const hostBits = BigInt(bits - length);
   const firstAddress = (address >> hostBits) << hostBits;
@@ -106,7 +114,11 @@ export function parsePrefix(network: string, length: number, argument = 'prefix'
 /** Parses `network/length` text, e.g. `192.0.2.0/24` or `2001:db8::/32`. */
 export function parsePrefixText(text: string, argument = 'prefix'): ParsedPrefix {
   const match = /^\s*([^/\s]+)\/(\d{1,3})\s*$/.exec(typeof text === 'string' ? text : '');
-  if (!match) throw new ArgumentError(argument, `${argument} must be written network/length (e.g. 192.0.2.0/24); got ${quoteValue(text)}`);
+  if (!match)
+    throw new ArgumentError(
+      argument,
+      `${argument} must be written network/length (e.g. 192.0.2.0/24); got ${quoteValue(text)}`,
+    );
   return parsePrefix(match[1] as string, Number(match[2]), argument);
 }
 
@@ -242,7 +254,10 @@ export function computeConePrefixStats<K>(
   });
   const prefixIdsByAsn = new Map<number, Uint32Array>();
   for (const [asn, prefixes] of prefixesByAsn) {
-    prefixIdsByAsn.set(asn, Uint32Array.from(prefixes, (prefix) => idByKey.get(`${prefix.network}/${prefix.length}`) as number));
+    prefixIdsByAsn.set(
+      asn,
+      Uint32Array.from(prefixes, (prefix) => idByKey.get(`${prefix.network}/${prefix.length}`) as number),
+    );
   }
 
   const stamp = new Uint32Array(prefixCount);
@@ -261,7 +276,8 @@ export function computeConePrefixStats<K>(
     if (entryCount > scanThreshold) {
       for (let memberIndex = 0; memberIndex < members.length; memberIndex += 1) {
         const ids = prefixIdsByAsn.get(members[memberIndex] as number);
-        if (ids !== undefined) for (let index = 0; index < ids.length; index += 1) bitmap[ids[index] as number] = 1;
+        if (ids !== undefined)
+          for (let index = 0; index < ids.length; index += 1) bitmap[ids[index] as number] = 1;
       }
       for (let id = 0; id < prefixCount; id += 1) {
         if (bitmap[id] === 1) {

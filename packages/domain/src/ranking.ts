@@ -10,7 +10,9 @@ export function competitionRanks<T>(items: readonly T[], compare: (a: T, b: T) =
     const index = order[position] as number;
     const previous = position > 0 ? (order[position - 1] as number) : -1;
     ranks[index] =
-      previous >= 0 && compare(items[previous] as T, items[index] as T) === 0 ? (ranks[previous] as number) : position + 1;
+      previous >= 0 && compare(items[previous] as T, items[index] as T) === 0
+        ? (ranks[previous] as number)
+        : position + 1;
   }
   return ranks;
 }
@@ -75,7 +77,9 @@ export function rankLinks(
   const compare = (a: number, b: number): number => {
     const keyA = keys[a] as number[];
     const keyB = keys[b] as number[];
-    return compareRank(keyA[0] as number, keyB[0] as number) || compareRank(keyA[1] as number, keyB[1] as number);
+    return (
+      compareRank(keyA[0] as number, keyB[0] as number) || compareRank(keyA[1] as number, keyB[1] as number)
+    );
   };
   return competitionRanks(order, compare);
 }

@@ -35,7 +35,15 @@ export const SORT_KEYS: Record<SortOperation, readonly string[]> = {
   ],
   asnLinks: ['asn0', 'asn1', 'numberPaths', 'relationship', 'correctedBy'],
   locations: ['locId', 'city', 'region', 'country', 'continent', 'population'],
-  datasets: ['date', 'datasetId', 'numberAsns', 'numberAsnsSeen', 'numberPrefixes', 'numberAddresses', 'numberOrganizations'],
+  datasets: [
+    'date',
+    'datasetId',
+    'numberAsns',
+    'numberAsnsSeen',
+    'numberPrefixes',
+    'numberAddresses',
+    'numberOrganizations',
+  ],
 };
 
 /** The key every historic query may also sort by (spec: "Historic queries also support sorting by date"). */

@@ -146,7 +146,7 @@ export interface AsnCone {
   date: string;
   /** The cone's AS. */
   asn: string;
-  cone: Pick<Cone, 'numberAsns'> & Partial<Cone>;
+  cone: Cone;
 }
 
 /** Member ASN as the cone stream lists it. */

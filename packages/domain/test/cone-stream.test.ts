@@ -52,15 +52,22 @@ function arraySource(cones: readonly TestCone[]) {
 
 /** The whole depth-first walk as events: each ASN, each prefix, and an "empty" marker for a cone with neither. */
 function fullWalk(cones: readonly TestCone[]): string[] {
-  return cones.flatMap((cone) => (cone.asns.length + cone.prefixes.length === 0 ? [`empty:${cone.name}`] : [...cone.asns, ...cone.prefixes]));
+  return cones.flatMap((cone) =>
+    cone.asns.length + cone.prefixes.length === 0 ? [`empty:${cone.name}`] : [...cone.asns, ...cone.prefixes],
+  );
 }
 
 /** Canonical cursor of each event of fullWalk, in the same order. */
 function walkCursors(cones: readonly TestCone[]): ConeStreamCursor[] {
   return cones.flatMap((cone, index): ConeStreamCursor[] => {
-    if (cone.asns.length + cone.prefixes.length === 0) return [{ cone: index, asnIndex: 0, prefixIndex: null }];
+    if (cone.asns.length + cone.prefixes.length === 0)
+      return [{ cone: index, asnIndex: 0, prefixIndex: null }];
     return [
-      ...cone.asns.map((_, asnIndex): ConeStreamCursor => ({ cone: index, asnIndex: asnIndex, prefixIndex: null })),
+      ...cone.asns.map((_, asnIndex): ConeStreamCursor => ({
+        cone: index,
+        asnIndex: asnIndex,
+        prefixIndex: null,
+      })),
       ...cone.prefixes.map((_, prefixIndex): ConeStreamCursor =>
         cone.asns.length === 0 && prefixIndex === 0
           ? { cone: index, asnIndex: 0, prefixIndex: null }
@@ -72,11 +79,17 @@ function walkCursors(cones: readonly TestCone[]): ConeStreamCursor[] {
 
 function pageEvents(page: ConeStreamPage<TestCone, string, string>): string[] {
   return page.items.flatMap((item) =>
-    item.asns.length + item.prefixes.length === 0 ? [`empty:${item.cone.name}`] : [...item.asns, ...item.prefixes],
+    item.asns.length + item.prefixes.length === 0
+      ? [`empty:${item.cone.name}`]
+      : [...item.asns, ...item.prefixes],
   );
 }
 
-async function walkAllPages(source: ConeStreamSource<TestCone, string, string>, budget: number, cursor: string | null = null) {
+async function walkAllPages(
+  source: ConeStreamSource<TestCone, string, string>,
+  budget: number,
+  cursor: string | null = null,
+) {
   const pages: ConeStreamPage<TestCone, string, string>[] = [];
   for (;;) {
     const page = await paginateConeStream(source, cursor, budget);
@@ -96,23 +109,33 @@ describe('cone stream cursors', () => {
   });
 
   it('treat an empty cursor as the start', () => {
-    for (const empty of [undefined, null, '', '  ']) expect(parseConeStreamCursor(empty)).toEqual({ cone: 0, asnIndex: 0, prefixIndex: null });
+    for (const empty of [undefined, null, '', '  '])
+      expect(parseConeStreamCursor(empty)).toEqual({ cone: 0, asnIndex: 0, prefixIndex: null });
   });
 
-  it.each(['1,2,3', '1,,', ',,', ',0,', '1,2', 'a,b,c', '-1,0,', '1,0,,', '1.5,0,', '0,0,x', '9999999999999999,0,'])(
-    'reject %j naming pageCursor and the accepted forms',
-    (cursor) => {
-      let caught: unknown;
-      try {
-        parseConeStreamCursor(cursor);
-      } catch (error) {
-        caught = error;
-      }
-      expect(caught).toBeInstanceOf(ArgumentError);
-      expect((caught as ArgumentError).argument).toBe('pageCursor');
-      expect((caught as ArgumentError).message).toContain('cone,asnIndex,');
-    },
-  );
+  it.each([
+    '1,2,3',
+    '1,,',
+    ',,',
+    ',0,',
+    '1,2',
+    'a,b,c',
+    '-1,0,',
+    '1,0,,',
+    '1.5,0,',
+    '0,0,x',
+    '9999999999999999,0,',
+  ])('reject %j naming pageCursor and the accepted forms', (cursor) => {
+    let caught: unknown;
+    try {
+      parseConeStreamCursor(cursor);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ArgumentError);
+    expect((caught as ArgumentError).argument).toBe('pageCursor');
+    expect((caught as ArgumentError).message).toContain('cone,asnIndex,');
+  });
 });
 
 describe('paginateConeStream', () => {
@@ -133,19 +156,21 @@ describe('paginateConeStream', () => {
       ['1,1,', '3,,1', true], // cone 1's last ASN (no prefixes), empty cone 2 costs one, cone 3's first prefix
       ['3,,1', '4,0,', false], // cone 3's last prefix; the end position
     ]);
-    expect(pages.map((page) => page.items.map((item) => [item.coneIndex, item.asns, item.prefixes]))).toEqual([
-      [[0, ['a0.0', 'a0.1', 'a0.2'], []]],
+    expect(pages.map((page) => page.items.map((item) => [item.coneIndex, item.asns, item.prefixes]))).toEqual(
       [
-        [0, [], ['p0.0', 'p0.1']],
-        [1, ['a1.0'], []],
+        [[0, ['a0.0', 'a0.1', 'a0.2'], []]],
+        [
+          [0, [], ['p0.0', 'p0.1']],
+          [1, ['a1.0'], []],
+        ],
+        [
+          [1, ['a1.1'], []],
+          [2, [], []],
+          [3, [], ['p3.0']],
+        ],
+        [[3, [], ['p3.1']]],
       ],
-      [
-        [1, ['a1.1'], []],
-        [2, [], []],
-        [3, [], ['p3.0']],
-      ],
-      [[3, [], ['p3.1']]],
-    ]);
+    );
   });
 
   it('moves one item at a time with a budget of 1', async () => {
@@ -176,8 +201,14 @@ describe('paginateConeStream', () => {
 
   it('says hasNextPage false when the page ends exactly at the last item', async () => {
     const { source } = arraySource(makeCones([[2, 1]]));
-    await expect(paginateConeStream(source, null, 3)).resolves.toMatchObject({ hasNextPage: false, nextPageCursor: '1,0,' });
-    await expect(paginateConeStream(source, null, 2)).resolves.toMatchObject({ hasNextPage: true, nextPageCursor: '0,,0' });
+    await expect(paginateConeStream(source, null, 3)).resolves.toMatchObject({
+      hasNextPage: false,
+      nextPageCursor: '1,0,',
+    });
+    await expect(paginateConeStream(source, null, 2)).resolves.toMatchObject({
+      hasNextPage: true,
+      nextPageCursor: '0,,0',
+    });
   });
 
   it('gives an empty final page from the end position, and for an empty stream', async () => {
@@ -221,7 +252,9 @@ describe('paginateConeStream', () => {
 
   it.each([0, -1, 1.5, 10001, Number.NaN])('rejects the budget %p', async (budget) => {
     const { source } = arraySource(cones);
-    await expect(paginateConeStream(source, null, budget)).rejects.toThrow(/budget must be a whole number from 1 to 10000/);
+    await expect(paginateConeStream(source, null, budget)).rejects.toThrow(
+      /budget must be a whole number from 1 to 10000/,
+    );
   });
 
   it('streams: pulls at most one item past the page and closes every iterator it opened', async () => {
@@ -249,7 +282,12 @@ describe('paginateConeStream', () => {
     expect(conesPulled).toBe(4);
     expect(closed).toBe(true);
 
-    const tracked = arraySource(makeCones([[50, 50], [50, 50]]));
+    const tracked = arraySource(
+      makeCones([
+        [50, 50],
+        [50, 50],
+      ]),
+    );
     await paginateConeStream(tracked.source, '0,10,', 5);
     expect(tracked.stats.pulled).toBeLessThanOrEqual(1 + 5 + 1);
     expect(tracked.stats.closed).toBe(tracked.stats.opened);
@@ -257,7 +295,9 @@ describe('paginateConeStream', () => {
 });
 
 describe('paginateConeStream properties', () => {
-  const shapeArbitrary = fc.array(fc.tuple(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 6 })), { maxLength: 8 });
+  const shapeArbitrary = fc.array(fc.tuple(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 6 })), {
+    maxLength: 8,
+  });
 
   it('the concatenation of all pages is the full depth-first walk, each page but the last exactly full', async () => {
     await fc.assert(
@@ -267,7 +307,9 @@ describe('paginateConeStream properties', () => {
         const pages = await walkAllPages(source, budget);
         expect(pages.flatMap(pageEvents)).toEqual(fullWalk(cones));
         pages.slice(0, -1).forEach((page) => expect(pageEvents(page)).toHaveLength(budget));
-        expect(pageEvents(pages[pages.length - 1] as ConeStreamPage<TestCone, string, string>).length).toBeLessThanOrEqual(budget);
+        expect(
+          pageEvents(pages[pages.length - 1] as ConeStreamPage<TestCone, string, string>).length,
+        ).toBeLessThanOrEqual(budget);
         pages.slice(1).forEach((page, index) => expect(page.pageCursor).toBe(pages[index]?.nextPageCursor));
         expect(stats.closed).toBe(stats.opened);
       }),

@@ -21,24 +21,37 @@ describe('parseDateArgument', () => {
     expect(parseDateArgument(input, 'date')).toBe(expected);
   });
 
-  it.each(['2019-02-30', '2019-02-29', '1900-02-29', '2019-13-01', '2019-00-10', '2019-04-31', '20190230', '2019-01-00'])(
-    'rejects the impossible date %s',
-    (input) => {
-      const error = argumentErrorOf(() => parseDateArgument(input, 'dateEnd'));
-      expect(error.argument).toBe('dateEnd');
-      expect(error.message).toContain('dateEnd');
-      expect(error.message).toContain('does not exist');
-    },
-  );
+  it.each([
+    '2019-02-30',
+    '2019-02-29',
+    '1900-02-29',
+    '2019-13-01',
+    '2019-00-10',
+    '2019-04-31',
+    '20190230',
+    '2019-01-00',
+  ])('rejects the impossible date %s', (input) => {
+    const error = argumentErrorOf(() => parseDateArgument(input, 'dateEnd'));
+    expect(error.argument).toBe('dateEnd');
+    expect(error.message).toContain('dateEnd');
+    expect(error.message).toContain('does not exist');
+  });
 
-  it.each(['', '2019-1-01', '2019/01/01', '201901', '2019-0101', '01-12-2019', 'yesterday', '2019-01-01T00:00:00Z', '２０１９-01-01'])(
-    'rejects the malformed value %j naming the accepted forms',
-    (input) => {
-      const error = argumentErrorOf(() => parseDateArgument(input, 'dateStart'));
-      expect(error.argument).toBe('dateStart');
-      expect(error.message).toMatch(/dateStart must be .*YYYY-MM-DD or YYYYMMDD/);
-    },
-  );
+  it.each([
+    '',
+    '2019-1-01',
+    '2019/01/01',
+    '201901',
+    '2019-0101',
+    '01-12-2019',
+    'yesterday',
+    '2019-01-01T00:00:00Z',
+    '２０１９-01-01',
+  ])('rejects the malformed value %j naming the accepted forms', (input) => {
+    const error = argumentErrorOf(() => parseDateArgument(input, 'dateStart'));
+    expect(error.argument).toBe('dateStart');
+    expect(error.message).toMatch(/dateStart must be .*YYYY-MM-DD or YYYYMMDD/);
+  });
 });
 
 describe('parseDateInterval', () => {
@@ -75,20 +88,31 @@ describe('selectDates', () => {
   });
 
   it('treats both bounds as inclusive', () => {
-    expect(selectDates(available, { start: '2018-01-01', end: '2018-02-01' })).toEqual(['2018-01-01', '2018-02-01']);
+    expect(selectDates(available, { start: '2018-01-01', end: '2018-02-01' })).toEqual([
+      '2018-01-01',
+      '2018-02-01',
+    ]);
     expect(selectDates(available, { start: '2018-01-02', end: '2018-02-28' })).toEqual(['2018-02-01']);
   });
 
   it('treats a null bound as open', () => {
     expect(selectDates(available, { start: null, end: '2018-01-01' })).toEqual(['2017-12-01', '2018-01-01']);
     expect(selectDates(available, { start: '2018-02-01', end: null })).toEqual(['2018-02-01', '2018-03-01']);
-    expect(selectDates(available, { start: null, end: null })).toEqual(['2017-12-01', '2018-01-01', '2018-02-01', '2018-03-01']);
+    expect(selectDates(available, { start: null, end: null })).toEqual([
+      '2017-12-01',
+      '2018-01-01',
+      '2018-02-01',
+      '2018-03-01',
+    ]);
   });
 });
 
 describe('parseDateList', () => {
   it('normalises, sorts and de-duplicates', () => {
-    expect(parseDateList(['20180101', '2017-12-01', '2018-01-01'], 'dates')).toEqual(['2017-12-01', '2018-01-01']);
+    expect(parseDateList(['20180101', '2017-12-01', '2018-01-01'], 'dates')).toEqual([
+      '2017-12-01',
+      '2018-01-01',
+    ]);
   });
 
   it('returns null for an absent or empty list', () => {
@@ -97,6 +121,8 @@ describe('parseDateList', () => {
   });
 
   it('names the argument on a bad entry', () => {
-    expect(argumentErrorOf(() => parseDateList(['2018-01-01', '2018-02-31'], 'dates')).argument).toBe('dates');
+    expect(argumentErrorOf(() => parseDateList(['2018-01-01', '2018-02-31'], 'dates')).argument).toBe(
+      'dates',
+    );
   });
 });

@@ -9,7 +9,11 @@ import {
   type RelationshipLink,
 } from '../src';
 
-const p2c = (provider: number, customer: number): RelationshipLink => ({ asn0: provider, asn1: customer, code: -1 });
+const p2c = (provider: number, customer: number): RelationshipLink => ({
+  asn0: provider,
+  asn1: customer,
+  code: -1,
+});
 const peer = (a: number, b: number): RelationshipLink => ({ asn0: a, asn1: b, code: 0 });
 
 /** Reference cone: breadth-first closure with a Set, as a user would compute it by hand. */
@@ -29,7 +33,14 @@ function referenceCone(links: readonly RelationshipLink[], asn: number): number[
 }
 
 describe('AsGraph', () => {
-  const graph = AsGraph.fromLinks([p2c(1, 2), p2c(1, 3), peer(2, 3), p2c(1, 2), { asn0: 3, asn1: 4, code: 1 }, p2c(5, 5)]);
+  const graph = AsGraph.fromLinks([
+    p2c(1, 2),
+    p2c(1, 3),
+    peer(2, 3),
+    p2c(1, 2),
+    { asn0: 3, asn1: 4, code: 1 },
+    p2c(5, 5),
+  ]);
 
   it('lists neighbours by relationship, sorted and without duplicates', () => {
     expect(graph.asns()).toEqual([1, 2, 3, 4, 5]);
@@ -38,6 +49,16 @@ describe('AsGraph', () => {
     expect(graph.peers(3)).toEqual([2]);
     expect(graph.siblings(4)).toEqual([3]);
     expect(graph.neighbours(3)).toEqual([1, 2, 4]);
+  });
+
+  it.each([
+    { asn0: -1, asn1: 2, code: -1 },
+    { asn0: 1.5, asn1: 2, code: 0 },
+    { asn0: 1, asn1: 2 ** 32, code: 0 },
+    { asn0: 1, asn1: Number.NaN, code: 0 },
+    { asn0: 1, asn1: 2, code: 2 },
+  ])('rejects the bad link %j instead of wrapping it', (link) => {
+    expect(() => AsGraph.fromLinks([link as RelationshipLink])).toThrow(/invalid AS relationship/);
   });
 
   it('ignores self-links and answers empty lists for unknown ASNs', () => {
@@ -50,7 +71,9 @@ describe('AsGraph', () => {
 
 describe('computeCustomerCones', () => {
   it('is the AS plus everything reachable downwards, not across peers or upwards', () => {
-    const cones = computeCustomerCones(AsGraph.fromLinks([p2c(1, 2), p2c(2, 3), p2c(1, 4), peer(3, 5), p2c(6, 1)]));
+    const cones = computeCustomerCones(
+      AsGraph.fromLinks([p2c(1, 2), p2c(2, 3), p2c(1, 4), peer(3, 5), p2c(6, 1)]),
+    );
     expect(Array.from(cones.get(1) ?? [])).toEqual([1, 2, 3, 4]);
     expect(Array.from(cones.get(6) ?? [])).toEqual([1, 2, 3, 4, 6]);
     expect(Array.from(cones.get(3) ?? [])).toEqual([3]);
@@ -92,7 +115,14 @@ describe('computeDegrees', () => {
   ]);
   const orgOf = (asn: number): string | undefined => orgs.get(asn);
   // 1 provides 2 and 3; 3 provides 4; 1 peers 5; 2 peers 3; 6 is linked as 4's sibling.
-  const graph = AsGraph.fromLinks([p2c(1, 2), p2c(1, 3), p2c(3, 4), peer(1, 5), peer(2, 3), { asn0: 4, asn1: 6, code: 1 }]);
+  const graph = AsGraph.fromLinks([
+    p2c(1, 2),
+    p2c(1, 3),
+    p2c(3, 4),
+    peer(1, 5),
+    peer(2, 3),
+    { asn0: 4, asn1: 6, code: 1 },
+  ]);
   const degrees = computeDegrees(graph, orgOf);
 
   it('counts relationships, siblings by organization or sibling link, and distinct neighbours', () => {

@@ -45,7 +45,9 @@ describe('parsePageArgs', () => {
 
 describe('offset cursors', () => {
   it('round-trip every position', () => {
-    fc.assert(fc.property(fc.nat(), (position) => parseOffsetCursor(offsetCursor(position), 'after') === position));
+    fc.assert(
+      fc.property(fc.nat(), (position) => parseOffsetCursor(offsetCursor(position), 'after') === position),
+    );
   });
 
   it('are opaque strings, not bare numbers', () => {
@@ -53,22 +55,37 @@ describe('offset cursors', () => {
     expect(offsetCursor(7)).not.toBe(offsetCursor(8));
   });
 
-  it.each(['', '7', 'b2Zmc2V0Oi0x', offsetCursor(3) + 'x', 'not base64!'])('rejects the foreign cursor %j', (cursor) => {
-    expect(() => parseOffsetCursor(cursor, 'after')).toThrow(/after is not a cursor/);
-  });
+  it.each(['', '7', 'b2Zmc2V0Oi0x', offsetCursor(3) + 'x', 'not base64!'])(
+    'rejects the foreign cursor %j',
+    (cursor) => {
+      expect(() => parseOffsetCursor(cursor, 'after')).toThrow(/after is not a cursor/);
+    },
+  );
 });
 
 describe('buildPageInfo', () => {
   it('describes a middle page', () => {
     const info = buildPageInfo({ first: 10, offset: 20 }, 10, 45);
-    expect(info).toMatchObject({ first: 10, offset: 20, status: 'success', hasPreviousPage: true, hasNextPage: true });
+    expect(info).toMatchObject({
+      first: 10,
+      offset: 20,
+      status: 'success',
+      hasPreviousPage: true,
+      hasNextPage: true,
+    });
     expect(parseOffsetCursor(info.startCursor, 'c')).toBe(20);
     expect(parseOffsetCursor(info.endCursor, 'c')).toBe(29);
   });
 
   it('describes the first and the last page', () => {
-    expect(buildPageInfo({ first: 10, offset: 0 }, 10, 45)).toMatchObject({ hasPreviousPage: false, hasNextPage: true });
-    expect(buildPageInfo({ first: 10, offset: 40 }, 5, 45)).toMatchObject({ hasPreviousPage: true, hasNextPage: false });
+    expect(buildPageInfo({ first: 10, offset: 0 }, 10, 45)).toMatchObject({
+      hasPreviousPage: false,
+      hasNextPage: true,
+    });
+    expect(buildPageInfo({ first: 10, offset: 40 }, 5, 45)).toMatchObject({
+      hasPreviousPage: true,
+      hasNextPage: false,
+    });
     expect(buildPageInfo({ first: 10, offset: 35 }, 10, 45)).toMatchObject({ hasNextPage: false });
   });
 

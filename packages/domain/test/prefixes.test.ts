@@ -11,7 +11,12 @@ import {
 
 describe('parsePrefix', () => {
   it('parses IPv4 and masks host bits', () => {
-    expect(parsePrefix('192.0.2.0', 24)).toEqual({ ipVersion: 4, network: '192.0.2.0', length: 24, firstAddress: 0xc0000200n });
+    expect(parsePrefix('192.0.2.0', 24)).toEqual({
+      ipVersion: 4,
+      network: '192.0.2.0',
+      length: 24,
+      firstAddress: 0xc0000200n,
+    });
     expect(parsePrefix('10.1.2.3', 8).network).toBe('10.0.0.0');
     expect(parsePrefix('0.0.0.0', 0).firstAddress).toBe(0n);
     expect(parsePrefix('255.255.255.255', 32).firstAddress).toBe(0xffffffffn);
@@ -66,7 +71,16 @@ describe('countUniqueAddresses', () => {
 
   it('counts overlapping prefixes once and keeps the families apart', () => {
     const result = countUniqueAddresses(
-      ['10.0.0.0/8', '10.1.0.0/16', '10.0.0.0/8', '192.0.2.0/24', '192.0.2.128/25', '192.0.3.0/24', '2001:db8::/32', '2001:db8:1::/48'].map(v4),
+      [
+        '10.0.0.0/8',
+        '10.1.0.0/16',
+        '10.0.0.0/8',
+        '192.0.2.0/24',
+        '192.0.2.128/25',
+        '192.0.3.0/24',
+        '2001:db8::/32',
+        '2001:db8:1::/48',
+      ].map(v4),
     );
     expect(result.v4).toBe(2 ** 24 + 512);
     expect(result.v6).toBe(2n ** 96n);
@@ -84,7 +98,8 @@ describe('countUniqueAddresses', () => {
       fc.property(fc.array(smallPrefix, { maxLength: 30 }), (prefixes) => {
         const covered = new Set<bigint>();
         for (const prefix of prefixes) {
-          for (let offset = 0n; offset < prefixSize(prefix); offset += 1n) covered.add(prefix.firstAddress + offset);
+          for (let offset = 0n; offset < prefixSize(prefix); offset += 1n)
+            covered.add(prefix.firstAddress + offset);
         }
         expect(countUniqueAddresses(prefixes).v4).toBe(covered.size);
       }),
@@ -124,14 +139,22 @@ describe('computeConePrefixStats', () => {
       numberAddressesV6: 2n ** 80n,
     });
     // A cone whose ASN originates nothing (cone with ASNs but no prefixes).
-    expect(stats.get(4)).toEqual({ numberPrefixes: 0, numberPrefixesV4: 0, numberPrefixesV6: 0, numberAddressesV4: 0, numberAddressesV6: 0n });
+    expect(stats.get(4)).toEqual({
+      numberPrefixes: 0,
+      numberPrefixesV4: 0,
+      numberPrefixesV6: 0,
+      numberAddressesV4: 0,
+      numberAddressesV6: 0n,
+    });
   });
 
   it('agrees with countUniqueAddresses for random cones, small and large (both merge paths)', () => {
     const prefixArbitrary = fc
       .tuple(fc.boolean(), fc.integer({ min: 0, max: 65535 }), fc.integer({ min: 8, max: 24 }))
       .map(([v6, bits, length]) =>
-        v6 ? parsePrefix(`2001:db8:${bits.toString(16)}::`, length + 24) : parsePrefix(`10.${bits >> 8}.${bits & 255}.0`, length),
+        v6
+          ? parsePrefix(`2001:db8:${bits.toString(16)}::`, length + 24)
+          : parsePrefix(`10.${bits >> 8}.${bits & 255}.0`, length),
       );
     fc.assert(
       fc.property(

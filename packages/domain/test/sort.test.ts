@@ -29,14 +29,18 @@ describe('parseSort', () => {
   });
 
   it('accepts a + that a URL query string turned into a space', () => {
-    expect(parseSort(' asnDegree.total', 'organizations')).toEqual([{ key: 'asnDegree.total', direction: 'asc' }]);
+    expect(parseSort(' asnDegree.total', 'organizations')).toEqual([
+      { key: 'asnDegree.total', direction: 'asc' },
+    ]);
   });
 
   it.each(Object.keys(SORT_KEYS) as SortOperation[])('accepts every key of the %s table', (operation) => {
     const keys: readonly string[] = SORT_KEYS[operation];
     const parsed = parseSort(keys.map((key, index) => (index % 2 ? `-${key}` : key)).join(','), operation);
     expect(parsed.map((sortKey) => sortKey.key)).toEqual(keys);
-    expect(parsed.map((sortKey) => sortKey.direction)).toEqual(keys.map((_key: string, index: number) => (index % 2 ? 'desc' : 'asc')));
+    expect(parsed.map((sortKey) => sortKey.direction)).toEqual(
+      keys.map((_key: string, index: number) => (index % 2 ? 'desc' : 'asc')),
+    );
   });
 
   it('rejects an unknown key, listing the allowed keys', () => {
@@ -48,7 +52,9 @@ describe('parseSort', () => {
 
   it('rejects keys of another operation (asnDegree.provider is an organizations key only)', () => {
     expect(() => parseSort('asnDegree.provider', 'asns')).toThrow(ArgumentError);
-    expect(parseSort('asnDegree.provider', 'organizations')).toEqual([{ key: 'asnDegree.provider', direction: 'asc' }]);
+    expect(parseSort('asnDegree.provider', 'organizations')).toEqual([
+      { key: 'asnDegree.provider', direction: 'asc' },
+    ]);
   });
 
   it('allows date only for historic queries', () => {
@@ -70,6 +76,8 @@ describe('parseSort', () => {
   });
 
   it('uses the argument name it is given', () => {
-    expect(argumentErrorOf(() => parseSort('nope', 'asnLinks', { argument: 'linkSort' })).argument).toBe('linkSort');
+    expect(argumentErrorOf(() => parseSort('nope', 'asnLinks', { argument: 'linkSort' })).argument).toBe(
+      'linkSort',
+    );
   });
 });
