@@ -1,0 +1,68 @@
+// Both real services for the integration tests: a SQLite file loaded with the committed sample through the
+// real `asrank` CLI (this package may not open the database itself), the GraphQL service listening on an
+// ephemeral port, and the REST service pointed at it. The GraphQL listener can be stopped and started again
+// on the same port to test outages.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { runCli } from '@asrank/cli';
+import { buildGraphqlApp, loadConfig } from '@asrank/graphql';
+import { buildRestApp } from '../src/app';
+import { listenOnEphemeralPort } from './http';
+
+async function asrank(args: string[]): Promise<void> {
+  const code = await runCli(['node', 'asrank', ...args]);
+  if (code !== 0) throw new Error(`asrank ${args.join(' ')} exited with ${code}`);
+}
+
+export interface Services {
+  /** e.g. http://127.0.0.1:PORT/graphql */
+  graphqlUrl: string;
+  /** REST root including BASE_PATH, no trailing slash. */
+  restBase: string;
+  stopGraphql(): Promise<void>;
+  /** Starts the GraphQL service again on the port it had. */
+  startGraphql(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startServices(options: { basePath?: string } = {}): Promise<Services> {
+  const scratchDir = mkdtempSync(path.join(os.tmpdir(), 'asrank-rest-'));
+  const databaseFile = path.join(scratchDir, 'asrank.db');
+  // `asrank load-sample` runs loadSampleData on the committed sample-data/ (all months).
+  await asrank(['--database', databaseFile, 'load-sample']);
+
+  let graphqlPort = 0;
+  let graphql: FastifyInstance | null = null;
+  const startGraphql = async () => {
+    const config = loadConfig({ DATABASE_URL: databaseFile, LOG_LEVEL: 'silent', PORT: graphqlPort, HOST: '127.0.0.1' });
+    const app = await buildGraphqlApp(config);
+    await app.listen({ port: graphqlPort, host: '127.0.0.1' });
+    graphqlPort = (app.server.address() as AddressInfo).port;
+    graphql = app;
+  };
+  const stopGraphql = async () => {
+    await graphql?.close();
+    graphql = null;
+  };
+  await startGraphql();
+  const graphqlUrl = `http://127.0.0.1:${graphqlPort}/graphql`;
+
+  const basePath = options.basePath ?? '';
+  const rest = await buildRestApp({ basePath, graphqlUrl, logLevel: 'silent', graphqlTimeoutMs: 10000 });
+  const restBase = `${await listenOnEphemeralPort(rest)}${basePath}`;
+
+  return {
+    graphqlUrl,
+    restBase,
+    stopGraphql,
+    startGraphql,
+    close: async () => {
+      await rest.close();
+      await stopGraphql();
+      rmSync(scratchDir, { recursive: true, force: true });
+    },
+  };
+}
