@@ -53,8 +53,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RestConfig {
   try {
     parsed = envSchema<RestEnv>({ schema: envJsonSchema, data: { ...env }, env: false, dotenv: false });
   } catch (error) {
-    // env-schema's message reads like "env/PORT must be <= 65535"; keep it, it names the variable.
-    throw new ConfigError(`invalid configuration: ${(error as Error).message}`);
+    // env-schema's message reads like "env/PORT must be <= 65535": it names the variable.
+    throw new ConfigError(`invalid configuration: ${(error as Error).message.replace(/\benv\//g, '')}`);
   }
   let graphqlUrl: URL;
   try {
