@@ -156,11 +156,11 @@ describe('generateDataset: format of every file', () => {
       expect(lines.findIndex((line) => !line.startsWith('#'))).toBe(header.length);
       const rows = dataLines(month.asRel);
       expectAllMatch(rows, AS_REL2_ROW, month.asRel);
-      for (const row of rows) {
-        const [first, second, code] = row.split('|');
-        expect(first).not.toBe(second);
-        if (code === '0') expect(Number(first)).toBeLessThan(Number(second));
-      }
+      const badRows = rows.filter((row) => {
+        const [first, second, code] = row.split('|').map(Number) as [number, number, number];
+        return first === second || (code === 0 && first > second);
+      });
+      expect(badRows).toEqual([]);
       const keys = rows.map((row) => row.split('|').slice(0, 2).map(Number) as [number, number]);
       const sorted = [...keys].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
       expect(keys).toEqual(sorted);
@@ -189,18 +189,16 @@ describe('generateDataset: format of every file', () => {
       const [v4File, v6File] = month.pfx2as as [string, string];
       const v4Rows = readLines(v4File);
       expectAllMatch(v4Rows, PFX2AS_V4_ROW, v4File);
-      for (const row of v4Rows) {
+      const invalidPrefixes = v4Rows.filter((row) => {
         const match = PFX2AS_V4_ROW.exec(row) as RegExpExecArray;
-        const octets = match.slice(1, 5).map(Number);
+        const octets = match.slice(1, 5).map(Number) as [number, number, number, number];
         const length = Number(match[5]);
-        expect(Math.max(...octets)).toBeLessThanOrEqual(255);
-        expect(length).toBeGreaterThanOrEqual(8);
-        expect(length).toBeLessThanOrEqual(24);
-        const address = (((octets[0] as number) * 256 + (octets[1] as number)) * 256 + (octets[2] as number)) * 256 + (octets[3] as number);
-        // Host bits are zero: the network is aligned to its length.
-        expect(address % 2 ** (32 - length)).toBe(0);
-        expect([0, 10, 127].includes(octets[0] as number) || (octets[0] as number) >= 224).toBe(false);
-      }
+        const address = ((octets[0] * 256 + octets[1]) * 256 + octets[2]) * 256 + octets[3];
+        const aligned = address % 2 ** (32 - length) === 0; // host bits are zero
+        const publicUnicast = ![0, 10, 127].includes(octets[0]) && octets[0] < 224;
+        return Math.max(...octets) > 255 || length < 8 || length > 24 || !aligned || !publicUnicast;
+      });
+      expect(invalidPrefixes).toEqual([]);
       const v6Rows = readLines(v6File);
       expect(v6Rows.length).toBeGreaterThan(0);
       expectAllMatch(v6Rows, PFX2AS_V6_ROW, v6File);
@@ -209,22 +207,26 @@ describe('generateDataset: format of every file', () => {
       expect(readLines(month.locations)).toContain('# format:loc_id|continent|country|region|city|latitude|longitude|population');
       expectAllMatch(locationRows, LOCATION_ROW, month.locations);
       const locationIds = new Set(locationRows.map((row) => row.split('|')[0]));
-      for (const row of locationRows) {
+      const badIds = locationRows.filter((row) => {
         const [id, , country, region, city] = row.split('|');
-        expect(id).toBe(`${city}-${region}-${country}`);
-      }
+        return id !== `${city}-${region}-${country}`;
+      });
+      expect(badIds).toEqual([]);
 
       const relationships = readAsRel2(month.asRel);
       const geoRows = dataLines(month.asRelGeo);
       expect(readLines(month.asRelGeo)).toContain('# format:asn0|asn1|loc_id,loc_id,...');
       expectAllMatch(geoRows, GEO_ROW, month.asRelGeo);
       const linkedPairs = new Set([...relationships.links].map((link) => link.split('|').map(Number)).map(([a, b]) => pairId(a as number, b as number)));
-      for (const row of geoRows) {
+      const badGeoRows = geoRows.filter((row) => {
         const [first, second, locations] = row.split('|') as [string, string, string];
-        expect(Number(first)).toBeLessThan(Number(second));
-        expect(linkedPairs.has(pairId(Number(first), Number(second)))).toBe(true);
-        for (const id of locations.split(',')) expect(locationIds.has(id)).toBe(true);
-      }
+        return (
+          Number(first) >= Number(second) ||
+          !linkedPairs.has(pairId(Number(first), Number(second))) ||
+          !locations.split(',').every((id) => locationIds.has(id))
+        );
+      });
+      expect(badGeoRows).toEqual([]);
       // Most links are located, so AsnLink.locations has data.
       expect(geoRows.length).toBeGreaterThan(relationships.links.size * 0.6);
     }
@@ -282,13 +284,13 @@ describe('generateDataset: a realistic Internet', () => {
       const relationships = readAsRel2(month.asRel);
       const rows = dataLines(month.ppdcAses);
       expect(rows.length).toBe(relationships.asns.size);
-      for (const row of rows) {
+      const mismatches = rows.filter((row) => {
         const [asn, ...members] = row.split(' ').map(Number) as [number, ...number[]];
-        expect(members).toEqual([...members].sort((a, b) => a - b));
-        expect(members).not.toContain(asn);
+        // Exactly the closure without the AS itself, ascending.
         const expected = [...customerCone(relationships, asn)].filter((member) => member !== asn).sort((a, b) => a - b);
-        expect({ asn, members }).toEqual({ asn, members: expected });
-      }
+        return members.join(' ') !== expected.join(' ');
+      });
+      expect(mismatches).toEqual([]);
     }
   });
 
@@ -346,9 +348,8 @@ describe('generateDataset: a realistic Internet', () => {
     const moas = rows.filter((row) => row.split('\t')[2]?.includes('_'));
     expect(moas.length / rows.length).toBeGreaterThan(0.002);
     expect(moas.length / rows.length).toBeLessThan(0.03);
-    for (const row of rows) {
-      for (const origin of (row.split('\t')[2] as string).split(/[_,]/)) expect(routed.has(Number(origin))).toBe(true);
-    }
+    const unknownOrigins = rows.flatMap((row) => (row.split('\t')[2] as string).split(/[_,]/)).filter((origin) => !routed.has(Number(origin)));
+    expect(unknownOrigins).toEqual([]);
   });
 
   test('month-to-month churn is present but small', () => {
