@@ -18,7 +18,7 @@ import type { AsnLinksTable, AsnsTable, LocationsTable, OrganizationsTable, Pref
 import type { AsRelFile, AsRelLink } from '../parse/as-rel';
 import type { AsOrgFile } from '../parse/as-org';
 import type { PrefixEntry } from '../parse/pfx2as';
-import { pairKey, type AsrankCounts, type DatasetSource, type LocationRecord } from '../parse/asrank-counts';
+import { PairMap, type AsrankCounts, type DatasetSource, type LocationRecord } from '../parse/asrank-counts';
 import type { LinkGeo } from '../parse/link-geo';
 import type { MonthData } from './month';
 
@@ -38,8 +38,8 @@ export interface ParsedInputs {
 const compact = (date: string) => date.replaceAll('-', '');
 
 function uniqueLinks(links: readonly AsRelLink[]): AsRelLink[] {
-  const byPair = new Map<string, AsRelLink>();
-  for (const link of links) byPair.set(pairKey(link.asn0, link.asn1), link);
+  const byPair = new PairMap<AsRelLink>();
+  for (const link of links) byPair.set(link.asn0, link.asn1, link);
   return [...byPair.values()];
 }
 
@@ -82,7 +82,7 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
   let prefixId = 0;
   for (const { entry, parsed } of orderPrefixes(inputs.prefixes ?? new Map())) {
     prefixId += 1;
-    prefixRows.push({ date, prefix_id: prefixId, network: entry.network, length: entry.length, ip_version: entry.ipVersion, origin_count: entry.origins.size });
+    prefixRows.push({ date, prefix_id: prefixId, network: entry.network, length: entry.length, ip_version: entry.ipVersion, origin_count: entry.origins.length });
     for (const asn of [...entry.origins].sort((a, b) => a - b)) {
       prefixOrigins.push({ date, asn, prefix_id: prefixId });
       let list = prefixesOfAsn.get(asn);
@@ -111,13 +111,28 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
   for (const asn of seen) {
     coneMembers.set(asn, inputs.ppdcCones?.get(asn) ?? computedCones?.get(asn) ?? Uint32Array.of(asn));
   }
+  // Organizations' members (all, and seen) and their cones: the union of the seen members' cones.
+  const membersOfOrg = new Map<string, number[]>();
+  for (const asn of [...allAsns].sort((a, b) => a - b)) {
+    const orgId = orgOfAsn(asn);
+    if (orgId === undefined) continue;
+    let list = membersOfOrg.get(orgId);
+    if (!list) membersOfOrg.set(orgId, (list = []));
+    list.push(asn);
+  }
+  const seenMembersOfOrg = new Map<string, number[]>();
+  for (const [orgId, members] of membersOfOrg) seenMembersOfOrg.set(orgId, members.filter((asn) => seen.has(asn)));
+  const orgCones = computeOrgCones(coneMembers, seenMembersOfOrg);
+
+  // Prefix/address figures of every cone that CAIDA's counts do not give, in ONE pass (the setup sorts all prefixes):
+  // ASN cones, organization cones, what each ASN announces itself, and the whole table for the dataset.
+  const conesToMeasure = new Map<string, ArrayLike<number>>();
+  for (const [asn, members] of coneMembers) if (!counts?.asnCounts.has(asn)) conesToMeasure.set(`c${asn}`, members);
+  for (const [orgId, cone] of orgCones) if (!counts?.orgCounts.has(orgId)) conesToMeasure.set(`o${orgId}`, cone);
+  for (const asn of prefixesOfAsn.keys()) conesToMeasure.set(`a${asn}`, [asn]);
+  conesToMeasure.set('*', [...prefixesOfAsn.keys()]);
+  const figuresOf = coneFigures(conesToMeasure, prefixesOfAsn);
   const noFigures = { prefixes: 0, addresses: 0 };
-  const asnConesToMeasure = new Map<number, Uint32Array>();
-  for (const [asn, members] of coneMembers) if (!counts?.asnCounts.has(asn)) asnConesToMeasure.set(asn, members);
-  const asnConeFigures = coneFigures(asnConesToMeasure, prefixesOfAsn);
-  const originCones = new Map<number, number[]>();
-  for (const asn of prefixesOfAsn.keys()) originCones.set(asn, [asn]);
-  const announcingFigures = coneFigures(originCones, prefixesOfAsn);
 
   // --- degrees -------------------------------------------------------------------------------------------------
   const degrees = computeDegrees(graph, orgOfAsn);
@@ -134,8 +149,8 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
     const location = counts?.asnLocations.get(asn);
     const isSeen = seen.has(asn);
     const members = coneMembers.get(asn);
-    const figures = asnConeFigures.get(asn) ?? noFigures;
-    const announcing = announcingFigures.get(asn) ?? noFigures;
+    const figures = figuresOf.get(`c${asn}`) ?? noFigures;
+    const announcing = figuresOf.get(`a${asn}`) ?? noFigures;
     const asnName = orgRecord?.asnName ?? '';
     asnRows.set(asn, {
       date,
@@ -179,21 +194,8 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
   for (const [asn, rank] of asnRank) asnRows.get(asn)!.rank = rank;
 
   // --- organizations ---------------------------------------------------------------------------------------------
-  const membersOfOrg = new Map<string, number[]>();
-  for (const row of asnRows.values()) {
-    if (row.org_id === null) continue;
-    let list = membersOfOrg.get(row.org_id);
-    if (!list) membersOfOrg.set(row.org_id, (list = []));
-    list.push(row.asn);
-  }
   const orgIds = new Set<string>([...(asOrg?.organizations.keys() ?? []), ...membersOfOrg.keys()]);
   const orgRows = new Map<string, OrganizationsTable>();
-  const seenMembersOfOrg = new Map<string, number[]>();
-  for (const [orgId, members] of membersOfOrg) seenMembersOfOrg.set(orgId, members.filter((asn) => seen.has(asn)));
-  const orgCones = computeOrgCones(coneMembers, seenMembersOfOrg);
-  const orgConesToMeasure = new Map<string, Uint32Array>();
-  for (const [orgId, cone] of orgCones) if (!counts?.orgCounts.has(orgId)) orgConesToMeasure.set(orgId, cone);
-  const orgConeFigures = coneFigures(orgConesToMeasure, prefixesOfAsn);
   const orgDegrees = computeOrgDegrees(graph, orgOfAsn);
   for (const orgId of [...orgIds].sort()) {
     const org = asOrg?.organizations.get(orgId);
@@ -201,7 +203,7 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
     const seenMembers = seenMembersOfOrg.get(orgId) ?? [];
     const count = counts?.orgCounts.get(orgId);
     const cone = orgCones.get(orgId) ?? new Uint32Array(0);
-    const figures = orgConeFigures.get(orgId) ?? noFigures;
+    const figures = figuresOf.get(`o${orgId}`) ?? noFigures;
     const orgDegree = orgDegrees.get(orgId)?.asnDegree;
     const orgLevel = orgDegrees.get(orgId)?.orgDegree;
     orgRows.set(orgId, {
@@ -242,23 +244,21 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
   for (const [orgId, rank] of orgRank) orgRows.get(orgId)!.rank = rank;
 
   // --- links ----------------------------------------------------------------------------------------------------
-  // Canonical orientation asn0 < asn1; the provider of a -1 link is remembered separately (asn0 of the file's line).
-  const canonicalLinks = links.map((link) =>
-    link.asn0 < link.asn1 ? { asn0: link.asn0, asn1: link.asn1, code: link.code } : { asn0: link.asn1, asn1: link.asn0, code: link.code },
-  );
-  const providerOf = new Map<string, number>();
-  for (const link of links) if (link.code === -1) providerOf.set(pairKey(link.asn0, link.asn1), link.asn0);
+  // Canonical orientation asn0 < asn1; for a -1 link the file's asn0 is the provider.
+  const canonicalLinks = links.map((link) => ({
+    asn0: Math.min(link.asn0, link.asn1),
+    asn1: Math.max(link.asn0, link.asn1),
+    code: link.code,
+    provider: link.code === -1 ? link.asn0 : -1,
+  }));
   canonicalLinks.sort((a, b) => a.asn0 - b.asn0 || a.asn1 - b.asn1);
   const linkRanks = rankLinks(canonicalLinks, (asn) => asnRank.get(asn));
   const linkRows: AsnLinksTable[] = [];
   canonicalLinks.forEach((link, index) => {
-    const key = pairKey(link.asn0, link.asn1);
-    const provider = providerOf.get(key);
-    const numberPaths = counts?.linkPaths.get(key) ?? null;
+    const numberPaths = counts?.linkPaths.get(link.asn0, link.asn1) ?? null;
     const rank = linkRanks[index] ?? null;
-    const shared = { date, number_paths: numberPaths, rank, corrected_by: null };
-    linkRows.push({ ...shared, asn0: link.asn0, asn1: link.asn1, relationship: relationshipFrom(link.code, provider === link.asn0), canonical: 1 });
-    linkRows.push({ ...shared, asn0: link.asn1, asn1: link.asn0, relationship: relationshipFrom(link.code, provider === link.asn1), canonical: 0 });
+    linkRows.push({ date, asn0: link.asn0, asn1: link.asn1, relationship: relationshipFrom(link.code, link.provider === link.asn0), canonical: 1, number_paths: numberPaths, rank, corrected_by: null });
+    linkRows.push({ date, asn0: link.asn1, asn1: link.asn0, relationship: relationshipFrom(link.code, link.provider === link.asn1), canonical: 0, number_paths: numberPaths, rank, corrected_by: null });
   });
   linkRows.sort((a, b) => a.asn0 - b.asn0 || a.asn1 - b.asn1);
 
@@ -293,7 +293,7 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
 
   // --- dataset ------------------------------------------------------------------------------------------------------
   const metadata = counts?.dataset ?? null;
-  const wholeTable = coneFigures(new Map([['all', [...prefixesOfAsn.keys()]]]), prefixesOfAsn).get('all') ?? noFigures;
+  const wholeTable = figuresOf.get('*') ?? noFigures;
   const datasetSources = buildSources(inputs, metadata?.sources ?? []);
   const seenOrgs = [...orgRows.values()].filter((row) => row.seen === 1).length;
 

@@ -14,7 +14,7 @@ import { buildMonth, type ParsedInputs } from './build';
 import { replaceMonth } from './write';
 import { countryRows } from '../countries';
 import { createProgress, timed, type Progress } from '../progress';
-import type { RowCounts } from './month';
+import type { MonthData, RowCounts } from './month';
 
 export interface IngestOptions {
   date: string;
@@ -76,6 +76,27 @@ export async function ingestMonth(handle: DatabaseHandle, options: IngestOptions
   }
   const progress = options.progress ?? createProgress('silent');
   const policy = new BadLinePolicy(options.skipBadLines ?? false);
+  // Parsed inputs live only inside parseAndBuild, so they are garbage before the write starts (peak memory).
+  const month = await parseAndBuild(options, date, pfx2asFiles, policy, progress);
+  await migrateToLatest(handle.db, handle.dialect);
+  const rows = await replaceMonth(handle, month, countryRows(), progress);
+  return {
+    date,
+    rows,
+    skippedLines: policy.skipped,
+    skippedLinesPerFile: policy.skippedPerFile(),
+    timings: progress.timings,
+    seconds: Number(process.hrtime.bigint() - started) / 1e9,
+  };
+}
+
+async function parseAndBuild(
+  options: IngestOptions,
+  date: string,
+  pfx2asFiles: string[],
+  policy: BadLinePolicy,
+  progress: Progress,
+): Promise<MonthData> {
 
   const asRel = options.asRel ? await timed(progress, 'parse as-rel', () => parseAsRel(options.asRel!, policy)) : null;
   const asOrg = options.asOrg ? await timed(progress, 'parse as-org', () => parseAsOrg(options.asOrg!, policy)) : null;
@@ -106,15 +127,5 @@ export async function ingestMonth(handle: DatabaseHandle, options: IngestOptions
     counts,
     linkGeo,
   };
-  const month = await timed(progress, 'derive cones, degrees, ranks', () => buildMonth(inputs));
-  await migrateToLatest(handle.db, handle.dialect);
-  const rows = await replaceMonth(handle, month, countryRows(), progress);
-  return {
-    date,
-    rows,
-    skippedLines: policy.skipped,
-    skippedLinesPerFile: policy.skippedPerFile(),
-    timings: progress.timings,
-    seconds: Number(process.hrtime.bigint() - started) / 1e9,
-  };
+  return timed(progress, 'derive cones, degrees, ranks', () => buildMonth(inputs));
 }

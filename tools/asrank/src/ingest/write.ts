@@ -74,6 +74,24 @@ function nextDataVersion(current: string | undefined): string {
   return String(Number.isFinite(value) ? value + 1 : 1);
 }
 
+/**
+ * When this load brings at least as many rows as the table already holds (other months), inserting into a dozen
+ * secondary B-trees row by row costs more than sorting once: the table's secondary indexes are dropped and recreated
+ * from their stored definitions after the insert, inside the same transaction (readers still see the old snapshot).
+ * Returns the function that recreates them (a no-op when they were kept).
+ */
+function deferredIndexes(sqlite: NonNullable<DatabaseHandle['sqlite']>, table: string, incomingRows: number): () => void {
+  const existing = (sqlite.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
+  if (incomingRows < 10000 || incomingRows < existing) return () => undefined;
+  const indexes = sqlite
+    .prepare(`select name, sql from sqlite_master where type = 'index' and tbl_name = ? and sql is not null`)
+    .all(table) as { name: string; sql: string }[];
+  for (const index of indexes) sqlite.exec(`drop index ${index.name}`);
+  return () => {
+    for (const index of indexes) sqlite.exec(index.sql);
+  };
+}
+
 /** Rows per statement on SQLite: multi-row VALUES amortise the per-statement cost (limit 32766 parameters). */
 const SQLITE_ROWS_PER_STATEMENT = 64;
 
@@ -85,11 +103,16 @@ const SQLITE_ROWS_PER_STATEMENT = 64;
 function writeSqlite(handle: DatabaseHandle, month: MonthData, countries: readonly CountryRow[], progress: Progress): RowCounts {
   const sqlite = handle.sqlite!;
   const counts = {} as RowCounts;
+  // A month is millions of rows in one transaction: with SQLite's default 2 MB page cache the B-trees spill and are
+  // re-read over and over. 256 MB keeps the hot pages in memory for the load; restored afterwards.
+  const previousCacheSize = sqlite.pragma('cache_size', { simple: true }) as number;
+  sqlite.pragma('cache_size = -262144');
   sqlite.exec('begin immediate');
   try {
     for (const table of MONTH_TABLES) sqlite.prepare(`delete from ${table} where date = ?`).run(month.date);
     sqlite.exec('delete from countries');
     for (const source of sources(month, countries)) {
+      const rebuild = deferredIndexes(sqlite, source.table, source.count);
       const placeholders = `(${source.columns.map(() => '?').join(', ')})`;
       const head = `insert into ${source.table} (${source.columns.join(', ')}) values `;
       const many = sqlite.prepare(head + Array.from({ length: SQLITE_ROWS_PER_STATEMENT }, () => placeholders).join(', '));
@@ -111,6 +134,7 @@ function writeSqlite(handle: DatabaseHandle, month: MonthData, countries: readon
       }
       for (let i = 0; i < batchRows; i += 1) one.run(batch.slice(i * source.columns.length, (i + 1) * source.columns.length));
       written += batchRows;
+      rebuild();
       bar.finish(written);
       if (source.table !== 'countries') counts[source.table] = written;
     }
@@ -120,6 +144,8 @@ function writeSqlite(handle: DatabaseHandle, month: MonthData, countries: readon
   } catch (error) {
     if (sqlite.inTransaction) sqlite.exec('rollback');
     throw error;
+  } finally {
+    sqlite.pragma(`cache_size = ${Number(previousCacheSize)}`);
   }
   return counts;
 }

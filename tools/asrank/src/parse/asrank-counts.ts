@@ -61,16 +61,36 @@ export interface DatasetMetadata {
 export interface AsrankCounts {
   asnCounts: Map<number, AsnCount>;
   orgCounts: Map<string, OrgCount>;
-  /** Keyed by `${min}|${max}` of the pair. */
-  linkPaths: Map<string, number>;
+  linkPaths: PairMap<number>;
   asnLocations: Map<number, AsnLocation>;
   locations: LocationRecord[];
   dataset: DatasetMetadata | null;
   files: string[];
 }
 
-export function pairKey(a: number, b: number): string {
-  return a < b ? `${a}|${b}` : `${b}|${a}`;
+/**
+ * A map keyed by an unordered ASN pair. Nested number maps instead of "a|b" string keys: a month has ~300k links and
+ * building and hashing that many strings dominated the ingest's profile.
+ */
+export class PairMap<V> {
+  private readonly byLow = new Map<number, Map<number, V>>();
+  size = 0;
+
+  set(a: number, b: number, value: V): void {
+    const [low, high] = a < b ? [a, b] : [b, a];
+    let inner = this.byLow.get(low);
+    if (!inner) this.byLow.set(low, (inner = new Map()));
+    if (!inner.has(high)) this.size += 1;
+    inner.set(high, value);
+  }
+
+  get(a: number, b: number): V | undefined {
+    return a < b ? this.byLow.get(a)?.get(b) : this.byLow.get(b)?.get(a);
+  }
+
+  *values(): IterableIterator<V> {
+    for (const inner of this.byLow.values()) yield* inner.values();
+  }
 }
 
 function findFile(dir: string, entries: string[], suffix: string, compactDate: string, required: boolean): string | null {
@@ -149,7 +169,7 @@ export async function parseAsrankCounts(dir: string, date: string, policy: BadLi
   const result: AsrankCounts = {
     asnCounts: new Map(),
     orgCounts: new Map(),
-    linkPaths: new Map(),
+    linkPaths: new PairMap(),
     asnLocations: new Map(),
     locations: [],
     dataset: null,
@@ -212,7 +232,7 @@ export async function parseAsrankCounts(dir: string, date: string, policy: BadLi
         policy.reject(linkCountFile, lineNumber, 'asn0|asn1|number_paths', line);
         continue;
       }
-      result.linkPaths.set(pairKey(asn0, asn1), Number(fields[2]));
+      result.linkPaths.set(asn0, asn1, Number(fields[2]));
     }
   }
 
