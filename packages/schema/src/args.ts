@@ -33,6 +33,11 @@ export function pageOf(args: PageArgs): { first: number; offset: number } {
   return parsePageArgs({ first: args.first, offset: args.offset });
 }
 
+/** Whether a query is historic: an interval is given (empty strings count as absent, as in the domain). */
+export function isHistoric(args: { dateStart?: string | null; dateEnd?: string | null }): boolean {
+  return parseDateInterval(args.dateStart, args.dateEnd) !== null;
+}
+
 /** Months of an interval query: the latest loaded month without interval, else every loaded month inside it. */
 export async function monthsOf(
   context: AsrankContext,

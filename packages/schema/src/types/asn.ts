@@ -3,7 +3,7 @@ import { containsPattern, likeEscaped, toCount } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow } from '../context';
-import { monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList } from '../args';
+import { isHistoric, monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList } from '../args';
 import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
 import { nestedPage } from '../nestedPages';
 import { connectionOf, type ConnectionPage } from './pageInfo';
@@ -170,7 +170,7 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, context): Promise<ConnectionPage<AsnRow>> => {
       const page = pageOf(args);
-      const historic = args.dateStart != null || args.dateEnd != null;
+      const historic = isHistoric(args);
       const keys = parseSort(args.sort, 'asns', { historic, argument: 'sort' });
       const asnFilter = parseAsnList(args.asns, 'asns');
       const months = await monthsOf(context, args);

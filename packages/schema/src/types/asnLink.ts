@@ -4,7 +4,7 @@ import { toCount } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsrankContext, LocationRow } from '../context';
-import { monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList } from '../args';
+import { isHistoric, monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList } from '../args';
 import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
 import { nestedPage } from '../nestedPages';
 import { connectionOf, type ConnectionPage } from './pageInfo';
@@ -168,7 +168,7 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, context): Promise<ConnectionPage<AsnLinkRow>> => {
       const page = pageOf(args);
-      const historic = args.dateStart != null || args.dateEnd != null;
+      const historic = isHistoric(args);
       const keys = parseSort(args.sort, 'asnLinks', { historic, argument: 'sort' });
       const asn = args.asn == null ? null : parseAsnArgument(args.asn, 'asn');
       const asnList = parseAsnList(args.asns, 'asns');

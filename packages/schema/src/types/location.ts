@@ -3,7 +3,7 @@ import { toCount } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { LocationRow } from '../context';
-import { monthsOf, pageOf } from '../args';
+import { isHistoric, monthsOf, pageOf } from '../args';
 import { dateIn, orderByList, type SortColumn } from '../sql';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { CountryRef, LocationRef } from './refs';
@@ -54,7 +54,7 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, context): Promise<ConnectionPage<LocationRow>> => {
       const page = pageOf(args);
-      const historic = args.dateStart != null || args.dateEnd != null;
+      const historic = isHistoric(args);
       const keys = parseSort(args.sort, 'locations', { historic, argument: 'sort' });
       const months = await monthsOf(context, args);
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };

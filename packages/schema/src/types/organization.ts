@@ -3,7 +3,7 @@ import { containsPattern, likeEscaped, toCount } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
-import { monthOf, monthsOf, pageOf } from '../args';
+import { isHistoric, monthOf, monthsOf, pageOf } from '../args';
 import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
 import { nestedPage } from '../nestedPages';
 import { connectionOf, type ConnectionPage } from './pageInfo';
@@ -143,7 +143,7 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, context): Promise<ConnectionPage<OrganizationRow>> => {
       const page = pageOf(args);
-      const historic = args.dateStart != null || args.dateEnd != null;
+      const historic = isHistoric(args);
       const keys = parseSort(args.sort, 'organizations', { historic, argument: 'sort' });
       const months = await monthsOf(context, args);
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };

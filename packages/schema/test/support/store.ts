@@ -22,6 +22,9 @@ if (!PG_URL) console.warn('DATABASE_URL_PG is not set: PostgreSQL variants of th
 /** The store kinds to run every data test on. */
 export const STORE_KINDS: ('sqlite' | 'postgres')[] = PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 
+/** The directory of the months the stores are loaded from (for tests that read the input files). */
+export const loadedSampleDir = (): Promise<string> => sampleDir();
+
 let generatedDir: Promise<string> | undefined;
 
 /** The sample's directory, or a generated stand-in (seeded, so identical every run) while none is committed. */
