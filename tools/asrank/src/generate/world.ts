@@ -16,6 +16,8 @@ import { Random, WeightedPicker } from './random';
 export type Tier = 'clique' | 'large' | 'mid' | 'stub';
 
 export interface Organization {
+  /** Position in World.orgs. */
+  index: number;
   orgId: string;
   orgName: string;
   registry: Registry;
@@ -193,10 +195,11 @@ export class World {
     this.assignPrefixCounts(routedIndices);
   }
 
-  private createOrg(registryInfo?: RegistryInfo): Organization {
-    const registry = registryInfo ?? (REGISTRIES[this.random.weightedIndex(REGISTRIES.map((info) => info.weight))] as RegistryInfo);
+  private createOrg(): Organization {
+    const registry = REGISTRIES[this.random.weightedIndex(REGISTRIES.map((info) => info.weight))] as RegistryInfo;
     const names = makeOrgNames(this.random, registry.name);
     const org: Organization = {
+      index: this.orgs.length,
       orgId: '',
       orgName: names.orgName,
       registry: registry.name,
@@ -218,14 +221,13 @@ export class World {
   private createAs(org: Organization, routed: boolean, share16Bit: number): AutonomousSystem {
     const registry = REGISTRIES.find((info) => info.name === org.registry) as RegistryInfo;
     const asn = this.allocateAsn(registry, share16Bit);
-    const orgIndex = this.orgs.indexOf(org);
     if (org.members.length === 0) org.orgId = makeOrgId(org.registry, org.handle, ++this.orgSerial, asn);
     const countryCities = this.cities.get(org.country) as City[];
     const as: AutonomousSystem = {
       index: this.ases.length,
       asn,
       asName: makeAsName(org.registry, org.handle, asn, org.members.length),
-      orgIndex,
+      orgIndex: org.index,
       alive: true,
       routed,
       tier: 'stub',
