@@ -10,7 +10,6 @@ import { createContext, createSchema } from '../src';
 import { loadedSampleDir, openLoadedStore, queryData, queryError, runQuery, STORE_KINDS, type LoadedStore } from './support/store';
 
 type Row = Record<string, unknown>;
-const num = (value: unknown) => (value == null ? null : Number(value));
 /** Byte-wise string order with nulls last: the order the service promises on both dialects. */
 const compareText = (a: unknown, b: unknown) => (a == null ? (b == null ? 0 : 1) : b == null ? -1 : a < b ? -1 : a > b ? 1 : 0);
 const compareNumber = (a: unknown, b: unknown) => (a == null ? (b == null ? 0 : 1) : b == null ? -1 : Number(a) - Number(b));
