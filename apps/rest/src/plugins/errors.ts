@@ -93,13 +93,15 @@ async function errorsPlugin(app: FastifyInstance, options: ErrorsOptions): Promi
     return send(reply, { statusCode, error: STATUS_CODES[statusCode] ?? 'Bad Request', message: error.message });
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    send(reply, {
+  app.setNotFoundHandler((request, reply) => {
+    // Echo at most a screenful of the path: the message must stay readable whatever the client sent.
+    const path = (request.url.split('?')[0] ?? '').slice(0, 200);
+    return send(reply, {
       statusCode: 404,
       error: 'Not Found',
-      message: `no route ${request.method} ${request.url.split('?')[0] ?? ''}; see the REST guide at ${options.basePath}/restful/doc`,
-    }),
-  );
+      message: `no route ${request.method} ${path}; see the REST guide at ${options.basePath}/restful/doc`,
+    });
+  });
 }
 
 export default fp(errorsPlugin, { name: 'errors', fastify: '5.x' });
