@@ -1,0 +1,61 @@
+// No N+1: nested joins are batched per request, so the number of SQL statements does not grow with the page size.
+import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import type { DatabaseHandle } from '@asrank/db';
+import { openLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
+
+/** Counts executed statements (transformResult runs once per executed query, unlike transformQuery). */
+class StatementCounter implements KyselyPlugin {
+  executed = 0;
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    return args.node;
+  }
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    this.executed += 1;
+    return args.result;
+  }
+}
+
+describe.each(STORE_KINDS)('query count on %s', (kind) => {
+  let store: LoadedStore;
+  beforeAll(async () => {
+    store = await openLoadedStore(kind);
+  });
+  afterAll(() => store?.close());
+
+  async function statementsFor(query: string, first: number): Promise<{ statements: number; nodes: number }> {
+    const counter = new StatementCounter();
+    const counted: DatabaseHandle = { ...store.handle, db: store.handle.db.withPlugin(counter) };
+    const data = await queryData<{ asns: { edges: unknown[] } }>(counted, query, { first });
+    return { statements: counter.executed, nodes: data.asns.edges.length };
+  }
+
+  it('asns(first: 10000) with each organization and its rank costs the same few statements as first: 10', async () => {
+    const query = 'query($first: Int) { asns(first: $first) { edges { node { asn organization { orgName rank } } } } }';
+    const small = await statementsFor(query, 10);
+    const large = await statementsFor(query, 10000);
+    expect(large.nodes).toBeGreaterThan(100);
+    // dates, the page, its count, one batch of organizations
+    expect(large.statements).toBe(small.statements);
+    expect(large.statements).toBeLessThanOrEqual(4);
+  });
+
+  it('deeply nested joins (members, links, neighbours, countries, locations) stay constant in the page size', async () => {
+    const query = `query($first: Int) { asns(first: $first) { totalCount edges { node {
+      asn country { name }
+      organization { orgName rank members { numberAsns asns(first: 3) { totalCount edges { node { asn organization { orgId } } } } } neighbors(first: 2) { edges { node { asn } } } }
+      asnLinks(first: 3) { totalCount edges { node { relationship asn1 { asnName organization { orgName } } locations { totalCount edges { node { city country { iso } } } } } } } } } } }`;
+    const small = await statementsFor(query, 10);
+    const large = await statementsFor(query, 10000);
+    expect(large.nodes).toBeGreaterThan(100);
+    // Batches may merge differently, but a larger page never costs more statements than a small one.
+    expect(large.statements).toBeLessThanOrEqual(small.statements);
+    expect(large.statements).toBeLessThan(25);
+  });
+
+  it('historic pages cost one batch per month, not per node', async () => {
+    const query = `query($first: Int) { asns(first: $first, dateStart: "${store.dates[0]}", dateEnd: "${store.dates.at(-1)}") { edges { node { organization { rank } } } } }`;
+    const large = await statementsFor(query, 10000);
+    expect(large.nodes).toBeGreaterThan(store.dates.length * 100);
+    expect(large.statements).toBeLessThanOrEqual(3 + store.dates.length);
+  });
+});
