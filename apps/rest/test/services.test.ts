@@ -187,6 +187,11 @@ describe.each([
     expect(body.errors.length).toBeGreaterThan(0);
     expect(body.message).toMatch(/asn/);
     expect(body.message).toMatch(/4294967295/);
+    expect((tooLarge.body as { parameter?: string }).parameter).toBe('asn');
+    // The GraphQL argument is `asn`; the REST parameter the client sent is `asn0`.
+    const linksOfTooLarge = await getJson(`${services.restBase}/restful/asnLinks/9999999999`);
+    expect(linksOfTooLarge.status).toBe(400);
+    expect((linksOfTooLarge.body as { parameter?: string }).parameter).toBe('asn0');
   });
 
   it('maps populate=1 ASN records member by member from the GraphQL values', async () => {

@@ -69,7 +69,7 @@ describe('GraphQL service failures', () => {
       seenIds.push(headers['x-request-id']);
       response
         .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ data: null, errors: [{ message: 'first must be a whole number' }, { message: 'second problem' }] }));
+        .end(JSON.stringify({ data: null, errors: [{ message: 'first must be a whole number', extensions: { code: 'BAD_USER_INPUT', argument: 'first' } }, { message: 'second problem' }] }));
     });
     cleanups.push(() => new Promise((resolve) => upstream.server.close(resolve)));
     const base = await restAgainst(upstream.url);
@@ -77,6 +77,7 @@ describe('GraphQL service failures', () => {
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({
       message: 'first must be a whole number; second problem',
+      parameter: 'first',
       errors: [{ message: 'first must be a whole number' }, { message: 'second problem' }],
       requestId: 'trace-7',
     });

@@ -73,6 +73,7 @@ async function errorsPlugin(app: FastifyInstance, options: ErrorsOptions): Promi
         statusCode: 400,
         error: 'Bad Request',
         message: error.message,
+        ...(error.argument !== undefined ? { parameter: error.argument } : {}),
         errors: error.messages.map((message) => ({ message })),
       });
     }

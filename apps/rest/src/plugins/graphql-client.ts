@@ -41,7 +41,11 @@ export class UpstreamTimeoutError extends Error {
 /** The GraphQL service answered with errors (bad arguments, limits): their messages reach the client. */
 export class GraphqlResponseError extends Error {
   override readonly name = 'GraphqlResponseError';
-  constructor(readonly messages: string[]) {
+  constructor(
+    readonly messages: string[],
+    /** The GraphQL argument blamed by the first argument error (`extensions.argument`), if any. */
+    readonly argument?: string,
+  ) {
     super(messages.join('; '));
   }
 }
@@ -58,7 +62,7 @@ function errorCode(error: unknown): string | undefined {
 
 interface GraphqlWireResponse {
   data?: unknown;
-  errors?: { message?: unknown }[];
+  errors?: { message?: unknown; extensions?: { argument?: unknown } }[];
 }
 
 export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClient {
@@ -117,7 +121,11 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
         throw new UpstreamUnavailableError(`the GraphQL service answered HTTP ${answer.statusCode} with an unexpected body`);
       }
       if (Array.isArray(parsed.errors) && parsed.errors.length > 0) {
-        throw new GraphqlResponseError(parsed.errors.map((entry) => String(entry?.message ?? 'unknown GraphQL error')));
+        const argument = parsed.errors.map((entry) => entry?.extensions?.argument).find((name) => typeof name === 'string');
+        throw new GraphqlResponseError(
+          parsed.errors.map((entry) => String(entry?.message ?? 'unknown GraphQL error')),
+          argument as string | undefined,
+        );
       }
       if (answer.statusCode >= 400 || parsed.data === null || typeof parsed.data !== 'object') {
         throw new UpstreamUnavailableError(`the GraphQL service answered HTTP ${answer.statusCode} without data`);

@@ -47,7 +47,7 @@ export default async function asnLinkRoutes(app: FastifyInstance): Promise<void>
     },
     async (request) => {
       const variables = { asn: request.params.asn0, ...listVariables(request.query, 'asnLinks') };
-      const data = await queryGraphql<AsnLinksData>(request, ASN_LINKS_OF_ASN_QUERY, variables);
+      const data = await queryGraphql<AsnLinksData>(request, ASN_LINKS_OF_ASN_QUERY, variables, { asn: 'asn0' });
       return { data: shapeLinks(data, request.query.populate) };
     },
   );

@@ -23,8 +23,9 @@ interface OrganizationsData {
   organizations: GraphqlConnection<GraphqlOrganization>;
 }
 
-async function answerOrganization(request: FastifyRequest<{ Querystring: RecordQuery }>, orgId: string) {
-  const data = await queryGraphql<OrganizationData>(request, ORGANIZATION_QUERY, { orgId, ...recordVariables(request.query) });
+async function answerOrganization(request: FastifyRequest<{ Querystring: RecordQuery }>, orgId: string, parameter: string) {
+  const variables = { orgId, ...recordVariables(request.query) };
+  const data = await queryGraphql<OrganizationData>(request, ORGANIZATION_QUERY, variables, { orgId: parameter });
   return {
     data: request.query.populate === 1 ? { organization: data.organization && restOrganizationRecord(data.organization) } : data,
   };
@@ -63,11 +64,11 @@ export default async function organizationRoutes(app: FastifyInstance): Promise<
   app.get<{ Params: { organization: string }; Querystring: RecordQuery }>(
     '/restful/organizations/:organization',
     { schema: { ...oneOrganization, params: organizationParams } },
-    (request) => answerOrganization(request, request.params.organization),
+    (request) => answerOrganization(request, request.params.organization, 'organization'),
   );
   app.get<{ Params: { orgId: string }; Querystring: RecordQuery }>(
     '/orgs/:orgId',
     { schema: { ...oneOrganization, summary: 'One organization (short form of /restful/organizations/:organization)', params: orgIdParams } },
-    (request) => answerOrganization(request, request.params.orgId),
+    (request) => answerOrganization(request, request.params.orgId, 'orgId'),
   );
 }
