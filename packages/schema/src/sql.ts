@@ -26,30 +26,32 @@ export function inValues(
 export interface SortColumn {
   column: string;
   text?: boolean;
+  /** Nullable columns sort their nulls last in both directions (SQLite and PostgreSQL disagree by default). */
+  nullable?: boolean;
 }
 
 /**
- * ORDER BY list from parsed sort keys (already validated against the spec's key list by the domain)
- * followed by tie-breakers, so paging is deterministic. Nulls sort last in both directions on both
- * dialects (SQLite and PostgreSQL disagree by default).
+ * ORDER BY list from parsed sort keys (already validated against the spec's key list by the domain): the client's
+ * keys, or `defaults` when there are none, then `unique` (the table key) so paging is deterministic. Non-null columns
+ * are plain `column dir`, which the (date, column, key) indexes serve directly.
  */
 export function orderByList(
   dialect: DialectName,
   keys: readonly SortKey[],
   columns: Readonly<Record<string, SortColumn>>,
-  tieBreakers: readonly SortKey[],
+  order: { defaults: readonly SortKey[]; unique: readonly SortKey[] },
 ): RawBuilder<unknown> {
   const seen = new Set<string>();
   const parts: RawBuilder<unknown>[] = [];
-  for (const key of [...keys, ...tieBreakers]) {
+  for (const key of [...(keys.length > 0 ? keys : order.defaults), ...order.unique]) {
     const target = columns[key.key];
     if (!target) throw new Error(`sort key ${key.key} has no column`);
     if (seen.has(target.column)) continue;
     seen.add(target.column);
     const ref = sql.ref(target.column);
+    const column = target.text && dialect === 'postgres' ? sql`${ref} collate "C"` : ref;
     const direction = key.direction === 'desc' ? sql`desc` : sql`asc`;
-    parts.push(sql`(${ref} is null) asc`);
-    parts.push(target.text && dialect === 'postgres' ? sql`${ref} collate "C" ${direction}` : sql`${ref} ${direction}`);
+    parts.push(target.nullable ? sql`${column} ${direction} nulls last` : sql`${column} ${direction}`);
   }
   return sql.join(parts);
 }

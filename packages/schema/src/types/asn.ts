@@ -14,8 +14,8 @@ import { asnLinksOfAsns, AsnLinkConnection } from './asnLink';
 export const ASN_SORT_COLUMNS: Record<string, SortColumn> = {
   asn: { column: 'asn' },
   asnName: { column: 'asn_name', text: true },
-  rank: { column: 'rank' },
-  source: { column: 'source', text: true },
+  rank: { column: 'rank', nullable: true },
+  source: { column: 'source', text: true, nullable: true },
   'cone.numberAsns': { column: 'cone_asns' },
   'cone.numberPrefixes': { column: 'cone_prefixes' },
   'cone.numberAddresses': { column: 'cone_addresses' },
@@ -28,12 +28,16 @@ export const ASN_SORT_COLUMNS: Record<string, SortColumn> = {
   date: { column: 'date' },
 };
 
-/** Default order of ASN lists: by rank (unranked last), then ASN. */
-export const ASN_TIE_BREAKERS: SortKey[] = [
-  { key: 'rank', direction: 'asc' },
-  { key: 'asn', direction: 'asc' },
-];
-const DATE_ASC: SortKey = { key: 'date', direction: 'asc' };
+/** Order of ASN lists: the client's keys or by rank (unranked last), then ASN. */
+export const ASN_ORDER = { defaults: [{ key: 'rank', direction: 'asc' }], unique: [{ key: 'asn', direction: 'asc' }] } satisfies {
+  defaults: SortKey[];
+  unique: SortKey[];
+};
+/** Historic lists: date ascending unless the client sorts, one record per ASN and month. */
+export const ASN_HISTORIC_ORDER = {
+  defaults: [{ key: 'date', direction: 'asc' }, ...ASN_ORDER.defaults],
+  unique: [{ key: 'date', direction: 'asc' }, ...ASN_ORDER.unique],
+} satisfies { defaults: SortKey[]; unique: SortKey[] };
 
 /** A link may end at an ASN without a record of its own; it is still shown, with only its number and month. */
 export function placeholderAsn(date: string, asn: number): AsnRow {
@@ -118,7 +122,7 @@ export function asnsOfOrganizations(
   sort: string | null | undefined,
 ) {
   const keys = parseSort(sort, 'asns', { argument: 'sort' });
-  const order = orderByList(context.dialect, keys, ASN_SORT_COLUMNS, ASN_TIE_BREAKERS);
+  const order = orderByList(context.dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER);
   return nestedPage<string, AsnRow>(context, `orgAsns|${date}|${sort ?? ''}`, page, () => ({
     partitionColumn: 'parent_key',
     order,
@@ -179,7 +183,7 @@ builder.queryFields((t) => ({
       if (asnFilter) query = query.where(inValues(context.dialect, 'asn', asnFilter, 'bigint'));
       if (args.name != null) query = query.where(likeEscaped('search_text', containsPattern(args.name.toLowerCase())));
       if (args.seen != null) query = query.where('seen', '=', args.seen ? 1 : 0);
-      const order = orderByList(context.dialect, keys, ASN_SORT_COLUMNS, historic ? [DATE_ASC, ...ASN_TIE_BREAKERS] : ASN_TIE_BREAKERS);
+      const order = orderByList(context.dialect, keys, ASN_SORT_COLUMNS, historic ? ASN_HISTORIC_ORDER : ASN_ORDER);
       const [nodes, count] = await Promise.all([
         query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute(),
         query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst(),

@@ -18,7 +18,7 @@ import { parseAsnList } from '../args';
 import { dateIn, inValues, orderByList } from '../sql';
 import { coneStreamSource, type StreamCone, type StreamMember } from '../coneSource';
 import { AsnRef, PrefixRef, type PrefixRecord } from './refs';
-import { ASN_SORT_COLUMNS, ASN_TIE_BREAKERS } from './asn';
+import { ASN_HISTORIC_ORDER, ASN_SORT_COLUMNS } from './asn';
 import { memberRecords } from './asnCone';
 
 type StreamPage = ConeStreamPage<StreamCone, StreamMember, PrefixRecord>;
@@ -166,11 +166,8 @@ builder.queryFields((t) => ({
       };
       const available = await context.availableDates();
       filters.months = wanted === null ? available.slice(-1) : available.filter((month) => wanted.includes(month));
-      const order = orderByList(context.dialect, keys, ASN_SORT_COLUMNS, [
-        ...(historic ? [{ key: 'date', direction: 'asc' } as SortKey] : []),
-        ...ASN_TIE_BREAKERS,
-        { key: 'date', direction: 'asc' },
-      ]);
+      // Several months: date ascending first (unless sorted), and the (date, asn) key keeps every cone distinct.
+      const order = orderByList(context.dialect, keys, ASN_SORT_COLUMNS, ASN_HISTORIC_ORDER);
       const coneChunk = async (offset: number, limit: number): Promise<StreamCone[]> => {
         if (filters.months.length === 0) return [];
         const rows = await conesQuery(context, filters)

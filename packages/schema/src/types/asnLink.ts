@@ -17,20 +17,25 @@ type AsnLinkRow = AsnLinksTable;
 export const ASN_LINK_SORT_COLUMNS: Record<string, SortColumn> = {
   asn0: { column: 'asn0' },
   asn1: { column: 'asn1' },
-  numberPaths: { column: 'number_paths' },
+  numberPaths: { column: 'number_paths', nullable: true },
   relationship: { column: 'relationship', text: true },
-  correctedBy: { column: 'corrected_by' },
+  correctedBy: { column: 'corrected_by', nullable: true },
   date: { column: 'date' },
-  rank: { column: 'rank' },
+  rank: { column: 'rank', nullable: true },
 };
 
 /** Default order of links: by link rank (derived from the ends' ranks; unranked last), then the pair. */
-const LINK_TIE_BREAKERS: SortKey[] = [
-  { key: 'rank', direction: 'asc' },
-  { key: 'asn0', direction: 'asc' },
-  { key: 'asn1', direction: 'asc' },
-];
-const DATE_ASC: SortKey = { key: 'date', direction: 'asc' };
+const LINK_ORDER = {
+  defaults: [{ key: 'rank', direction: 'asc' }],
+  unique: [
+    { key: 'asn0', direction: 'asc' },
+    { key: 'asn1', direction: 'asc' },
+  ],
+} satisfies { defaults: SortKey[]; unique: SortKey[] };
+const LINK_HISTORIC_ORDER = {
+  defaults: [{ key: 'date', direction: 'asc' }, ...LINK_ORDER.defaults],
+  unique: [{ key: 'date', direction: 'asc' }, ...LINK_ORDER.unique],
+} satisfies { defaults: SortKey[]; unique: SortKey[] };
 
 export const AsnLinkConnection = connectionOf('AsnLink', AsnLinkRef, 'A page of AS links.');
 
@@ -80,7 +85,7 @@ export function asnLinksOfAsns(
   page: { first: number; offset: number },
   sort: string | null | undefined,
 ) {
-  const order = orderByList(context.dialect, parseSort(sort, 'asnLinks', { argument: 'sort' }), ASN_LINK_SORT_COLUMNS, LINK_TIE_BREAKERS);
+  const order = orderByList(context.dialect, parseSort(sort, 'asnLinks', { argument: 'sort' }), ASN_LINK_SORT_COLUMNS, LINK_ORDER);
   return nestedPage<number, AsnLinkRow>(context, `asnLinks|${date}|${sort ?? ''}`, page, () => ({
     partitionColumn: 'parent_key',
     order,
@@ -108,7 +113,7 @@ export function asnLinksOfOrganizations(
   page: { first: number; offset: number },
   sort: string | null | undefined,
 ) {
-  const order = orderByList(context.dialect, parseSort(sort, 'asnLinks', { argument: 'sort' }), ASN_LINK_SORT_COLUMNS, LINK_TIE_BREAKERS);
+  const order = orderByList(context.dialect, parseSort(sort, 'asnLinks', { argument: 'sort' }), ASN_LINK_SORT_COLUMNS, LINK_ORDER);
   const external = (orgIds: string[]) =>
     context.db
       .selectFrom('asn_links as l')
@@ -183,7 +188,7 @@ builder.queryFields((t) => ({
       } else {
         query = query.where('canonical', '=', 1);
       }
-      const order = orderByList(context.dialect, keys, ASN_LINK_SORT_COLUMNS, historic ? [DATE_ASC, ...LINK_TIE_BREAKERS] : LINK_TIE_BREAKERS);
+      const order = orderByList(context.dialect, keys, ASN_LINK_SORT_COLUMNS, historic ? LINK_HISTORIC_ORDER : LINK_ORDER);
       const [nodes, count] = await Promise.all([
         query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute(),
         query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst(),

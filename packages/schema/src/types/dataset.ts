@@ -20,7 +20,7 @@ const DATASET_SORT_COLUMNS: Record<string, SortColumn> = {
   numberOrganizations: { column: 'number_organizations' },
   numberOrganizationsSeen: { column: 'number_organizations_seen' },
 };
-const DATASET_TIE_BREAKERS: SortKey[] = [{ key: 'date', direction: 'asc' }];
+const DATASET_ORDER = { defaults: [], unique: [{ key: 'date', direction: 'asc' }] } satisfies { defaults: SortKey[]; unique: SortKey[] };
 
 function jsonArray(json: string): unknown[] {
   try {
@@ -135,7 +135,7 @@ builder.queryFields((t) => ({
         .selectFrom('datasets')
         .selectAll()
         .where(inValues(context.dialect, 'date', months, 'text'))
-        .orderBy(orderByList(context.dialect, keys, DATASET_SORT_COLUMNS, DATASET_TIE_BREAKERS))
+        .orderBy(orderByList(context.dialect, keys, DATASET_SORT_COLUMNS, DATASET_ORDER))
         .limit(page.first)
         .offset(page.offset)
         .execute();

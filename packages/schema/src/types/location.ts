@@ -10,15 +10,18 @@ import { CountryRef, LocationRef } from './refs';
 
 const LOCATION_SORT_COLUMNS: Record<string, SortColumn> = {
   locId: { column: 'loc_id', text: true },
-  city: { column: 'city', text: true },
-  region: { column: 'region', text: true },
-  country: { column: 'country_iso', text: true },
-  continent: { column: 'continent', text: true },
-  population: { column: 'population' },
+  city: { column: 'city', text: true, nullable: true },
+  region: { column: 'region', text: true, nullable: true },
+  country: { column: 'country_iso', text: true, nullable: true },
+  continent: { column: 'continent', text: true, nullable: true },
+  population: { column: 'population', nullable: true },
   date: { column: 'date' },
 };
-const LOCATION_TIE_BREAKERS: SortKey[] = [{ key: 'locId', direction: 'asc' }];
-const DATE_ASC: SortKey = { key: 'date', direction: 'asc' };
+const LOCATION_ORDER = { defaults: [], unique: [{ key: 'locId', direction: 'asc' }] } satisfies { defaults: SortKey[]; unique: SortKey[] };
+const LOCATION_HISTORIC_ORDER = {
+  defaults: [{ key: 'date', direction: 'asc' }],
+  unique: [{ key: 'date', direction: 'asc' }, ...LOCATION_ORDER.unique],
+} satisfies { defaults: SortKey[]; unique: SortKey[] };
 
 export const LocationConnection = connectionOf('Location', LocationRef, 'A page of locations.');
 
@@ -59,7 +62,7 @@ builder.queryFields((t) => ({
       const months = await monthsOf(context, args);
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
       const query = context.db.selectFrom('locations').where(dateIn(context.dialect, 'date', months));
-      const order = orderByList(context.dialect, keys, LOCATION_SORT_COLUMNS, historic ? [DATE_ASC, ...LOCATION_TIE_BREAKERS] : LOCATION_TIE_BREAKERS);
+      const order = orderByList(context.dialect, keys, LOCATION_SORT_COLUMNS, historic ? LOCATION_HISTORIC_ORDER : LOCATION_ORDER);
       const [nodes, count] = await Promise.all([
         query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute(),
         query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst(),

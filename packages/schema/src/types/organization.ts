@@ -9,13 +9,13 @@ import { nestedPage } from '../nestedPages';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { CountryRef, OrganizationRef } from './refs';
 import { AsnDegreeRef, ConeRef, coneOf, degreeOf, OrgDegreeRef } from './stats';
-import { ASN_SORT_COLUMNS, ASN_TIE_BREAKERS, AsnConnection, asnsOfOrganizations } from './asn';
+import { ASN_ORDER, ASN_SORT_COLUMNS, AsnConnection, asnsOfOrganizations } from './asn';
 import { AsnLinkConnection, asnLinksOfOrganizations } from './asnLink';
 
 const ORGANIZATION_SORT_COLUMNS: Record<string, SortColumn> = {
   orgId: { column: 'org_id', text: true },
   orgName: { column: 'org_name', text: true },
-  rank: { column: 'rank' },
+  rank: { column: 'rank', nullable: true },
   'asnDegree.provider': { column: 'degree_provider' },
   'asnDegree.peer': { column: 'degree_peer' },
   'asnDegree.customer': { column: 'degree_customer' },
@@ -27,11 +27,14 @@ const ORGANIZATION_SORT_COLUMNS: Record<string, SortColumn> = {
   'cone.numberAddresses': { column: 'cone_addresses' },
   date: { column: 'date' },
 };
-const ORGANIZATION_TIE_BREAKERS: SortKey[] = [
-  { key: 'rank', direction: 'asc' },
-  { key: 'orgId', direction: 'asc' },
-];
-const DATE_ASC: SortKey = { key: 'date', direction: 'asc' };
+const ORGANIZATION_ORDER = { defaults: [{ key: 'rank', direction: 'asc' }], unique: [{ key: 'orgId', direction: 'asc' }] } satisfies {
+  defaults: SortKey[];
+  unique: SortKey[];
+};
+const ORGANIZATION_HISTORIC_ORDER = {
+  defaults: [{ key: 'date', direction: 'asc' }, ...ORGANIZATION_ORDER.defaults],
+  unique: [{ key: 'date', direction: 'asc' }, ...ORGANIZATION_ORDER.unique],
+} satisfies { defaults: SortKey[]; unique: SortKey[] };
 
 export const OrganizationConnection = connectionOf('Organization', OrganizationRef, 'A page of organizations.');
 
@@ -63,7 +66,7 @@ function neighborsOfOrganizations(context: AsrankContext, date: string, page: { 
       .distinct();
   return nestedPage<string, AsnRow>(context, `orgNeighbors|${date}`, page, () => ({
     partitionColumn: 'parent_key',
-    order: orderByList(context.dialect, [], ASN_SORT_COLUMNS, ASN_TIE_BREAKERS),
+    order: orderByList(context.dialect, [], ASN_SORT_COLUMNS, ASN_ORDER),
     rows: (orgIds) =>
       context.db
         .selectFrom(neighborSet(orgIds).as('o'))
@@ -154,7 +157,7 @@ builder.queryFields((t) => ({
         context.dialect,
         keys,
         ORGANIZATION_SORT_COLUMNS,
-        historic ? [DATE_ASC, ...ORGANIZATION_TIE_BREAKERS] : ORGANIZATION_TIE_BREAKERS,
+        historic ? ORGANIZATION_HISTORIC_ORDER : ORGANIZATION_ORDER,
       );
       const [nodes, count] = await Promise.all([
         query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute(),
