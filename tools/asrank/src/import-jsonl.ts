@@ -90,6 +90,9 @@ export async function importJsonl(handle: DatabaseHandle, options: ImportJsonlOp
 
   const organizations = new Map<string, OrganizationsTable>();
   const orgNames = new Map<string, string>();
+  // Which organizations' nodes carried member counts themselves (those win over counting the ASN nodes).
+  const givenNumberAsns = new Set<string>();
+  const givenNumberAsnsSeen = new Set<string>();
   if (orgsFile) {
     for await (const { node, lineNumber, line } of nodes(orgsFile, policy, 'one JSON Organization node per line')) {
       const orgId = str(node.orgId);
@@ -98,6 +101,8 @@ export async function importJsonl(handle: DatabaseHandle, options: ImportJsonlOp
         continue;
       }
       const members = obj(node.members);
+      if (members.numberAsns !== undefined) givenNumberAsns.add(orgId);
+      if (members.numberAsnsSeen !== undefined) givenNumberAsnsSeen.add(orgId);
       const cone = obj(node.cone);
       const degree = obj(node.asnDegree);
       const orgDegree = obj(node.orgDegree);
@@ -137,39 +142,10 @@ export async function importJsonl(handle: DatabaseHandle, options: ImportJsonlOp
         policy.reject(asnsFile, lineNumber, 'an Asn node with "asn" a string of decimal digits', line);
         continue;
       }
-      const org = obj(node.organization);
-      const orgId = str(org.orgId);
-      const orgName = str(org.orgName) ?? (orgId ? orgNames.get(orgId) : undefined) ?? '';
-      const cone = obj(node.cone);
-      const degree = obj(node.asnDegree);
-      const rank = num(node.rank);
-      const asnName = str(node.asnName) ?? '';
-      asns.set(asn, {
-        date,
-        asn,
-        asn_name: asnName,
-        org_id: orgId,
-        country_iso: str(obj(node.country).iso),
-        source: str(node.source),
-        latitude: num(node.latitude),
-        longitude: num(node.longitude),
-        rank,
-        seen: node.seen === undefined ? (rank !== null ? 1 : 0) : bool(node.seen) ? 1 : 0,
-        clique_member: bool(node.cliqueMember) ? 1 : 0,
-        ixp: node.ixp === null || node.ixp === undefined || node.ixp === false ? null : 1,
-        cone_asns: int(cone.numberAsns),
-        cone_prefixes: int(cone.numberPrefixes),
-        cone_addresses: int(cone.numberAddresses),
-        announcing_prefixes: int(obj(node.announcing).numberPrefixes),
-        announcing_addresses: int(obj(node.announcing).numberAddresses),
-        degree_provider: int(degree.provider),
-        degree_peer: int(degree.peer),
-        degree_customer: int(degree.customer),
-        degree_sibling: int(degree.sibling),
-        degree_transit: int(degree.transit),
-        degree_total: int(degree.total),
-        search_text: `${asnName} ${orgName}`.trim().toLowerCase(),
-      });
+      const row = asnRow(date, asn, node, orgNames);
+      asns.set(asn, row);
+      const orgId = row.org_id;
+      const orgName = str(obj(node.organization).orgName) ?? (orgId ? orgNames.get(orgId) : undefined) ?? '';
       if (orgId !== null && !organizations.has(orgId)) {
         organizations.set(orgId, {
           date, org_id: orgId, org_name: orgName, country_iso: null, rank: null, seen: 0, number_asns: 0, number_asns_seen: 0,
@@ -196,7 +172,14 @@ export async function importJsonl(handle: DatabaseHandle, options: ImportJsonlOp
       const backward = { ...shared, asn0: asn1, asn1: asn0, relationship: REVERSE[relationship]!, canonical: asn1 < asn0 ? 1 : 0 };
       links.set(`${asn0}|${asn1}`, forward);
       links.set(`${asn1}|${asn0}`, backward);
-      for (const end of [asn0, asn1]) if (!asns.has(end)) asns.set(end, placeholderAsn(date, end));
+      // The ends are often nested Asn objects (asn1 { asn asnName rank organization ... }): keep what they carry.
+      for (const [asn, end] of [[asn0, node.asn0], [asn1, node.asn1]] as const) {
+        if (asns.has(asn)) continue;
+        const row = asnRow(date, asn, obj(end), orgNames);
+        // An end of a routed link was seen in the routing data, whatever the nested object omits.
+        if (obj(end).seen === undefined) row.seen = 1;
+        asns.set(asn, row);
+      }
     }
   }
 
@@ -211,10 +194,10 @@ export async function importJsonl(handle: DatabaseHandle, options: ImportJsonlOp
   }
   for (const org of organizations.values()) {
     const tally = memberCounts.get(org.org_id);
-    if (!tally || org.number_asns > 0) continue;
-    org.number_asns = tally.all;
-    org.number_asns_seen = tally.seen;
-    if (tally.seen > 0) org.seen = 1;
+    if (!tally) continue;
+    if (!givenNumberAsns.has(org.org_id)) org.number_asns = tally.all;
+    if (!givenNumberAsnsSeen.has(org.org_id)) org.number_asns_seen = tally.seen;
+    if (org.number_asns_seen > 0) org.seen = 1;
   }
   const datasetFile = findFile(options.dir, FILES.dataset);
   const dataset = datasetFile ? (await firstNode(datasetFile, policy)) : {};
@@ -271,11 +254,39 @@ async function firstNode(file: string, policy: BadLinePolicy): Promise<Json> {
   return {};
 }
 
-function placeholderAsn(date: string, asn: number): AsnsTable {
+/** An asns row from an Asn node (missing fields become empty/zero; `seen` defaults to "has a rank"). */
+function asnRow(date: string, asn: number, node: Json, orgNames: ReadonlyMap<string, string>): AsnsTable {
+  const org = obj(node.organization);
+  const orgId = str(org.orgId);
+  const orgName = str(org.orgName) ?? (orgId ? orgNames.get(orgId) : undefined) ?? '';
+  const cone = obj(node.cone);
+  const degree = obj(node.asnDegree);
+  const rank = num(node.rank);
+  const asnName = str(node.asnName) ?? '';
   return {
-    date, asn, asn_name: '', org_id: null, country_iso: null, source: null, latitude: null, longitude: null, rank: null,
-    seen: 1, clique_member: 0, ixp: null, cone_asns: 0, cone_prefixes: 0, cone_addresses: 0, announcing_prefixes: 0,
-    announcing_addresses: 0, degree_provider: 0, degree_peer: 0, degree_customer: 0, degree_sibling: 0, degree_transit: 0,
-    degree_total: 0, search_text: '',
+    date,
+    asn,
+    asn_name: asnName,
+    org_id: orgId,
+    country_iso: str(obj(node.country).iso),
+    source: str(node.source),
+    latitude: num(node.latitude),
+    longitude: num(node.longitude),
+    rank,
+    seen: node.seen === undefined ? (rank !== null ? 1 : 0) : bool(node.seen) ? 1 : 0,
+    clique_member: bool(node.cliqueMember) ? 1 : 0,
+    ixp: node.ixp === null || node.ixp === undefined || node.ixp === false ? null : 1,
+    cone_asns: int(cone.numberAsns),
+    cone_prefixes: int(cone.numberPrefixes),
+    cone_addresses: int(cone.numberAddresses),
+    announcing_prefixes: int(obj(node.announcing).numberPrefixes),
+    announcing_addresses: int(obj(node.announcing).numberAddresses),
+    degree_provider: int(degree.provider),
+    degree_peer: int(degree.peer),
+    degree_customer: int(degree.customer),
+    degree_sibling: int(degree.sibling),
+    degree_transit: int(degree.transit),
+    degree_total: int(degree.total),
+    search_text: `${asnName} ${orgName}`.trim().toLowerCase(),
   };
 }
