@@ -1,0 +1,194 @@
+// Builds (once) and caches the benchmark databases under tools/bench/.cache/, keyed by seed and size, so a
+// re-run of the suite starts measuring at once:
+//   - generated: `months` months of a synthetic Internet (files from generateDataset), loaded with ingestMonth
+//     into one SQLite file and, when a PostgreSQL server is given, into one PostgreSQL database named after the key;
+//   - real: the CAIDA December 2017 month read in place from ../shared/data/caida (never copied), when present.
+// A store counts as built only once a marker file says every month was loaded, so an interrupted build is
+// redone from scratch instead of being measured half-loaded.
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { generateDataset, ingestMonth, type IngestOptions } from '@asrank/cli';
+import { openDatabase } from '@asrank/db';
+import pg from 'pg';
+
+export const BENCH_ROOT = path.resolve(__dirname, '..');
+export const REPO_ROOT = path.resolve(BENCH_ROOT, '..', '..');
+export const CACHE_DIR = path.join(BENCH_ROOT, '.cache');
+
+export interface GeneratedSpec {
+  seed: number;
+  asns: number;
+  links: number;
+  prefixes: number;
+  months: number;
+}
+
+export interface PreparedStores {
+  label: string;
+  key: string;
+  /** Months loaded, oldest first. */
+  dates: string[];
+  sqliteFile: string;
+  /** PostgreSQL URL of the loaded database, or null when no server was given. */
+  postgresUrl: string | null;
+}
+
+export function sharedCaidaDir(): string {
+  return process.env.ASRANK_SHARED_DATA ?? path.resolve(REPO_ROOT, '..', 'shared', 'data', 'caida');
+}
+
+export function generatedKey(spec: GeneratedSpec): string {
+  return `gen-s${spec.seed}-a${spec.asns}-l${spec.links}-p${spec.prefixes}-m${spec.months}`;
+}
+
+function log(message: string): void {
+  console.log(`[prepare] ${message}`);
+}
+
+function seconds(since: bigint): string {
+  return `${(Number(process.hrtime.bigint() - since) / 1e9).toFixed(1)} s`;
+}
+
+interface Marker {
+  dates: string[];
+}
+
+function readMarker(file: string): Marker | null {
+  if (!existsSync(file)) return null;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Marker;
+  } catch {
+    return null;
+  }
+}
+
+async function loadMonths(target: string, months: readonly IngestOptions[], what: string): Promise<void> {
+  const handle = openDatabase(target);
+  try {
+    for (const month of months) {
+      const started = process.hrtime.bigint();
+      await ingestMonth(handle, month);
+      log(`${what}: loaded ${month.date} in ${seconds(started)}`);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+function pgDatabaseUrl(serverUrl: string, name: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function pgAdmin<T>(serverUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** PostgreSQL database names: lower case, digits and `_` only, at most 63 bytes. */
+function pgName(key: string): string {
+  return `asrank_bench_${key.replace(/[^a-z0-9]+/gi, '_').toLowerCase()}`.slice(0, 63);
+}
+
+async function prepareStores(
+  key: string,
+  label: string,
+  months: readonly IngestOptions[],
+  pgServer: string | null,
+): Promise<PreparedStores> {
+  const dir = path.join(CACHE_DIR, key);
+  mkdirSync(dir, { recursive: true });
+  const dates = months.map((month) => month.date);
+
+  const sqliteFile = path.join(dir, 'asrank.db');
+  const sqliteMarker = path.join(dir, 'sqlite.done.json');
+  if (readMarker(sqliteMarker)?.dates.join() !== dates.join()) {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(sqliteFile + suffix, { force: true });
+    const started = process.hrtime.bigint();
+    await loadMonths(sqliteFile, months, `${label} -> SQLite`);
+    writeFileSync(sqliteMarker, JSON.stringify({ dates } satisfies Marker));
+    log(`${label} -> SQLite: ${dates.length} month(s) in ${seconds(started)}`);
+  } else {
+    log(`${label} -> SQLite: cached (${sqliteFile})`);
+  }
+
+  let postgresUrl: string | null = null;
+  if (pgServer) {
+    const name = pgName(key);
+    postgresUrl = pgDatabaseUrl(pgServer, name);
+    const pgMarker = path.join(dir, 'postgres.done.json');
+    const marker = readMarker(pgMarker) as (Marker & { server?: string }) | null;
+    const exists = await pgAdmin(pgServer, async (client) => {
+      const result = await client.query('select 1 from pg_database where datname = $1', [name]);
+      return (result.rowCount ?? 0) > 0;
+    });
+    if (!exists || marker?.dates.join() !== dates.join() || marker.server !== pgServer) {
+      await pgAdmin(pgServer, async (client) => {
+        await client.query(`drop database if exists ${name} with (force)`);
+        await client.query(`create database ${name}`);
+      });
+      const started = process.hrtime.bigint();
+      await loadMonths(postgresUrl, months, `${label} -> PostgreSQL`);
+      // Fresh statistics, so the planner sees the loaded sizes (autovacuum may not have run yet).
+      await pgAdmin(postgresUrl, (client) => client.query('vacuum analyze'));
+      writeFileSync(pgMarker, JSON.stringify({ dates, server: pgServer }));
+      log(`${label} -> PostgreSQL: ${dates.length} month(s) in ${seconds(started)}`);
+    } else {
+      log(`${label} -> PostgreSQL: cached (database ${name})`);
+    }
+  }
+  return { label, key, dates, sqliteFile, postgresUrl };
+}
+
+/** Generates (cached) the synthetic months and loads them into the stores. */
+export async function prepareGenerated(spec: GeneratedSpec, pgServer: string | null): Promise<PreparedStores> {
+  const key = generatedKey(spec);
+  const label = `generated ${spec.asns} ASNs / ${spec.links} links / ${spec.prefixes} prefixes x ${spec.months} months`;
+  const filesDir = path.join(CACHE_DIR, key, 'files');
+  const filesMarker = path.join(CACHE_DIR, key, 'files.done.json');
+  let months: IngestOptions[];
+  const cached = existsSync(filesMarker) ? (JSON.parse(readFileSync(filesMarker, 'utf8')) as { months: IngestOptions[] }) : null;
+  if (cached) {
+    months = cached.months;
+    log(`${label}: input files cached`);
+  } else {
+    rmSync(filesDir, { recursive: true, force: true });
+    const started = process.hrtime.bigint();
+    const files = await generateDataset({ outDir: filesDir, ...spec });
+    months = files.months.map((month) => ({
+      date: month.date,
+      asRel: month.asRel,
+      ppdcAses: month.ppdcAses,
+      asOrg: month.asOrg,
+      pfx2as: month.pfx2as,
+      linkGeo: { asRelGeo: month.asRelGeo, locations: month.locations },
+    }));
+    mkdirSync(path.dirname(filesMarker), { recursive: true });
+    writeFileSync(filesMarker, JSON.stringify({ months }));
+    log(`${label}: generated input files in ${seconds(started)}`);
+  }
+  return prepareStores(key, label, months, pgServer);
+}
+
+/** The real CAIDA December 2017 month, or null (with a message) when the shared data is absent. */
+export async function prepareReal(pgServer: string | null): Promise<PreparedStores | null> {
+  const caida = sharedCaidaDir();
+  const files = {
+    asRel: path.join(caida, 'as-rel', '20171201.as-rel.txt.bz2'),
+    asrankCounts: path.join(caida, 'asrank', '20171201'),
+    asOrg: path.join(caida, 'as-org2info', '20170401.as-org2info.txt.gz'),
+    pfx2as: path.join(caida, 'pfx2as', 'routeviews-rv2-20170329-0200.pfx2as.gz'),
+  };
+  const missing = Object.values(files).filter((file) => !existsSync(file));
+  if (missing.length > 0) {
+    log(`skipping the real December 2017 month: ${missing.join(', ')} not found (set ASRANK_SHARED_DATA to the caida folder)`);
+    return null;
+  }
+  return prepareStores('caida-20171201', 'CAIDA 2017-12-01 (real)', [{ date: '2017-12-01', ...files }], pgServer);
+}

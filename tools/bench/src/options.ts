@@ -1,0 +1,76 @@
+// Command-line options shared by the suite's entry points, parsed and validated once.
+import { parseArgs } from 'node:util';
+import type { GeneratedSpec } from './datasets';
+
+export interface SuiteOptions {
+  spec: GeneratedSpec;
+  /** Skip the real CAIDA month even when the shared data is present. */
+  skipReal: boolean;
+  /** Skip PostgreSQL even when DATABASE_URL_PG is set. */
+  skipPostgres: boolean;
+  /** Seconds each throughput workload runs. */
+  duration: number;
+  /** Concurrent connections of the load generator. */
+  connections: number;
+  /** Only these workloads (W1..W6), or all. */
+  only: Set<string> | null;
+  /** Run the services under `node --cpu-prof`, profiles written to results/profiles/. */
+  profile: boolean;
+}
+
+const LINKS_PER_ASN = 6.25;
+const PREFIXES_PER_ASN = 12.5;
+
+function integerOption(values: Record<string, unknown>, name: string, min: number): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new Error(`--${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+export function parseSuiteOptions(argv: readonly string[] = process.argv.slice(2)): SuiteOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      asns: { type: 'string' },
+      links: { type: 'string' },
+      prefixes: { type: 'string' },
+      months: { type: 'string' },
+      seed: { type: 'string' },
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      only: { type: 'string' },
+      'skip-real': { type: 'boolean', default: false },
+      'skip-postgres': { type: 'boolean', default: false },
+      profile: { type: 'boolean', default: false },
+    },
+    allowPositionals: false,
+  });
+  const asns = integerOption(values, 'asns', 10) ?? 80_000;
+  const spec: GeneratedSpec = {
+    seed: integerOption(values, 'seed', 0) ?? 1,
+    asns,
+    // Sizes follow the ASN count unless given, so `--asns 5000` is a consistent small Internet.
+    links: integerOption(values, 'links', 1) ?? Math.round(asns * LINKS_PER_ASN),
+    prefixes: integerOption(values, 'prefixes', 1) ?? Math.round(asns * PREFIXES_PER_ASN),
+    months: integerOption(values, 'months', 1) ?? 12,
+  };
+  let only: Set<string> | null = null;
+  if (values.only !== undefined) {
+    only = new Set(values.only.split(',').map((name) => name.trim().toUpperCase()));
+    const unknown = [...only].filter((name) => !/^W[1-6]$/.test(name));
+    if (unknown.length > 0) throw new Error(`--only takes workload names W1..W6 separated by commas, got ${unknown.join(', ')}`);
+  }
+  return {
+    spec,
+    skipReal: values['skip-real'] ?? false,
+    skipPostgres: values['skip-postgres'] ?? false,
+    duration: integerOption(values, 'duration', 1) ?? 10,
+    connections: integerOption(values, 'connections', 1) ?? 10,
+    only,
+    profile: values.profile ?? false,
+  };
+}

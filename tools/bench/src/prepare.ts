@@ -1,0 +1,17 @@
+// `pnpm bench:prepare`: builds the cached benchmark databases without measuring anything, so the slow part
+// (generating and loading 12 full-Internet months) can run ahead of the measurements.
+import { prepareGenerated, prepareReal } from './datasets';
+import { parseSuiteOptions } from './options';
+
+async function main(): Promise<void> {
+  const options = parseSuiteOptions();
+  const pgServer = options.skipPostgres ? null : (process.env.DATABASE_URL_PG ?? null);
+  if (!pgServer && !options.skipPostgres) console.log('DATABASE_URL_PG is not set: PostgreSQL stores are skipped.');
+  await prepareGenerated(options.spec, pgServer);
+  if (!options.skipReal) await prepareReal(pgServer);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exitCode = 1;
+});
