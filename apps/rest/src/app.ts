@@ -1,10 +1,14 @@
-// Assembles the REST service: request ids, JSON errors, the GraphQL client, the OpenAPI guide and the
-// routes, all under BASE_PATH. Builds a ready Fastify instance; main.ts decides when to listen.
+// Assembles the REST service: metrics, request ids, JSON errors, the GraphQL client, load shedding, HTTP
+// caching, probes, the OpenAPI guide and the routes (the last two under BASE_PATH). Builds a ready Fastify instance; main.ts decides when to listen.
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { RestConfig } from './config';
 import docs from './plugins/docs';
 import errors from './plugins/errors';
 import graphqlClient from './plugins/graphql-client';
+import caching from './plugins/caching';
+import health from './plugins/health';
+import metrics from './plugins/metrics';
+import overload from './plugins/overload';
 import requestId, { requestIdFor } from './plugins/request-id';
 import asnRoutes from './routes/asns';
 import asnLinkRoutes from './routes/asnLinks';
@@ -12,7 +16,21 @@ import datasetRoutes from './routes/datasets';
 import organizationRoutes from './routes/organizations';
 
 export type BuildRestAppConfig = Pick<RestConfig, 'basePath' | 'graphqlUrl'> &
-  Partial<Pick<RestConfig, 'graphqlConnectTimeoutMs' | 'graphqlTimeoutMs' | 'graphqlConnections' | 'logLevel'>>;
+  Partial<
+    Pick<
+      RestConfig,
+      | 'graphqlConnectTimeoutMs'
+      | 'graphqlTimeoutMs'
+      | 'graphqlConnections'
+      | 'logLevel'
+      | 'cacheMaxAgeSeconds'
+      | 'maxEventLoopDelayMs'
+      | 'maxHeapUsedBytes'
+      | 'rateLimitMax'
+      | 'rateLimitWindowMs'
+      | 'trustProxy'
+    >
+  >;
 
 export async function buildRestApp(config: BuildRestAppConfig): Promise<FastifyInstance> {
   const app = Fastify({
@@ -22,7 +40,11 @@ export async function buildRestApp(config: BuildRestAppConfig): Promise<FastifyI
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     genReqId: requestIdFor,
     requestIdHeader: false,
+    trustProxy: config.trustProxy ?? false,
+    // Closing lets in-flight requests finish and drops idle keep-alive sockets, so shutdown is prompt.
+    forceCloseConnections: 'idle',
   });
+  await app.register(metrics);
   await app.register(requestId);
   await app.register(errors, { basePath: config.basePath });
   await app.register(graphqlClient, {
@@ -31,6 +53,15 @@ export async function buildRestApp(config: BuildRestAppConfig): Promise<FastifyI
     timeoutMs: config.graphqlTimeoutMs ?? 30000,
     connections: config.graphqlConnections ?? 32,
   });
+  await app.register(overload, {
+    maxEventLoopDelayMs: config.maxEventLoopDelayMs ?? 1000,
+    maxHeapUsedBytes: config.maxHeapUsedBytes ?? 0,
+    rateLimitMax: config.rateLimitMax ?? 0,
+    rateLimitWindowMs: config.rateLimitWindowMs ?? 60000,
+  });
+  await app.register(caching, { maxAgeSeconds: config.cacheMaxAgeSeconds ?? 60 });
+  // Probes and /metrics live outside BASE_PATH: one address for orchestrators, not published by nginx.
+  await app.register(health);
   // Registered before the routes: @fastify/swagger collects route schemas as routes are added.
   await app.register(docs, { basePath: config.basePath });
   await app.register(

@@ -16,6 +16,19 @@ export interface RestConfig {
   /** Keep-alive connections kept open to the GraphQL service. */
   graphqlConnections: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `Cache-Control: max-age` of successful answers, in seconds. */
+  cacheMaxAgeSeconds: number;
+  /** Event-loop delay (ms) above which requests are shed with 503; 0 disables the check. */
+  maxEventLoopDelayMs: number;
+  /** Heap size (bytes) above which requests are shed with 503; 0 disables the check. */
+  maxHeapUsedBytes: number;
+  /** Requests per client address per window; 0 (the default) turns the rate limit off. */
+  rateLimitMax: number;
+  rateLimitWindowMs: number;
+  /** Trust X-Forwarded-For (set behind nginx so the rate limit sees client addresses). */
+  trustProxy: boolean;
+  /** Longest wait for in-flight requests on SIGTERM before the process exits anyway. */
+  shutdownTimeoutMs: number;
 }
 
 interface RestEnv {
@@ -27,6 +40,13 @@ interface RestEnv {
   GRAPHQL_TIMEOUT_MS: number;
   GRAPHQL_CONNECTIONS: number;
   LOG_LEVEL: RestConfig['logLevel'];
+  CACHE_MAX_AGE_SECONDS: number;
+  MAX_EVENT_LOOP_DELAY_MS: number;
+  MAX_HEAP_USED_BYTES: number;
+  RATE_LIMIT_MAX: number;
+  RATE_LIMIT_WINDOW_MS: number;
+  TRUST_PROXY: boolean;
+  SHUTDOWN_TIMEOUT_MS: number;
 }
 
 const envJsonSchema = {
@@ -39,7 +59,18 @@ const envJsonSchema = {
     GRAPHQL_CONNECT_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 2000 },
     GRAPHQL_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 30000 },
     GRAPHQL_CONNECTIONS: { type: 'integer', minimum: 1, maximum: 1024, default: 32 },
-    LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+    LOG_LEVEL: {
+      type: 'string',
+      enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+      default: 'info',
+    },
+    CACHE_MAX_AGE_SECONDS: { type: 'integer', minimum: 0, maximum: 31536000, default: 60 },
+    MAX_EVENT_LOOP_DELAY_MS: { type: 'integer', minimum: 0, default: 1000 },
+    MAX_HEAP_USED_BYTES: { type: 'integer', minimum: 0, default: 0 },
+    RATE_LIMIT_MAX: { type: 'integer', minimum: 0, default: 0 },
+    RATE_LIMIT_WINDOW_MS: { type: 'integer', minimum: 1, default: 60000 },
+    TRUST_PROXY: { type: 'boolean', default: false },
+    SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 10000 },
   },
 } as const;
 
@@ -60,7 +91,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RestConfig {
   try {
     graphqlUrl = new URL(parsed.GRAPHQL_URL);
   } catch {
-    throw new ConfigError(`invalid configuration: GRAPHQL_URL must be an http(s) URL, got ${JSON.stringify(parsed.GRAPHQL_URL)}`);
+    throw new ConfigError(
+      `invalid configuration: GRAPHQL_URL must be an http(s) URL, got ${JSON.stringify(parsed.GRAPHQL_URL)}`,
+    );
   }
   return {
     port: parsed.PORT,
@@ -71,5 +104,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RestConfig {
     graphqlTimeoutMs: parsed.GRAPHQL_TIMEOUT_MS,
     graphqlConnections: parsed.GRAPHQL_CONNECTIONS,
     logLevel: parsed.LOG_LEVEL,
+    cacheMaxAgeSeconds: parsed.CACHE_MAX_AGE_SECONDS,
+    maxEventLoopDelayMs: parsed.MAX_EVENT_LOOP_DELAY_MS,
+    maxHeapUsedBytes: parsed.MAX_HEAP_USED_BYTES,
+    rateLimitMax: parsed.RATE_LIMIT_MAX,
+    rateLimitWindowMs: parsed.RATE_LIMIT_WINDOW_MS,
+    trustProxy: parsed.TRUST_PROXY,
+    shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,
   };
 }

@@ -11,6 +11,11 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
+    // In-flight requests get SHUTDOWN_TIMEOUT_MS to finish; a stuck one must not keep the process alive.
+    setTimeout(() => {
+      app.log.error(`in-flight requests still running after ${config.shutdownTimeoutMs} ms: exiting anyway`);
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
     app.close().then(
       () => process.exit(0),
       (error: unknown) => {

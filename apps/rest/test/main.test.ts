@@ -31,6 +31,9 @@ describe('readConfig', () => {
     [{ GRAPHQL_URL: 'ftp://x/graphql' }, /GRAPHQL_URL/],
     [{ GRAPHQL_TIMEOUT_MS: '0' }, /GRAPHQL_TIMEOUT_MS/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+    [{ RATE_LIMIT_MAX: '-1' }, /RATE_LIMIT_MAX/],
+    [{ CACHE_MAX_AGE_SECONDS: 'forever' }, /CACHE_MAX_AGE_SECONDS/],
+    [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY/],
   ])('refuses %p with an error naming the variable', (env, variable) => {
     expect(() => readConfig(env)).toThrow(ConfigError);
     expect(() => readConfig(env)).toThrow(variable);

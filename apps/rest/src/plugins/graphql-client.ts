@@ -10,6 +10,12 @@ export interface GraphqlClientOptions {
   connectTimeoutMs: number;
   timeoutMs: number;
   connections: number;
+  /** Called once per call with the operation name, its outcome and its duration (for metrics). */
+  observe?: (
+    operation: string,
+    outcome: 'ok' | 'graphql_error' | 'unavailable' | 'timeout',
+    seconds: number,
+  ) => void;
 }
 
 export interface GraphqlRequest {
@@ -65,6 +71,17 @@ interface GraphqlWireResponse {
   errors?: { message?: unknown; extensions?: { argument?: unknown } }[];
 }
 
+/** `RestAsns` for `query RestAsns(...)`; 'anonymous' otherwise (keeps the metric label set small). */
+export function operationNameOf(query: string): string {
+  return /^\s*(?:query|mutation)\s+([A-Za-z_][A-Za-z0-9_]*)/.exec(query)?.[1] ?? 'anonymous';
+}
+
+function outcomeOf(error: unknown): 'graphql_error' | 'unavailable' | 'timeout' {
+  if (error instanceof GraphqlResponseError) return 'graphql_error';
+  if (error instanceof UpstreamTimeoutError) return 'timeout';
+  return 'unavailable';
+}
+
 export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClient {
   const endpoint = new URL(options.url);
   const path = `${endpoint.pathname}${endpoint.search}`;
@@ -86,7 +103,10 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
     return { statusCode: response.statusCode, text: await response.body.text() };
   }
 
-  async function postWithRetry(body: string, requestId: string): Promise<{ statusCode: number; text: string }> {
+  async function postWithRetry(
+    body: string,
+    requestId: string,
+  ): Promise<{ statusCode: number; text: string }> {
     try {
       return await post(body, requestId);
     } catch (error) {
@@ -95,42 +115,67 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
     }
   }
 
-  return {
-    async execute<TData>(request: GraphqlRequest): Promise<GraphqlResult<TData>> {
-      const body = JSON.stringify({ query: request.query, variables: request.variables });
-      let answer: { statusCode: number; text: string };
-      try {
-        answer = await postWithRetry(body, request.requestId);
-      } catch (error) {
-        const code = errorCode(error);
-        if (TIMEOUT_CODES.has(code ?? '')) {
-          throw new UpstreamTimeoutError(`the GraphQL service at ${endpoint.origin} did not answer in time (${code})`);
-        }
-        if (error instanceof undiciErrors.UndiciError || code !== undefined) {
-          throw new UpstreamUnavailableError(`the GraphQL service at ${endpoint.origin} is unreachable (${code ?? 'error'})`);
-        }
-        throw error;
-      }
-      let parsed: GraphqlWireResponse;
-      try {
-        parsed = JSON.parse(answer.text) as GraphqlWireResponse;
-      } catch {
-        throw new UpstreamUnavailableError(`the GraphQL service answered HTTP ${answer.statusCode} without a JSON body`);
-      }
-      if (parsed === null || typeof parsed !== 'object') {
-        throw new UpstreamUnavailableError(`the GraphQL service answered HTTP ${answer.statusCode} with an unexpected body`);
-      }
-      if (Array.isArray(parsed.errors) && parsed.errors.length > 0) {
-        const argument = parsed.errors.map((entry) => entry?.extensions?.argument).find((name) => typeof name === 'string');
-        throw new GraphqlResponseError(
-          parsed.errors.map((entry) => String(entry?.message ?? 'unknown GraphQL error')),
-          argument as string | undefined,
+  async function execute<TData>(request: GraphqlRequest): Promise<GraphqlResult<TData>> {
+    const body = JSON.stringify({ query: request.query, variables: request.variables });
+    let answer: { statusCode: number; text: string };
+    try {
+      answer = await postWithRetry(body, request.requestId);
+    } catch (error) {
+      const code = errorCode(error);
+      if (TIMEOUT_CODES.has(code ?? '')) {
+        throw new UpstreamTimeoutError(
+          `the GraphQL service at ${endpoint.origin} did not answer in time (${code})`,
         );
       }
-      if (answer.statusCode >= 400 || parsed.data === null || typeof parsed.data !== 'object') {
-        throw new UpstreamUnavailableError(`the GraphQL service answered HTTP ${answer.statusCode} without data`);
+      if (error instanceof undiciErrors.UndiciError || code !== undefined) {
+        throw new UpstreamUnavailableError(
+          `the GraphQL service at ${endpoint.origin} is unreachable (${code ?? 'error'})`,
+        );
       }
-      return { data: parsed.data as TData };
+      throw error;
+    }
+    let parsed: GraphqlWireResponse;
+    try {
+      parsed = JSON.parse(answer.text) as GraphqlWireResponse;
+    } catch {
+      throw new UpstreamUnavailableError(
+        `the GraphQL service answered HTTP ${answer.statusCode} without a JSON body`,
+      );
+    }
+    if (parsed === null || typeof parsed !== 'object') {
+      throw new UpstreamUnavailableError(
+        `the GraphQL service answered HTTP ${answer.statusCode} with an unexpected body`,
+      );
+    }
+    if (Array.isArray(parsed.errors) && parsed.errors.length > 0) {
+      const argument = parsed.errors
+        .map((entry) => entry?.extensions?.argument)
+        .find((name) => typeof name === 'string');
+      throw new GraphqlResponseError(
+        parsed.errors.map((entry) => String(entry?.message ?? 'unknown GraphQL error')),
+        argument as string | undefined,
+      );
+    }
+    if (answer.statusCode >= 400 || parsed.data === null || typeof parsed.data !== 'object') {
+      throw new UpstreamUnavailableError(
+        `the GraphQL service answered HTTP ${answer.statusCode} without data`,
+      );
+    }
+    return { data: parsed.data as TData };
+  }
+
+  return {
+    async execute<TData>(request: GraphqlRequest): Promise<GraphqlResult<TData>> {
+      const started = process.hrtime.bigint();
+      const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+      try {
+        const result = await execute<TData>(request);
+        options.observe?.(operationNameOf(request.query), 'ok', seconds());
+        return result;
+      } catch (error) {
+        options.observe?.(operationNameOf(request.query), outcomeOf(error), seconds());
+        throw error;
+      }
     },
     close: () => pool.close(),
   };
@@ -143,7 +188,8 @@ declare module 'fastify' {
 }
 
 async function graphqlClientPlugin(app: FastifyInstance, options: GraphqlClientOptions): Promise<void> {
-  const client = createGraphqlClient(options);
+  const timer = app.hasDecorator('upstreamTimer') ? app.upstreamTimer : undefined;
+  const client = createGraphqlClient({ ...options, observe: options.observe ?? timer?.observe });
   app.decorate('graphqlClient', client);
   app.addHook('onClose', async () => {
     await client.close();

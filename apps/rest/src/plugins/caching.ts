@@ -1,0 +1,25 @@
+// HTTP caching of REST answers. The data changes only when a month is loaded, so every successful GET
+// carries `Cache-Control` (max-age from CACHE_MAX_AGE_SECONDS) and a strong `ETag` computed from the body
+// (@fastify/etag); a request whose `If-None-Match` matches gets 304 with no body. The ETag follows the
+// body, so a new month (a new body) can never be answered 304 with the old one.
+import fp from 'fastify-plugin';
+import fastifyEtag from '@fastify/etag';
+import type { FastifyInstance } from 'fastify';
+
+export interface CachingOptions {
+  maxAgeSeconds: number;
+}
+
+async function cachingPlugin(app: FastifyInstance, { maxAgeSeconds }: CachingOptions): Promise<void> {
+  await app.register(fastifyEtag, { algorithm: 'sha1' });
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
+    const cacheable = reply.statusCode === 200 || reply.statusCode === 304;
+    if (!reply.hasHeader('cache-control')) {
+      reply.header('cache-control', cacheable ? `public, max-age=${maxAgeSeconds}` : 'no-store');
+    }
+    return payload;
+  });
+}
+
+export default fp(cachingPlugin, { name: 'caching', fastify: '5.x' });

@@ -1,0 +1,57 @@
+// Prometheus metrics at /metrics (outside BASE_PATH, so nginx does not publish them): request counts and
+// latency histograms by route, method and status (fastify-metrics), process metrics, and the latency of
+// every call to the GraphQL service by operation, this service's equivalent of database query timings.
+// Each app gets its own registry, so several instances in one process (tests) never collide.
+import fp from 'fastify-plugin';
+import fastifyMetrics from 'fastify-metrics';
+import { Histogram, Registry } from 'prom-client';
+import type { FastifyInstance } from 'fastify';
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export interface UpstreamTimer {
+  /** Records one GraphQL call: its operation name, outcome ('ok', 'graphql_error', 'unavailable', 'timeout') and duration. */
+  observe(operation: string, outcome: string, seconds: number): void;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    upstreamTimer: UpstreamTimer;
+  }
+}
+
+async function metricsPlugin(app: FastifyInstance): Promise<void> {
+  const registry = new Registry();
+  await app.register(fastifyMetrics, {
+    endpoint: { url: '/metrics', method: 'GET', config: { rateLimit: false } } as never,
+    defaultMetrics: { enabled: true, register: registry },
+    routeMetrics: {
+      enabled: true,
+      // Unknown paths are grouped under one label so hostile URLs cannot grow the label set without bound.
+      registeredRoutesOnly: false,
+      invalidRouteGroup: '__unknown__',
+      groupStatusCodes: false,
+      overrides: {
+        histogram: {
+          name: 'asrank_rest_http_request_duration_seconds',
+          buckets: LATENCY_BUCKETS,
+          registers: [registry],
+        },
+        summary: { name: 'asrank_rest_http_request_summary_seconds', registers: [registry] },
+      },
+    },
+  });
+  const upstream = new Histogram({
+    name: 'asrank_rest_graphql_call_duration_seconds',
+    help: 'Time spent calling the GraphQL service, by GraphQL operation and outcome',
+    labelNames: ['operation', 'outcome'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  app.decorate('upstreamTimer', {
+    observe: (operation: string, outcome: string, seconds: number) =>
+      upstream.observe({ operation, outcome }, seconds),
+  });
+}
+
+export default fp(metricsPlugin, { name: 'metrics', fastify: '5.x' });
