@@ -1,0 +1,4 @@
+export * from './paths';
+export * from './processes';
+export * from './services';
+export * from './nginx';
