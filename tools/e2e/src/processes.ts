@@ -33,7 +33,12 @@ export interface StartOptions {
   cwd?: string;
 }
 
-export function startProcess(name: string, command: string, args: string[], options: StartOptions = {}): ManagedProcess {
+export function startProcess(
+  name: string,
+  command: string,
+  args: string[],
+  options: StartOptions = {},
+): ManagedProcess {
   installExitHook();
   const child = spawn(command, args, {
     cwd: options.cwd,
@@ -103,7 +108,9 @@ export async function waitUntil(
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   for (;;) {
     if (options.process?.hasExited()) {
-      throw new Error(`${options.process.name} exited while waiting for ${description}:\n${options.process.output()}`);
+      throw new Error(
+        `${options.process.name} exited while waiting for ${description}:\n${options.process.output()}`,
+      );
     }
     try {
       if (await probe()) return;
@@ -111,7 +118,9 @@ export async function waitUntil(
       // not yet
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${description}${options.process ? `:\n${options.process.output()}` : ''}`);
+      throw new Error(
+        `timed out waiting for ${description}${options.process ? `:\n${options.process.output()}` : ''}`,
+      );
     }
     await sleep(100);
   }

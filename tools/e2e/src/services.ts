@@ -55,12 +55,21 @@ export async function startGraphqlProcess(options: GraphqlProcessOptions): Promi
   const port = options.port ?? (await freePort());
   const basePath = options.basePath ?? '/v2';
   const child = startProcess('graphql', process.execPath, [graphqlMain], {
-    env: { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: options.databaseUrl, BASE_PATH: basePath, LOG_LEVEL: 'warn', ...options.env },
+    env: {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: options.databaseUrl,
+      BASE_PATH: basePath,
+      LOG_LEVEL: 'warn',
+      ...options.env,
+    },
   });
   const origin = `http://127.0.0.1:${port}`;
   const service = { process: child, port, origin, baseUrl: `${origin}${basePath}` };
   if (options.waitReady !== false) {
-    await waitUntil(`the GraphQL service on port ${port}`, () => graphqlAnswers(service.baseUrl), { process: child });
+    await waitUntil(`the GraphQL service on port ${port}`, () => graphqlAnswers(service.baseUrl), {
+      process: child,
+    });
   }
   return service;
 }
@@ -76,7 +85,14 @@ export async function startRestProcess(options: RestProcessOptions): Promise<Ser
   const port = options.port ?? (await freePort());
   const basePath = options.basePath ?? '/v2';
   const child = startProcess('rest', process.execPath, [restMain], {
-    env: { PORT: String(port), HOST: '127.0.0.1', GRAPHQL_URL: options.graphqlUrl, BASE_PATH: basePath, LOG_LEVEL: 'warn', ...options.env },
+    env: {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      GRAPHQL_URL: options.graphqlUrl,
+      BASE_PATH: basePath,
+      LOG_LEVEL: 'warn',
+      ...options.env,
+    },
   });
   const origin = `http://127.0.0.1:${port}`;
   await waitUntil(

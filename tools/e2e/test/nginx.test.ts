@@ -16,7 +16,8 @@ import {
 } from '../src';
 
 const nginx = nginxBinary();
-if (!nginx) console.warn('SKIP nginx.test.ts: nginx is not installed (apt-get install nginx, or set NGINX_BIN)');
+if (!nginx)
+  console.warn('SKIP nginx.test.ts: nginx is not installed (apt-get install nginx, or set NGINX_BIN)');
 const describeWithNginx = nginx ? describe : describe.skip;
 
 describeWithNginx('nginx in front of both services at /v2', () => {
@@ -53,8 +54,12 @@ describeWithNginx('nginx in front of both services at /v2', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query, variables }),
     });
-    return { status: response.status, headers: response.headers, // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test reads arbitrary result shapes
-      body: (await response.json()) as { data?: any; errors?: { message: string }[] } };
+    return {
+      status: response.status,
+      headers: response.headers,
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests read arbitrary result shapes
+      body: (await response.json()) as { data?: any; errors?: { message: string }[] },
+    };
   }
 
   it('answers GraphQL by POST and GET with the latest loaded month', async () => {
@@ -66,7 +71,9 @@ describeWithNginx('nginx in front of both services at /v2', () => {
     const query = '{ asns(first: 3) { totalCount edges { node { asn rank } } } }';
     const got = await fetch(`${proxy.baseUrl}/graphql?${new URLSearchParams({ query }).toString()}`);
     expect(got.status).toBe(200);
-    const body = (await got.json()) as { data: { asns: { totalCount: number; edges: { node: { asn: string } }[] } } };
+    const body = (await got.json()) as {
+      data: { asns: { totalCount: number; edges: { node: { asn: string } }[] } };
+    };
     expect(body.data.asns.edges).toHaveLength(3);
     expect(body.data.asns.totalCount).toBeGreaterThan(3);
   });
@@ -88,13 +95,21 @@ describeWithNginx('nginx in front of both services at /v2', () => {
   });
 
   it('answers REST lists, records and the short /v2/asns/:asn form with the same data GraphQL gives', async () => {
-    const graphqlAnswer = await postGraphql('{ asns(first: 2, sort: "rank") { edges { node { asn asnName rank } } } }');
+    const graphqlAnswer = await postGraphql(
+      '{ asns(first: 2, sort: "rank") { edges { node { asn asnName rank } } } }',
+    );
     const expected = graphqlAnswer.body.data.asns.edges.map((edge: { node: unknown }) => edge.node);
 
     const list = await fetch(`${proxy.baseUrl}/restful/asns?first=2&sort=rank`);
     expect(list.status).toBe(200);
-    const listBody = (await list.json()) as { data: { asns: { edges: { node: { asn: string; asnName: string; rank: number } }[] } } };
-    const listed = listBody.data.asns.edges.map(({ node: { asn, asnName, rank } }) => ({ asn, asnName, rank }));
+    const listBody = (await list.json()) as {
+      data: { asns: { edges: { node: { asn: string; asnName: string; rank: number } }[] } };
+    };
+    const listed = listBody.data.asns.edges.map(({ node: { asn, asnName, rank } }) => ({
+      asn,
+      asnName,
+      rank,
+    }));
     expect(listed).toEqual(expected);
 
     const asn = expected[0].asn as string;
@@ -115,7 +130,9 @@ describeWithNginx('nginx in front of both services at /v2', () => {
     const etag = first.headers.get('etag');
     expect(etag).toBeTruthy();
     await first.text();
-    const second = await fetch(`${proxy.baseUrl}/restful/asns?first=5`, { headers: { 'if-none-match': etag as string } });
+    const second = await fetch(`${proxy.baseUrl}/restful/asns?first=5`, {
+      headers: { 'if-none-match': etag as string },
+    });
     expect(second.status).toBe(304);
   });
 
@@ -136,7 +153,8 @@ describeWithNginx('nginx in front of both services at /v2', () => {
     expect(introspection.body.data.__schema.queryType.name).toBe('Query');
 
     let deep = 'asn';
-    for (let level = 0; level < 30; level += 1) deep = `organization { members { asns(first: 1) { edges { node { ${deep} } } } } }`;
+    for (let level = 0; level < 30; level += 1)
+      deep = `organization { members { asns(first: 1) { edges { node { ${deep} } } } } }`;
     const tooDeep = await postGraphql(`{ asn(asn: "1") { ${deep} } }`);
     expect(tooDeep.status).toBe(400);
     expect(tooDeep.body.errors?.[0]?.message).toMatch(/depth|exceeds/i);
