@@ -61,3 +61,24 @@ export function dateIn(dialect: DialectName, column: string, months: readonly st
   if (months.length === 1) return sql<boolean>`${sql.ref(column)} = ${months[0]}`;
   return inValues(dialect, column, months, 'text');
 }
+
+/**
+ * One page of a list ordered by a nullable column ascending with nulls last (rank: unranked records last), read as
+ * two index-ordered ranges instead of sorting the whole month: the non-null rows first, then the null rows.
+ * The count of non-null rows is only needed when the page starts after them.
+ */
+export async function nullsLastPage<Row>(
+  page: { first: number; offset: number },
+  ranges: {
+    nonNull(limit: number, offset: number): Promise<Row[]>;
+    nulls(limit: number, offset: number): Promise<Row[]>;
+    countNonNull(): Promise<number>;
+  },
+): Promise<Row[]> {
+  if (page.first === 0) return [];
+  const nonNull = await ranges.nonNull(page.first, page.offset);
+  if (nonNull.length === page.first) return nonNull;
+  const nonNullCount = nonNull.length > 0 || page.offset === 0 ? page.offset + nonNull.length : await ranges.countNonNull();
+  const nulls = await ranges.nulls(page.first - nonNull.length, Math.max(0, page.offset - nonNullCount));
+  return [...nonNull, ...nulls];
+}

@@ -97,6 +97,11 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
     const last = await queryData<{ asns: { pageInfo: Row; edges: { node: { asn: string } }[] } }>(store.handle, query, { first: 10, offset });
     expect(last.asns.edges.map((edge) => edge.node.asn)).toEqual(expected.slice(offset));
     expect(last.asns.pageInfo).toMatchObject({ first: 10, offset, hasPreviousPage: true, hasNextPage: false });
+    // A page across the end of the ranked ASNs continues with the unranked ones.
+    const ranked = asnRows.filter((row) => row.rank != null).length;
+    expect(ranked).toBeLessThan(asnRows.length);
+    const across = await queryData<{ asns: { edges: { node: { asn: string } }[] } }>(store.handle, query, { first: 10, offset: ranked - 3 });
+    expect(across.asns.edges.map((edge) => edge.node.asn)).toEqual(expected.slice(ranked - 3, ranked + 7));
   });
 
   it('Asn.asnLinks lists the stored links of the ASN with asn0 = the ASN and asn1 the neighbour', async () => {

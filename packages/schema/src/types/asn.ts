@@ -4,7 +4,7 @@ import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow } from '../context';
 import { isHistoric, monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList } from '../args';
-import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
+import { dateIn, inValues, nullsLastPage, orderByList, type SortColumn } from '../sql';
 import { nestedPage } from '../nestedPages';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { AsnRef, CountryRef, OrganizationRef } from './refs';
@@ -185,7 +185,15 @@ builder.queryFields((t) => ({
       if (args.seen != null) query = query.where('seen', '=', args.seen ? 1 : 0);
       const order = orderByList(context.dialect, keys, ASN_SORT_COLUMNS, historic ? ASN_HISTORIC_ORDER : ASN_ORDER);
       const [nodes, count] = await Promise.all([
-        query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute(),
+        keys.length === 0 && months.length === 1
+          ? // The default order (rank, unranked last) as two index ranges of (date, rank, asn).
+            nullsLastPage(page, {
+              nonNull: (limit, offset) => query.selectAll().where('rank', 'is not', null).orderBy('rank').orderBy('asn').limit(limit).offset(offset).execute(),
+              nulls: (limit, offset) => query.selectAll().where('rank', 'is', null).orderBy('asn').limit(limit).offset(offset).execute(),
+              countNonNull: async () =>
+                toCount((await query.where('rank', 'is not', null).select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n as number | undefined),
+            })
+          : query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute(),
         query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst(),
       ]);
       return { nodes, totalCount: toCount(count?.total as number | string | undefined), ...page };

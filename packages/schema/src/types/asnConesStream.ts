@@ -21,6 +21,9 @@ import { AsnRef, PrefixRef, type PrefixRecord } from './refs';
 import { ASN_HISTORIC_ORDER, ASN_SORT_COLUMNS } from './asn';
 import { memberRecords } from './asnCone';
 
+// Seen ASNs are exactly the ranked ones, so rank needs no nulls-last handling here and its index serves the order.
+const STREAM_SORT_COLUMNS = { ...ASN_SORT_COLUMNS, rank: { column: 'rank' } };
+
 type StreamPage = ConeStreamPage<StreamCone, StreamMember, PrefixRecord>;
 type StreamItem = StreamPage['items'][number];
 
@@ -85,8 +88,8 @@ function conesQuery(context: AsrankContext, filters: StreamFilters) {
   let query = db
     .selectFrom('asns as a')
     .where(dateIn(dialect, 'a.date', filters.months))
-    .where('a.seen', '=', 1)
-    .where('a.cone_asns', '>', 0);
+    // A seen ASN always has a cone (it is in its own); no cone_asns predicate, so the planner keeps the rank index.
+    .where('a.seen', '=', 1);
   if (filters.asns) query = query.where(inValues(dialect, 'a.asn', filters.asns, 'bigint'));
   // Correlated subqueries are built from the outer expression builder so they may refer to `a`.
   if (filters.membersSome) {
@@ -167,7 +170,7 @@ builder.queryFields((t) => ({
       const available = await context.availableDates();
       filters.months = wanted === null ? available.slice(-1) : available.filter((month) => wanted.includes(month));
       // Several months: date ascending first (unless sorted), and the (date, asn) key keeps every cone distinct.
-      const order = orderByList(context.dialect, keys, ASN_SORT_COLUMNS, ASN_HISTORIC_ORDER);
+      const order = orderByList(context.dialect, keys, STREAM_SORT_COLUMNS, ASN_HISTORIC_ORDER);
       const coneChunk = async (offset: number, limit: number): Promise<StreamCone[]> => {
         if (filters.months.length === 0) return [];
         const rows = await conesQuery(context, filters)

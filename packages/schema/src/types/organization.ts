@@ -4,7 +4,7 @@ import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
 import { isHistoric, monthOf, monthsOf, pageOf } from '../args';
-import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
+import { dateIn, inValues, nullsLastPage, orderByList, type SortColumn } from '../sql';
 import { nestedPage } from '../nestedPages';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { CountryRef, OrganizationRef } from './refs';
@@ -55,11 +55,14 @@ const MembersRef = builder.objectRef<OrganizationRow>('OrganizationMembers').imp
 /** ASNs outside the organization linked to any of its members, as Asn records of the same month. */
 function neighborsOfOrganizations(context: AsrankContext, date: string, page: { first: number; offset: number }) {
   const neighborSet = (orgIds: string[]) =>
+    // CROSS JOIN: drive from the member ASNs into their link ranges (see asnLinksOfOrganizations).
     context.db
-      .selectFrom('asn_links as l')
-      .innerJoin('asns as a', (join) => join.onRef('a.date', '=', 'l.date').onRef('a.asn', '=', 'l.asn0'))
+      .selectFrom('asns as a')
+      .crossJoin('asn_links as l')
       .innerJoin('asns as b', (join) => join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'))
-      .where('l.date', '=', date)
+      .whereRef('l.date', '=', 'a.date')
+      .whereRef('l.asn0', '=', 'a.asn')
+      .where('a.date', '=', date)
       .where(inValues(context.dialect, 'a.org_id', orgIds, 'text'))
       .where((eb) => eb.or([eb('b.org_id', 'is', null), eb('b.org_id', '!=', eb.ref('a.org_id'))]))
       .select(['a.org_id as parent_key', 'l.asn1 as neighbor'])
@@ -160,7 +163,15 @@ builder.queryFields((t) => ({
         historic ? ORGANIZATION_HISTORIC_ORDER : ORGANIZATION_ORDER,
       );
       const [nodes, count] = await Promise.all([
-        query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute(),
+        keys.length === 0 && months.length === 1
+          ? // The default order (rank, unranked last) as two index ranges of (date, rank, org_id).
+            nullsLastPage(page, {
+              nonNull: (limit, offset) => query.selectAll().where('rank', 'is not', null).orderBy('rank').orderBy('org_id').limit(limit).offset(offset).execute(),
+              nulls: (limit, offset) => query.selectAll().where('rank', 'is', null).orderBy('org_id').limit(limit).offset(offset).execute(),
+              countNonNull: async () =>
+                toCount((await query.where('rank', 'is not', null).select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n as number | undefined),
+            })
+          : query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute(),
         query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst(),
       ]);
       return { nodes, totalCount: toCount(count?.total as number | string | undefined), ...page };
