@@ -1,0 +1,96 @@
+// Service configuration, read from the environment once at start-up and validated with env-schema (Ajv),
+// so a bad value stops the process with one clear line instead of failing on the first request.
+import envSchema from 'env-schema';
+import { DEFAULT_DATABASE_URL } from '@asrank/db';
+
+export interface GraphqlConfig {
+  host: string;
+  port: number;
+  /** SQLite file path, `sqlite:PATH`, or `postgres://…`. */
+  databaseUrl: string;
+  /** '' or a path prefix such as '/v2' (no trailing slash) under which every route is served. */
+  basePath: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Maximum selection depth of one operation (GraphiQL's own introspection query needs 14). */
+  maxQueryDepth: number;
+  /** Maximum estimated cost of one operation (see query-cost.ts for the model). */
+  maxQueryCost: number;
+  /** Maximum number of GraphQL tokens the parser accepts in one document. */
+  maxQueryTokens: number;
+  /** Maximum request body size in bytes. */
+  bodyLimit: number;
+  /** Time allowed to receive a whole request (Fastify requestTimeout), in ms. */
+  requestTimeoutMs: number;
+  /** PostgreSQL statement_timeout for every query of the service, in ms (SQLite has no equivalent). */
+  statementTimeoutMs: number;
+  /** Compile a query with graphql-jit once it has been seen this many times; 0 disables JIT. */
+  jitAfter: number;
+}
+
+interface RawEnv {
+  HOST: string;
+  PORT: number;
+  DATABASE_URL: string;
+  BASE_PATH: string;
+  LOG_LEVEL: GraphqlConfig['logLevel'];
+  GRAPHQL_MAX_DEPTH: number;
+  GRAPHQL_MAX_COST: number;
+  GRAPHQL_MAX_TOKENS: number;
+  BODY_LIMIT: number;
+  REQUEST_TIMEOUT_MS: number;
+  DB_STATEMENT_TIMEOUT_MS: number;
+  GRAPHQL_JIT_AFTER: number;
+}
+
+const envJsonSchema = {
+  type: 'object',
+  required: [],
+  properties: {
+    HOST: { type: 'string', minLength: 1, default: '127.0.0.1' },
+    PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 4000 },
+    DATABASE_URL: { type: 'string', minLength: 1, default: DEFAULT_DATABASE_URL },
+    // Path segments of URL-safe characters, each starting with '/'; a trailing '/' is tolerated.
+    BASE_PATH: { type: 'string', pattern: '^(/[A-Za-z0-9._~-]+)*/?$', default: '' },
+    LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+    GRAPHQL_MAX_DEPTH: { type: 'integer', minimum: 2, maximum: 100, default: 15 },
+    GRAPHQL_MAX_COST: { type: 'integer', minimum: 1, default: 500000 },
+    GRAPHQL_MAX_TOKENS: { type: 'integer', minimum: 100, default: 20000 },
+    BODY_LIMIT: { type: 'integer', minimum: 1024, maximum: 104857600, default: 262144 },
+    REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 30000 },
+    DB_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 20000 },
+    GRAPHQL_JIT_AFTER: { type: 'integer', minimum: 0, default: 1 },
+  },
+} as const;
+
+/** Thrown for a bad environment value; its message is one line naming the variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/**
+ * Reads and validates the configuration. `env` defaults to process.env; tests pass their own object
+ * (only the given keys are read, the rest take defaults).
+ */
+export function loadConfig(env: Record<string, string | number | undefined> = process.env): GraphqlConfig {
+  let raw: RawEnv;
+  try {
+    raw = envSchema<RawEnv>({ schema: envJsonSchema, data: { ...env }, env: false, dotenv: false });
+  } catch (error) {
+    const detail = error instanceof Error ? error.message.replace(/\benv\//g, '') : String(error);
+    throw new ConfigError(`invalid configuration: ${detail}`);
+  }
+  return {
+    host: raw.HOST,
+    port: raw.PORT,
+    databaseUrl: raw.DATABASE_URL,
+    basePath: raw.BASE_PATH.replace(/\/$/, ''),
+    logLevel: raw.LOG_LEVEL,
+    maxQueryDepth: raw.GRAPHQL_MAX_DEPTH,
+    maxQueryCost: raw.GRAPHQL_MAX_COST,
+    maxQueryTokens: raw.GRAPHQL_MAX_TOKENS,
+    bodyLimit: raw.BODY_LIMIT,
+    requestTimeoutMs: raw.REQUEST_TIMEOUT_MS,
+    statementTimeoutMs: raw.DB_STATEMENT_TIMEOUT_MS,
+    jitAfter: raw.GRAPHQL_JIT_AFTER,
+  };
+}

@@ -1,0 +1,67 @@
+// Opens the store for serving and refuses to serve one that is not ready: SQLite read-only (a bug can
+// never write, and a load elsewhere is never blocked), PostgreSQL with a statement timeout, no pending
+// migration, and at least one dataset loaded.
+import { openDatabase, parseDatabaseUrl, pendingMigrations, type DatabaseHandle } from '@asrank/db';
+
+/** Thrown when the database cannot be served; the message says what to do. */
+export class DatabaseNotReadyError extends Error {
+  override readonly name = 'DatabaseNotReadyError';
+}
+
+/**
+ * Adds PostgreSQL's statement_timeout as a connection parameter (node-postgres reads it from the URL),
+ * unless the URL already sets one, so a runaway query is cancelled by the server itself.
+ */
+export function withStatementTimeout(databaseUrl: string, timeoutMs: number): string {
+  if (timeoutMs <= 0 || parseDatabaseUrl(databaseUrl).dialect !== 'postgres') return databaseUrl;
+  const url = new URL(databaseUrl);
+  if (!url.searchParams.has('statement_timeout')) url.searchParams.set('statement_timeout', String(timeoutMs));
+  return url.toString();
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export async function openServingDatabase(databaseUrl: string, statementTimeoutMs: number): Promise<DatabaseHandle> {
+  const { dialect, target } = parseDatabaseUrl(databaseUrl);
+  let handle: DatabaseHandle;
+  try {
+    handle = openDatabase(withStatementTimeout(databaseUrl, statementTimeoutMs), { readonly: true });
+  } catch (error) {
+    const where = dialect === 'sqlite' ? `SQLite file ${target}` : 'the PostgreSQL database';
+    throw new DatabaseNotReadyError(
+      `cannot open ${where} (${describe(error)}): create it and load a month with the asrank CLI, or set DATABASE_URL`,
+    );
+  }
+  try {
+    await assertReady(handle);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error;
+  }
+  return handle;
+}
+
+async function assertReady(handle: DatabaseHandle): Promise<void> {
+  let pending: string[];
+  try {
+    pending = await pendingMigrations(handle.db, handle.dialect);
+  } catch (error) {
+    throw new DatabaseNotReadyError(
+      `cannot read the migration state of ${handle.location} (${describe(error)}): run the asrank CLI's migration/ingest first`,
+    );
+  }
+  if (pending.length > 0) {
+    throw new DatabaseNotReadyError(
+      `database ${handle.location} has ${pending.length} pending migration(s) (${pending.join(', ')}): ` +
+        'run the asrank CLI (it migrates before loading) and start the service again',
+    );
+  }
+  const loaded = await handle.db.selectFrom('datasets').select('date').limit(1).executeTakeFirst();
+  if (!loaded) {
+    throw new DatabaseNotReadyError(
+      `database ${handle.location} holds no dataset: load at least one month with the asrank CLI (e.g. \`pnpm asrank ingest ...\`) first`,
+    );
+  }
+}

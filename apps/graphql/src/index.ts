@@ -1,0 +1,5 @@
+export { buildGraphqlApp } from './app';
+export { loadConfig, ConfigError, type GraphqlConfig } from './config';
+export { DatabaseNotReadyError, withStatementTimeout } from './database';
+export { queryCost, assertQueryCost } from './query-cost';
+export { INTERNAL_ERROR_MESSAGE } from './errors';

@@ -1,0 +1,61 @@
+// The GraphQL endpoint: Mercurius serving the AS Rank schema at /graphql (POST and GET), with the query
+// limits (depth, tokens, cost) and the client-safe error formatter. Registered under the base path.
+import type { FastifyInstance } from 'fastify';
+import mercurius from 'mercurius';
+import type { GraphQLSchema } from 'graphql';
+import type { DatabaseHandle } from '@asrank/db';
+import { createContext } from '@asrank/schema';
+import type { GraphqlConfig } from '../config';
+import { asrankErrorFormatter } from '../errors';
+import { assertQueryCost } from '../query-cost';
+
+export interface GraphqlPluginOptions {
+  schema: GraphQLSchema;
+  handle: DatabaseHandle;
+  config: GraphqlConfig;
+}
+
+/** The operation name a request asked for, wherever the client put it (POST body or GET query string). */
+function requestedOperationName(body: unknown, query: unknown): string | undefined {
+  for (const source of [body, query]) {
+    const name = (source as { operationName?: unknown } | null | undefined)?.operationName;
+    if (typeof name === 'string' && name !== '') return name;
+  }
+  return undefined;
+}
+
+export async function graphqlPlugin(app: FastifyInstance, { schema, handle, config }: GraphqlPluginOptions): Promise<void> {
+  await app.register(mercurius, {
+    schema,
+    path: '/graphql',
+    // Our own offline page is served by the graphiql plugin; Mercurius' page loads its scripts from a CDN.
+    graphiql: false,
+    context: () => createContext(handle),
+    jit: config.jitAfter,
+    queryDepth: config.maxQueryDepth,
+    graphql: { parseOptions: { maxTokens: config.maxQueryTokens } },
+    // One operation per request: batching would multiply every per-request limit.
+    allowBatchedQueries: false,
+    errorFormatter: asrankErrorFormatter,
+  });
+
+  // The cost check needs the request's variables (`first: $n`), so it runs per request before execution,
+  // after Mercurius' cached parse and validation.
+  app.graphql.addHook('preExecution', async (executionSchema, document, context, variables) => {
+    const request = context.reply?.request;
+    try {
+      assertQueryCost(
+        {
+          schema: executionSchema,
+          document,
+          variables: variables as Record<string, unknown> | undefined,
+          operationName: requestedOperationName(request?.body, request?.query),
+        },
+        config.maxQueryCost,
+      );
+    } catch (costError) {
+      // Shaped like Mercurius' validation error, so the formatter answers 400 with the message listed.
+      throw Object.assign(new Error('GraphQL query refused'), { statusCode: 400, errors: [costError] });
+    }
+  });
+}

@@ -1,0 +1,62 @@
+// Query cost limit. Cost approximates the number of values the server must produce: every field costs 1,
+// and a paged field multiplies the cost of its selection by the page it asks for (`first`, default
+// DEFAULT_PAGE_SIZE), so nested connections and aliases multiply as they do in the real work. The cone
+// stream returns up to its item budget per page, so its selection is multiplied by that budget.
+// Computed per request with the request's variables (a validation rule would only see the document),
+// using graphql-query-complexity's walker.
+import { GraphQLError, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, DEFAULT_CONE_STREAM_BUDGET } from '@asrank/domain';
+
+/** Selection nodes visited before the walk gives up (bounds the work of costing a hostile document). */
+const MAX_QUERY_NODES = 5000;
+
+function pageMultiplier(first: unknown): number {
+  if (typeof first !== 'number' || !Number.isFinite(first)) return DEFAULT_PAGE_SIZE;
+  // Out-of-range values are refused by the resolver with an argument error that names `first`.
+  return Math.min(Math.max(Math.trunc(first), 1), MAX_PAGE_SIZE);
+}
+
+export const pagedFieldEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
+  const argumentNames = new Set(field.args.map((arg) => arg.name));
+  if (argumentNames.has('pageCursor')) return 1 + DEFAULT_CONE_STREAM_BUDGET * childComplexity;
+  if (argumentNames.has('first')) return 1 + pageMultiplier(args['first']) * childComplexity;
+  return 1 + childComplexity;
+};
+
+export interface CostCheckInput {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  variables?: Record<string, unknown> | null;
+  operationName?: string | null;
+}
+
+/** The operation's cost; throws a GraphQLError when the document is too large to cost. */
+export function queryCost({ schema, document, variables, operationName }: CostCheckInput): number {
+  return getComplexity({
+    schema,
+    query: document,
+    variables: variables ?? {},
+    operationName: operationName ?? undefined,
+    estimators: [pagedFieldEstimator],
+    maxQueryNodes: MAX_QUERY_NODES,
+  });
+}
+
+/** Throws a client-facing GraphQLError when the operation costs more than `maxCost`. */
+export function assertQueryCost(input: CostCheckInput, maxCost: number): void {
+  let cost: number;
+  try {
+    cost = queryCost(input);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new GraphQLError(`query refused: ${reason}`, { extensions: { code: 'QUERY_TOO_COMPLEX' } });
+  }
+  if (cost > maxCost) {
+    throw new GraphQLError(
+      `query refused: its estimated cost ${cost} exceeds the limit of ${maxCost} ` +
+        '(each field costs 1 and a paged field multiplies its selection by `first`; ask for smaller pages or fewer nested connections)',
+      { extensions: { code: 'QUERY_TOO_COMPLEX', cost, maxCost } },
+    );
+  }
+}

@@ -1,0 +1,48 @@
+// Configuration: defaults, validation with one clear line per bad value, base path normalisation.
+import { ConfigError, loadConfig, withStatementTimeout } from '../src';
+
+describe('loadConfig', () => {
+  it('uses the documented defaults when nothing is set', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 4000, host: '127.0.0.1', databaseUrl: './data/asrank.db', basePath: '', logLevel: 'info' });
+    expect(config.maxQueryDepth).toBeGreaterThanOrEqual(14);
+  });
+
+  it('reads numbers from strings and ignores unrelated variables', () => {
+    const config = loadConfig({ PORT: '8080', HOST: '0.0.0.0', GRAPHQL_MAX_COST: '1234', UNRELATED: 'x' });
+    expect(config).toMatchObject({ port: 8080, host: '0.0.0.0', maxQueryCost: 1234 });
+    expect(config).not.toHaveProperty('UNRELATED');
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, /PORT must be integer/],
+    [{ PORT: '70000' }, /PORT must be <= 65535/],
+    [{ BASE_PATH: 'v2' }, /BASE_PATH must match pattern/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be equal to one of the allowed values/],
+    [{ BODY_LIMIT: '10' }, /BODY_LIMIT must be >= 1024/],
+  ])('refuses %p with a one-line message naming the variable', (env, message) => {
+    let thrown: unknown;
+    try {
+      loadConfig(env);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect((thrown as Error).message).toMatch(message);
+    expect((thrown as Error).message).not.toContain('\n');
+  });
+
+  it('normalises a trailing slash of BASE_PATH', () => {
+    expect(loadConfig({ BASE_PATH: '/v2/' }).basePath).toBe('/v2');
+    expect(loadConfig({ BASE_PATH: '/' }).basePath).toBe('');
+  });
+});
+
+describe('withStatementTimeout', () => {
+  it('adds statement_timeout to PostgreSQL URLs only, keeping one the URL already sets', () => {
+    expect(withStatementTimeout('postgres://u@h:5432/db', 5000)).toBe('postgres://u@h:5432/db?statement_timeout=5000');
+    expect(withStatementTimeout('postgres://u@h/db?statement_timeout=10', 5000)).toBe('postgres://u@h/db?statement_timeout=10');
+    expect(withStatementTimeout('./data/asrank.db', 5000)).toBe('./data/asrank.db');
+    expect(withStatementTimeout('postgres://u@h/db', 0)).toBe('postgres://u@h/db');
+  });
+});

@@ -1,0 +1,174 @@
+// Abuse limits and error hygiene over real HTTP: too deep, too costly, too big, batched and aliased
+// queries are refused with clear errors, internal failures never leak SQL or stacks, and the service
+// keeps answering afterwards.
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { openDatabase } from '@asrank/db';
+import { graphql, graphqlData, makeTempDir, sqliteWithSample, startService, type LoadedDatabase, type RunningService } from './helpers';
+import { INTERNAL_ERROR_MESSAGE, queryCost } from '../src';
+import { createSchema } from '@asrank/schema';
+import { parse } from 'graphql';
+
+let store: LoadedDatabase;
+let service: RunningService;
+let someAsn: string;
+
+beforeAll(async () => {
+  store = await sqliteWithSample();
+  service = await startService(store.url);
+  const row = await store.reader.db.selectFrom('asns').select('asn').orderBy('degree_total', 'desc').limit(1).executeTakeFirstOrThrow();
+  someAsn = String(row.asn);
+}, 120_000);
+
+afterAll(async () => {
+  await service?.close();
+  await store?.dispose();
+});
+
+async function expectHealthy(): Promise<void> {
+  const health = await fetch(`${service.baseUrl}/health`);
+  expect(health.status).toBe(200);
+  const data = await graphqlData<{ asn: { asn: string } }>(service.baseUrl, `{ asn(asn: "${someAsn}") { asn } }`);
+  expect(data.asn.asn).toBe(someAsn);
+}
+
+/** asn { asnLinks { edges { node { asn1 { asnLinks { ... } } } } } } nested `levels` times. */
+function nestedLinks(levels: number, first: number): string {
+  let selection = 'asn';
+  for (let level = 0; level < levels; level += 1) selection = `asnLinks(first: ${first}) { edges { node { asn1 { ${selection} } } } }`;
+  return `{ asn(asn: "${someAsn}") { ${selection} } }`;
+}
+
+describe('query limits', () => {
+  it('refuses a query deeper than the limit with a message naming the depth limit', async () => {
+    const { status, body } = await graphql(service.baseUrl, nestedLinks(5, 1));
+    expect(status).toBe(400);
+    expect(body.errors?.[0]?.message).toMatch(/depth .*exceeds the query depth limit of 15/);
+    await expectHealthy();
+  });
+
+  it('accepts the same shape within the depth limit', async () => {
+    const data = await graphqlData<{ asn: { asnLinks: { edges: unknown[] } } }>(service.baseUrl, nestedLinks(3, 2));
+    expect(data.asn.asnLinks.edges.length).toBeGreaterThan(0);
+  });
+
+  it('refuses a too costly query (nested large pages) with its cost and the limit', async () => {
+    const { status, body } = await graphql(service.baseUrl, nestedLinks(3, 1000));
+    expect(status).toBe(400);
+    expect(body.errors?.[0]?.message).toMatch(/estimated cost \d+ exceeds the limit of 500000/);
+    expect(body.errors?.[0]?.extensions?.['code']).toBe('QUERY_TOO_COMPLEX');
+    await expectHealthy();
+  });
+
+  it('counts page sizes given through variables, over GET as well as POST', async () => {
+    const query = `query Deep($first: Int) { asn(asn: "${someAsn}") { asnLinks(first: $first) { edges { node { asn1 { asnLinks(first: $first) { edges { node { asn1 { asnLinks(first: $first) { edges { node { asn1 { asn } } } } } } } } } } } } } }`;
+    for (const method of ['POST', 'GET'] as const) {
+      const refused = await graphql(service.baseUrl, query, { variables: { first: 5000 }, method });
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors?.[0]?.message).toMatch(/exceeds the limit/);
+      const accepted = await graphql(service.baseUrl, query, { variables: { first: 2 }, method });
+      expect(accepted.status).toBe(200);
+      expect(accepted.body.errors).toBeUndefined();
+    }
+  });
+
+  it('makes aliases pay: many aliased copies of an acceptable page query add up to a refusal', async () => {
+    const single = await graphql(service.baseUrl, '{ a0: asns(first: 1000) { edges { node { asn asnName } } } }');
+    expect(single.status).toBe(200);
+    const aliases = Array.from({ length: 300 }, (_, index) => `a${index}: asns(first: 1000) { edges { node { asn asnName } } }`).join('\n');
+    const { status, body } = await graphql(service.baseUrl, `{ ${aliases} }`);
+    expect(status).toBe(400);
+    expect(body.errors?.[0]?.message).toMatch(/exceeds the limit/);
+    await expectHealthy();
+  });
+
+  it('gives the cost model the multipliers it documents', () => {
+    const schema = createSchema();
+    const single = queryCost({ schema, document: parse('{ asns(first: 10) { edges { node { asn } } } }') });
+    const double = queryCost({ schema, document: parse('{ asns(first: 20) { edges { node { asn } } } }') });
+    const byDefault = queryCost({ schema, document: parse('{ asns { edges { node { asn } } } }') });
+    expect(double - 1).toBe(2 * (single - 1));
+    expect(byDefault - 1).toBe(4 * (single - 1));
+  });
+
+  it('refuses a request body over the size limit with HTTP 413 and a clear error', async () => {
+    const padding = ' '.repeat(300 * 1024);
+    const response = await fetch(`${service.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `{ asn(asn: "${someAsn}") { asn } }${padding}` }),
+    });
+    expect(response.status).toBe(413);
+    const body = (await response.json()) as { errors: { message: string }[] };
+    expect(body.errors[0]?.message).toMatch(/too large/i);
+    await expectHealthy();
+  });
+
+  it('refuses a document with too many tokens before validating it', async () => {
+    const fields = Array.from({ length: 25000 }, () => 'asn').join(' ');
+    const { status, body } = await graphql(service.baseUrl, `{ asn(asn: "${someAsn}") { ${fields} } }`);
+    expect(status).toBe(400);
+    expect(body.errors?.[0]?.message).toMatch(/tokens/);
+  });
+
+  it('refuses batched operations (an array body)', async () => {
+    const response = await fetch(`${service.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([{ query: '{ datasets { totalCount } }' }, { query: '{ datasets { totalCount } }' }]),
+    });
+    expect(response.status).toBe(400);
+    await expectHealthy();
+  });
+
+  it('answers introspection (what GraphiQL sends) within the limits', async () => {
+    const { getIntrospectionQuery } = await import('graphql');
+    const data = await graphqlData<{ __schema: { queryType: { name: string } } }>(service.baseUrl, getIntrospectionQuery({ inputValueDeprecation: true }));
+    expect(data.__schema.queryType.name).toBe('Query');
+  });
+
+  it('reports syntax errors and unknown fields with graphql-js messages and HTTP 400', async () => {
+    const syntax = await graphql(service.baseUrl, '{ asn(asn: "1") { asn ');
+    expect(syntax.status).toBe(400);
+    expect(syntax.body.errors?.[0]?.message).toMatch(/Syntax Error/);
+    const unknown = await graphql(service.baseUrl, '{ asn(asn: "1") { nonsense } }');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors?.[0]?.message).toMatch(/Cannot query field "nonsense"/);
+  });
+});
+
+describe('internal errors', () => {
+  let broken: RunningService;
+  let dir: string;
+
+  beforeAll(async () => {
+    // A real store whose organizations table is gone: the query fails inside SQLite, as a corrupted or
+    // half-migrated database would.
+    dir = makeTempDir('broken');
+    const file = path.join(dir, 'broken.db');
+    fs.copyFileSync(store.url, file);
+    const writer = openDatabase(file);
+    await sql`drop table organizations`.execute(writer.db);
+    await writer.close();
+    broken = await startService(file);
+  }, 60_000);
+
+  afterAll(async () => {
+    await broken?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers with a generic message, never SQL text or a stack trace, and keeps serving', async () => {
+    const { status, body } = await graphql(broken.baseUrl, '{ organizations(first: 1) { totalCount edges { node { orgId } } } }');
+    // 500 when nothing could be answered, 200 with a null field when the field is nullable.
+    expect(status).toBe(body.data ? 200 : 500);
+    // Either the schema's own generic message (naming only the field) or this service's.
+    expect(body.errors?.[0]?.message).toMatch(new RegExp(`^(internal error while resolving Query\\.organizations|${INTERNAL_ERROR_MESSAGE})$`));
+    expect(body.errors?.[0]?.extensions?.['code']).toBe('INTERNAL_SERVER_ERROR');
+    const text = JSON.stringify(body);
+    expect(text).not.toMatch(/no such table|select |from |sqlite|\.ts:\d+|node_modules/i);
+    const data = await graphqlData<{ asn: { asn: string } }>(broken.baseUrl, `{ asn(asn: "${someAsn}") { asn } }`);
+    expect(data.asn.asn).toBe(someAsn);
+  });
+});

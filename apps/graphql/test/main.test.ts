@@ -1,0 +1,102 @@
+// The built entry point (dist/main.js) as an operator runs it: clear one-line refusals, base path,
+// and a graceful SIGTERM. Needs `pnpm --filter @asrank/graphql build` (turbo's test task builds first).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { migrateToLatest, openDatabase } from '@asrank/db';
+import { graphqlData, makeTempDir, sqliteWithSample, type LoadedDatabase } from './helpers';
+
+const mainJs = path.resolve(__dirname, '..', 'dist', 'main.js');
+const built = fs.existsSync(mainJs);
+if (!built) console.warn(`SKIP main.js process tests: ${mainJs} is missing (run the package build first).`);
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderr: string;
+  stdout: string;
+}
+
+function runMain(env: Record<string, string>): { child: ReturnType<typeof spawn>; exited: Promise<Exit>; output: () => string } {
+  const child = spawn(process.execPath, [mainJs], { env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<Exit>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stderr, stdout })));
+  return { child, exited, output: () => stdout + stderr };
+}
+
+async function waitFor(condition: () => boolean, what: string): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt += 1) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+(built ? describe : describe.skip)('dist/main.js', () => {
+  let store: LoadedDatabase;
+  let scratch: string;
+
+  beforeAll(async () => {
+    store = await sqliteWithSample();
+    scratch = makeTempDir('main');
+  }, 120_000);
+
+  afterAll(async () => {
+    await store?.dispose();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('refuses a bad PORT with one line naming it and exit code 1', async () => {
+    const { exited } = runMain({ PORT: 'abc', DATABASE_URL: store.url });
+    const exit = await exited;
+    expect(exit.code).toBe(1);
+    expect(exit.stderr.trim()).toMatch(/^asrank graphql: invalid configuration: PORT must be integer$/);
+  });
+
+  it('refuses a missing database file with a clear message', async () => {
+    const { exited } = runMain({ PORT: '0', DATABASE_URL: path.join(scratch, 'absent.db') });
+    const exit = await exited;
+    expect(exit.code).toBe(1);
+    expect(exit.stderr).toMatch(/cannot open SQLite file .*absent\.db/);
+    expect(fs.existsSync(path.join(scratch, 'absent.db'))).toBe(false);
+  });
+
+  it('refuses a migrated but empty database, saying to load a month', async () => {
+    const file = path.join(scratch, 'empty.db');
+    const handle = openDatabase(file);
+    await migrateToLatest(handle.db, handle.dialect);
+    await handle.close();
+    const exit = await runMain({ PORT: '0', DATABASE_URL: file }).exited;
+    expect(exit.code).toBe(1);
+    expect(exit.stderr).toMatch(/holds no dataset: load at least one month/);
+  });
+
+  it('refuses a database with pending migrations, naming them', async () => {
+    const file = path.join(scratch, 'unmigrated.db');
+    const handle = openDatabase(file);
+    await sql`create table placeholder (id integer)`.execute(handle.db);
+    await handle.close();
+    const exit = await runMain({ PORT: '0', DATABASE_URL: file }).exited;
+    expect(exit.code).toBe(1);
+    expect(exit.stderr).toMatch(/pending migration\(s\) \(001_initial/);
+  });
+
+  it('serves under BASE_PATH and closes gracefully on SIGTERM', async () => {
+    const run = runMain({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: store.url, BASE_PATH: '/v2' });
+    await waitFor(() => /Server listening at http:\/\/127\.0\.0\.1:\d+/.test(run.output()), 'the listening log line');
+    const port = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(run.output())![1];
+    const base = `http://127.0.0.1:${port}/v2`;
+    const data = await graphqlData<{ datasets: { totalCount: number } }>(base, '{ datasets { totalCount } }');
+    expect(data.datasets.totalCount).toBe(store.dates.length);
+    const outside = await fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ datasets { totalCount } }"}' });
+    expect(outside.status).toBe(404);
+    run.child.kill('SIGTERM');
+    const exit = await run.exited;
+    expect(exit.code).toBe(0);
+    expect(exit.stdout).toMatch(/SIGTERM received: closing/);
+  });
+});
