@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } 
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import os from 'node:os';
-import { ArgumentError } from '@asrank/domain';
+import { ArgumentError, AsGraph, computeCustomerCones } from '@asrank/domain';
 import { generateDataset, type GeneratedFiles, type GeneratedManifest } from '../src/generate';
 import { SAMPLE_DATA_DIR, SAMPLE_OPTIONS } from '../src/generate/sample';
 
@@ -292,6 +292,23 @@ describe('generateDataset: a realistic Internet', () => {
       });
       expect(mismatches).toEqual([]);
     }
+  });
+
+  test('the domain cone computation (used when no ppdc-ases file is given) agrees with the ppdc-ases file', () => {
+    const month = files.months[files.months.length - 1];
+    const links = dataLines(month?.asRel as string).map((row) => {
+      const [asn0, asn1, code] = row.split('|').map(Number) as [number, number, -1 | 0];
+      return { asn0, asn1, code };
+    });
+    const computed = computeCustomerCones(AsGraph.fromLinks(links));
+    const rows = dataLines(month?.ppdcAses as string);
+    expect(computed.size).toBe(rows.length);
+    const mismatches = rows.filter((row) => {
+      const [asn, ...members] = row.split(' ').map(Number) as [number, ...number[]];
+      const cone = computed.get(asn);
+      return !cone || [...cone].join(' ') !== [asn, ...members].sort((a, b) => a - b).join(' ');
+    });
+    expect(mismatches).toEqual([]);
   });
 
   test('degrees and cones are heavy-tailed: mostly stubs with 1-3 providers, a few very large transit networks', () => {
