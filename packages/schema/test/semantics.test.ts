@@ -82,6 +82,44 @@ describe.each(STORE_KINDS)('semantics on %s', (kind) => {
     expect(linkData.asnLinks.edges.map((edge) => edge.node.asn1.asn)).toEqual(expectedLinks.map((link) => String(link.asn1)));
   });
 
+  it('sorts nested connections too (organization neighbours, link locations)', async () => {
+    const org = (await store.handle.db.selectFrom('organizations').select('org_id').where('date', '=', latest).orderBy('degree_total', 'desc').orderBy('org_id').executeTakeFirstOrThrow()).org_id;
+    const data = await queryData<{ organization: { neighbors: { edges: { node: { asn: string; asnName: string } }[] } } }>(
+      store.handle,
+      `query($org: String!) { organization(orgId: $org) { neighbors(first: 10000, sort: "-asnName,asn") { edges { node { asn asnName } } } } }`,
+      { org },
+    );
+    const names = data.organization.neighbors.edges.map((edge) => edge.node);
+    expect(names.length).toBeGreaterThan(1);
+    expect(names).toEqual([...names].sort((a, b) => compareText(b.asnName, a.asnName) || Number(a.asn) - Number(b.asn)));
+
+    const placed = await store.handle.db
+      .selectFrom('link_locations')
+      .select(['asn0', 'asn1', (eb) => eb.fn.countAll().as('n')])
+      .where('date', '=', latest)
+      .groupBy(['asn0', 'asn1'])
+      .orderBy('n', 'desc')
+      .orderBy('asn0')
+      .orderBy('asn1')
+      .executeTakeFirstOrThrow();
+    const stored = await store.handle.db
+      .selectFrom('link_locations as ll')
+      .innerJoin('locations as l', (join) => join.onRef('l.date', '=', 'll.date').onRef('l.loc_id', '=', 'll.loc_id'))
+      .select(['l.loc_id', 'l.city'])
+      .where('ll.date', '=', latest)
+      .where('ll.asn0', '=', placed.asn0)
+      .where('ll.asn1', '=', placed.asn1)
+      .execute();
+    expect(stored.length).toBeGreaterThan(1);
+    const linkData = await queryData<{ asnLink: { locations: { edges: { node: { locId: string } }[] } } }>(
+      store.handle,
+      `{ asnLink(asn0: "${placed.asn1}", asn1: "${placed.asn0}") { locations(sort: "-city") { edges { node { locId } } } } }`,
+    );
+    expect(linkData.asnLink.locations.edges.map((edge) => edge.node.locId)).toEqual(
+      [...stored].sort((a, b) => compareText(b.city, a.city) || compareText(a.loc_id, b.loc_id)).map((row) => row.loc_id),
+    );
+  });
+
   it('sorts historic queries by date when asked', async () => {
     const asn = String(asnRows.find((row) => row.rank != null)!.asn);
     const list = await asnList(`, asns: ["${asn}"], dateStart: "${store.dates[0]}", dateEnd: "${latest}", sort: "-date"`);

@@ -10,7 +10,7 @@ import { nestedPage } from '../nestedPages';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { AsnLinkRef, AsnRef } from './refs';
 import { placeholderAsn } from './asn';
-import { LocationConnection } from './location';
+import { LocationConnection, sortLocations } from './location';
 
 type AsnLinkRow = AsnLinksTable;
 
@@ -62,13 +62,19 @@ AsnLinkRef.implement({
     date: t.exposeString('date'),
     locations: t.field({
       type: LocationConnection,
-      description: 'Where the link is observed (ordered by locId).',
-      args: { first: t.arg.int(), offset: t.arg.int() },
+      description: 'Where the link is observed (default order: locId).',
+      args: {
+        first: t.arg.int(),
+        offset: t.arg.int(),
+        sort: t.arg.string({ description: 'Comma-separated keys: locId, city, region, country, continent, population; "-" prefix for descending.' }),
+      },
       resolve: async (link, args, context): Promise<ConnectionPage<LocationRow>> => {
         const page = pageOf(args);
+        const keys = parseSort(args.sort, 'locations', { argument: 'sort' });
         const low = Math.min(Number(link.asn0), Number(link.asn1));
         const high = Math.max(Number(link.asn0), Number(link.asn1));
-        const all = await context.loaders.linkLocations.load({ date: link.date, id: `${low},${high}` });
+        // A link is seen in a handful of places: they are loaded together (batched) and ordered here.
+        const all = sortLocations(await context.loaders.linkLocations.load({ date: link.date, id: `${low},${high}` }), keys);
         return { nodes: all.slice(page.offset, page.offset + page.first), totalCount: all.length, ...page };
       },
     }),

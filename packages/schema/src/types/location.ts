@@ -23,6 +23,27 @@ const LOCATION_HISTORIC_ORDER = {
   unique: [{ key: 'date', direction: 'asc' }, ...LOCATION_ORDER.unique],
 } satisfies { defaults: SortKey[]; unique: SortKey[] };
 
+/**
+ * Orders a link's few locations in memory by the same keys and rules as the SQL lists (nulls last in both
+ * directions, then locId).
+ */
+export function sortLocations(rows: readonly LocationRow[], keys: readonly SortKey[]): LocationRow[] {
+  const columnOf = (key: string) => LOCATION_SORT_COLUMNS[key]!.column as keyof LocationRow;
+  const order = [...keys, ...LOCATION_ORDER.unique];
+  return [...rows].sort((a, b) => {
+    for (const key of order) {
+      const left = a[columnOf(key.key)];
+      const right = b[columnOf(key.key)];
+      if (left === right) continue;
+      if (left == null) return 1;
+      if (right == null) return -1;
+      const compared = left < right ? -1 : 1;
+      return key.direction === 'desc' ? -compared : compared;
+    }
+    return 0;
+  });
+}
+
 export const LocationConnection = connectionOf('Location', LocationRef, 'A page of locations.');
 
 LocationRef.implement({

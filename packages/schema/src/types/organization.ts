@@ -53,7 +53,8 @@ const MembersRef = builder.objectRef<OrganizationRow>('OrganizationMembers').imp
 });
 
 /** ASNs outside the organization linked to any of its members, as Asn records of the same month. */
-function neighborsOfOrganizations(context: AsrankContext, date: string, page: { first: number; offset: number }) {
+function neighborsOfOrganizations(context: AsrankContext, date: string, page: { first: number; offset: number }, sort: string | null | undefined) {
+  const keys = parseSort(sort, 'asns', { argument: 'sort' });
   const neighborSet = (orgIds: string[]) =>
     // CROSS JOIN: drive from the member ASNs into their link ranges (see asnLinksOfOrganizations).
     context.db
@@ -67,9 +68,9 @@ function neighborsOfOrganizations(context: AsrankContext, date: string, page: { 
       .where((eb) => eb.or([eb('b.org_id', 'is', null), eb('b.org_id', '!=', eb.ref('a.org_id'))]))
       .select(['a.org_id as parent_key', 'l.asn1 as neighbor'])
       .distinct();
-  return nestedPage<string, AsnRow>(context, `orgNeighbors|${date}`, page, () => ({
+  return nestedPage<string, AsnRow>(context, `orgNeighbors|${date}|${sort ?? ''}`, page, () => ({
     partitionColumn: 'parent_key',
-    order: orderByList(context.dialect, [], ASN_SORT_COLUMNS, ASN_ORDER),
+    order: orderByList(context.dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER),
     rows: (orgIds) =>
       context.db
         .selectFrom(neighborSet(orgIds).as('o'))
@@ -107,9 +108,9 @@ OrganizationRef.implement({
     }),
     neighbors: t.field({
       type: AsnConnection,
-      description: 'ASNs of other organizations linked to any of its ASNs (order: rank, then ASN).',
-      args: { first: t.arg.int(), offset: t.arg.int() },
-      resolve: (org, args, context) => neighborsOfOrganizations(context, org.date, pageOf(args)).load(org.org_id),
+      description: 'ASNs of other organizations linked to any of its ASNs (default order: rank, then ASN).',
+      args: { first: t.arg.int(), offset: t.arg.int(), sort: t.arg.string({ description: 'The sort keys of `asns`.' }) },
+      resolve: (org, args, context) => neighborsOfOrganizations(context, org.date, pageOf(args), args.sort).load(org.org_id),
     }),
     cone: t.field({ type: ConeRef, resolve: coneOf }),
     asnDegree: t.field({ type: AsnDegreeRef, description: 'Degrees summed over member ASNs.', resolve: degreeOf }),
