@@ -171,4 +171,14 @@ describe('internal errors', () => {
     const data = await graphqlData<{ asn: { asn: string } }>(broken.baseUrl, `{ asn(asn: "${someAsn}") { asn } }`);
     expect(data.asn.asn).toBe(someAsn);
   });
+
+  it('keeps errors the same once a repeated query runs JIT-compiled', async () => {
+    for (let round = 0; round < 4; round += 1) {
+      const internal = await graphql(broken.baseUrl, '{ organizations(first: 1) { totalCount } }');
+      expect(internal.body.errors?.[0]?.extensions?.['code']).toBe('INTERNAL_SERVER_ERROR');
+      expect(JSON.stringify(internal.body)).not.toMatch(/no such table|select |sqlite/i);
+      const argument = await graphql(broken.baseUrl, '{ asns(first: -5) { totalCount } }');
+      expect(argument.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'first' });
+    }
+  });
 });
