@@ -235,7 +235,7 @@ export async function importJsonl(handle: DatabaseHandle, options: ImportJsonlOp
     linkLocations: [],
     coneMembers: new Map(),
     prefixes: [],
-    prefixOrigins: [],
+    prefixOrigins: new Map(),
   };
   await migrateToLatest(handle.db, handle.dialect);
   const rows = await replaceMonth(handle, month, countryRows(), progress);

@@ -8,6 +8,7 @@ import {
   computeDegrees,
   computeOrgCones,
   computeOrgDegrees,
+  countUniqueAddresses,
   parsePrefix,
   rankAsns,
   rankLinks,
@@ -18,7 +19,7 @@ import type { AsnLinksTable, AsnsTable, LocationsTable, OrganizationsTable, Pref
 import type { AsRelFile, AsRelLink } from '../parse/as-rel';
 import type { AsOrgFile } from '../parse/as-org';
 import type { PrefixEntry } from '../parse/pfx2as';
-import { PairMap, type AsrankCounts, type DatasetSource, type LocationRecord } from '../parse/asrank-counts';
+import { PairMap, type AsnCount, type AsrankCounts, type DatasetSource, type LocationRecord } from '../parse/asrank-counts';
 import type { LinkGeo } from '../parse/link-geo';
 import type { MonthData } from './month';
 
@@ -54,9 +55,27 @@ function orderPrefixes(entries: Map<string, PrefixEntry>): { entry: PrefixEntry;
  * Prefix and address counts of many cones at once (domain's computeConePrefixStats merges address ranges). Counts are
  * IPv4 figures (docs/decisions.md).
  */
-function coneFigures<K>(cones: ReadonlyMap<K, ArrayLike<number>>, prefixesByAsn: ReadonlyMap<number, readonly ParsedPrefix[]>): Map<K, { prefixes: number; addresses: number }> {
+function coneFigures<K>(
+  cones: ReadonlyMap<K, ArrayLike<number>>,
+  prefixesByAsn: ReadonlyMap<number, readonly ParsedPrefix[]>,
+  prefixCount: number,
+): Map<K, { prefixes: number; addresses: number }> {
   const figures = new Map<K, { prefixes: number; addresses: number }>();
   if (cones.size === 0) return figures;
+  let entries = 0;
+  for (const members of cones.values()) {
+    for (let i = 0; i < members.length; i += 1) entries += prefixesByAsn.get(members[i]!)?.length ?? 0;
+  }
+  if (entries < prefixCount) {
+    // Few prefix entries in all (e.g. only the organizations CAIDA's counts miss): a union per cone is cheaper than
+    // computeConePrefixStats' one-off numbering of every prefix of the month.
+    for (const [key, members] of cones) {
+      const inCone = new Set<ParsedPrefix>();
+      for (let i = 0; i < members.length; i += 1) for (const p of prefixesByAsn.get(members[i]!) ?? []) if (p.ipVersion === 4) inCone.add(p);
+      figures.set(key, { prefixes: inCone.size, addresses: inCone.size === 0 ? 0 : countUniqueAddresses(inCone).v4 });
+    }
+    return figures;
+  }
   for (const [key, stats] of computeConePrefixStats(cones, prefixesByAsn)) {
     figures.set(key, { prefixes: stats.numberPrefixesV4, addresses: stats.numberAddressesV4 });
   }
@@ -77,20 +96,24 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
 
   // --- prefixes -------------------------------------------------------------------------------------------
   const prefixRows: PrefixesTable[] = [];
-  const prefixOrigins: { date: string; asn: number; prefix_id: number }[] = [];
+  const prefixOrigins = new Map<number, number[]>();
   const prefixesOfAsn = new Map<number, ParsedPrefix[]>();
   let prefixId = 0;
   for (const { entry, parsed } of orderPrefixes(inputs.prefixes ?? new Map())) {
     prefixId += 1;
     prefixRows.push({ date, prefix_id: prefixId, network: entry.network, length: entry.length, ip_version: entry.ipVersion, origin_count: entry.origins.length });
-    for (const asn of [...entry.origins].sort((a, b) => a - b)) {
-      prefixOrigins.push({ date, asn, prefix_id: prefixId });
+    for (const asn of entry.origins) {
+      // Prefixes arrive in id order, so each ASN's id list is already sorted.
+      let ids = prefixOrigins.get(asn);
+      if (!ids) prefixOrigins.set(asn, (ids = []));
+      ids.push(prefixId);
       let list = prefixesOfAsn.get(asn);
       if (!list) prefixesOfAsn.set(asn, (list = []));
       list.push(parsed);
     }
   }
-  prefixOrigins.sort((a, b) => a.asn - b.asn || a.prefix_id - b.prefix_id);
+  // The parsed pfx2as map is the largest input (a million prefixes): release it before the rest is derived.
+  inputs.prefixes?.clear();
 
   // --- which ASNs exist and which were seen --------------------------------------------------------------------
   const routingAsns = new Set<number>(graph.asns());
@@ -124,14 +147,34 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
   for (const [orgId, members] of membersOfOrg) seenMembersOfOrg.set(orgId, members.filter((asn) => seen.has(asn)));
   const orgCones = computeOrgCones(coneMembers, seenMembersOfOrg);
 
-  // Prefix/address figures of every cone that CAIDA's counts do not give, in ONE pass (the setup sorts all prefixes):
-  // ASN cones, organization cones, what each ASN announces itself, and the whole table for the dataset.
+  // Prefix/address figures of the cones CAIDA's counts do not give, in ONE pass (its setup sorts every prefix), and
+  // only for cones that contain an originating ASN (the rest are 0).
+  const originates = (members: ArrayLike<number>): boolean => {
+    for (let i = 0; i < members.length; i += 1) if (prefixesOfAsn.has(members[i]!)) return true;
+    return false;
+  };
   const conesToMeasure = new Map<string, ArrayLike<number>>();
-  for (const [asn, members] of coneMembers) if (!counts?.asnCounts.has(asn)) conesToMeasure.set(`c${asn}`, members);
-  for (const [orgId, cone] of orgCones) if (!counts?.orgCounts.has(orgId)) conesToMeasure.set(`o${orgId}`, cone);
-  for (const asn of prefixesOfAsn.keys()) conesToMeasure.set(`a${asn}`, [asn]);
-  conesToMeasure.set('*', [...prefixesOfAsn.keys()]);
-  const figuresOf = coneFigures(conesToMeasure, prefixesOfAsn);
+  for (const [asn, members] of coneMembers) if (!counts?.asnCounts.has(asn) && originates(members)) conesToMeasure.set(`c${asn}`, members);
+  // An organization missing from CAIDA's org counts (their org file is often a newer release than ours) whose only
+  // seen member has CAIDA's ASN counts has exactly that member's cone: take its figures instead of computing.
+  const orgCountOf = (orgId: string): AsnCount | undefined => {
+    const given = counts?.orgCounts.get(orgId);
+    if (given || !counts) return given;
+    const seenMembers = seenMembersOfOrg.get(orgId) ?? [];
+    return seenMembers.length === 1 ? counts.asnCounts.get(seenMembers[0]!) : undefined;
+  };
+  for (const [orgId, cone] of orgCones) if (!orgCountOf(orgId) && originates(cone)) conesToMeasure.set(`o${orgId}`, cone);
+  const figuresOf = coneFigures(conesToMeasure, prefixesOfAsn, prefixRows.length);
+  // What an ASN originates itself, and the whole table: plain unions of one list each.
+  const v4Only = (prefixes: readonly ParsedPrefix[]) => prefixes.filter((p) => p.ipVersion === 4);
+  for (const [asn, prefixes] of prefixesOfAsn) {
+    const own = v4Only(prefixes);
+    figuresOf.set(`a${asn}`, { prefixes: own.length, addresses: own.length === 0 ? 0 : countUniqueAddresses(own).v4 });
+  }
+  const allV4: ParsedPrefix[] = [];
+  for (const prefixes of prefixesOfAsn.values()) for (const p of prefixes) if (p.ipVersion === 4) allV4.push(p);
+  const distinctV4 = [...new Set(allV4)];
+  figuresOf.set('*', { prefixes: distinctV4.length, addresses: distinctV4.length === 0 ? 0 : countUniqueAddresses(distinctV4).v4 });
   const noFigures = { prefixes: 0, addresses: 0 };
 
   // --- degrees -------------------------------------------------------------------------------------------------
@@ -201,7 +244,8 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
     const org = asOrg?.organizations.get(orgId);
     const members = membersOfOrg.get(orgId) ?? [];
     const seenMembers = seenMembersOfOrg.get(orgId) ?? [];
-    const count = counts?.orgCounts.get(orgId);
+    const count = orgCountOf(orgId);
+    const fullCount = counts?.orgCounts.get(orgId);
     const cone = orgCones.get(orgId) ?? new Uint32Array(0);
     const figures = figuresOf.get(`o${orgId}`) ?? noFigures;
     const orgDegree = orgDegrees.get(orgId)?.asnDegree;
@@ -222,10 +266,10 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
       degree_peer: orgDegree?.peer ?? 0,
       degree_customer: orgDegree?.customer ?? 0,
       degree_sibling: orgDegree?.sibling ?? 0,
-      degree_transit: count?.degreeTransit ?? orgDegree?.transit ?? 0,
-      degree_total: count?.degreeTotal ?? orgDegree?.total ?? 0,
-      org_degree_total: count?.orgDegreeTotal ?? orgLevel?.total ?? 0,
-      org_degree_transit: count?.orgDegreeTransit ?? orgLevel?.transit ?? 0,
+      degree_transit: fullCount?.degreeTransit ?? orgDegree?.transit ?? 0,
+      degree_total: fullCount?.degreeTotal ?? orgDegree?.total ?? 0,
+      org_degree_total: fullCount?.orgDegreeTotal ?? orgLevel?.total ?? 0,
+      org_degree_transit: fullCount?.orgDegreeTransit ?? orgLevel?.transit ?? 0,
       search_text: `${org?.orgName ?? ''} ${orgId}`.trim().toLowerCase(),
     });
   }

@@ -9,7 +9,6 @@ import type {
   LocationsTable,
   OrganizationsTable,
   PrefixesTable,
-  PrefixOriginsTable,
 } from '@asrank/db';
 
 export interface MonthData {
@@ -24,7 +23,8 @@ export interface MonthData {
   /** Cone owner → sorted member ASNs (owner included); kept as typed arrays, 2.6M members would be 2.6M objects. */
   coneMembers: Map<number, Uint32Array>;
   prefixes: PrefixesTable[];
-  prefixOrigins: PrefixOriginsTable[];
+  /** Origin ASN → its prefix ids, ascending (a million rows as objects would dominate the load's memory). */
+  prefixOrigins: Map<number, readonly number[]>;
 }
 
 export type CountryRow = CountriesTable;

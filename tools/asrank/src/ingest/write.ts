@@ -41,6 +41,20 @@ function coneSource(month: MonthData): TableSource {
   };
 }
 
+function originSource(month: MonthData): TableSource {
+  let count = 0;
+  for (const ids of month.prefixOrigins.values()) count += ids.length;
+  const origins = [...month.prefixOrigins.keys()].sort((a, b) => a - b);
+  return {
+    table: 'prefix_origins',
+    columns: ['date', 'asn', 'prefix_id'],
+    count,
+    rows: function* () {
+      for (const asn of origins) for (const id of month.prefixOrigins.get(asn)!) yield [month.date, asn, id];
+    },
+  };
+}
+
 function sources(month: MonthData, countries: readonly CountryRow[]): TableSource[] {
   return [
     tableSource('countries', countries, ['iso', 'name', 'capital', 'continent', 'languages', 'population', 'area']),
@@ -65,7 +79,7 @@ function sources(month: MonthData, countries: readonly CountryRow[]): TableSourc
     tableSource('link_locations', month.linkLocations, ['date', 'asn0', 'asn1', 'loc_id']),
     coneSource(month),
     tableSource('prefixes', month.prefixes, ['date', 'prefix_id', 'network', 'length', 'ip_version', 'origin_count']),
-    tableSource('prefix_origins', month.prefixOrigins, ['date', 'asn', 'prefix_id']),
+    originSource(month),
   ];
 }
 
