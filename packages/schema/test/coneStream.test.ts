@@ -1,7 +1,7 @@
 // asnCone and asnConesStream against the stored cones: walking every page from an empty cursor yields each cone,
 // member and prefix exactly once, in order, and equal to cone_members / prefix_origins.
 import { coneStreamTuning } from '../src';
-import { openLoadedStore, queryData, queryError, STORE_KINDS, type LoadedStore } from './support/store';
+import { LOAD_TIMEOUT_MS, openLoadedStore, queryData, queryError, STORE_KINDS, type LoadedStore } from './support/store';
 
 interface StreamPage {
   asnConesStream: {
@@ -94,7 +94,7 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
     for (const row of await db.selectFrom('prefixes').select(['prefix_id', 'network', 'length']).where('date', '=', latest).execute()) {
       prefixText.set(Number(row.prefix_id), `${row.network}/${row.length}`);
     }
-  });
+  }, LOAD_TIMEOUT_MS);
   afterAll(() => store?.close());
   afterEach(() => {
     coneStreamTuning.chunk = 1000;

@@ -1,7 +1,7 @@
 // No N+1: nested joins are batched per request, so the number of SQL statements does not grow with the page size.
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import type { DatabaseHandle } from '@asrank/db';
-import { openLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
+import { LOAD_TIMEOUT_MS, openLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
 
 /** Counts executed statements (transformResult runs once per executed query, unlike transformQuery). */
 class StatementCounter implements KyselyPlugin {
@@ -19,7 +19,7 @@ describe.each(STORE_KINDS)('query count on %s', (kind) => {
   let store: LoadedStore;
   beforeAll(async () => {
     store = await openLoadedStore(kind);
-  });
+  }, LOAD_TIMEOUT_MS);
   afterAll(() => store?.close());
 
   async function statementsFor(query: string, first: number): Promise<{ statements: number; nodes: number }> {

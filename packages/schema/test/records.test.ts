@@ -1,5 +1,5 @@
 // Every root field and nested field over the loaded sample, checked against the stored rows.
-import { openLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
+import { LOAD_TIMEOUT_MS, openLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
 
 type Row = Record<string, unknown>;
 const num = (value: unknown) => (value == null ? null : Number(value));
@@ -13,7 +13,7 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
     store = await openLoadedStore(kind);
     latest = store.dates.at(-1)!;
     asnRows = await store.handle.db.selectFrom('asns').selectAll().where('date', '=', latest).orderBy('asn').execute();
-  });
+  }, LOAD_TIMEOUT_MS);
   afterAll(() => store?.close());
 
   /** A ranked ASN with an organization and a country, the kind of record the spec's samples show. */

@@ -7,7 +7,7 @@ import { graphql } from 'graphql';
 import { openDatabase } from '@asrank/db';
 import { readManifest } from '@asrank/cli';
 import { createContext, createSchema } from '../src';
-import { loadedSampleDir, openLoadedStore, queryData, queryError, runQuery, STORE_KINDS, type LoadedStore } from './support/store';
+import { LOAD_TIMEOUT_MS, loadedSampleDir, openLoadedStore, queryData, queryError, runQuery, STORE_KINDS, type LoadedStore } from './support/store';
 
 type Row = Record<string, unknown>;
 /** Byte-wise string order with nulls last: the order the service promises on both dialects. */
@@ -23,7 +23,7 @@ describe.each(STORE_KINDS)('semantics on %s', (kind) => {
     store = await openLoadedStore(kind);
     latest = store.dates.at(-1)!;
     asnRows = await store.handle.db.selectFrom('asns').selectAll().where('date', '=', latest).execute();
-  });
+  }, LOAD_TIMEOUT_MS);
   afterAll(() => store?.close());
 
   const asnList = async (args: string) =>

@@ -32,6 +32,7 @@ function sampleDir(): Promise<string> {
   if (fs.existsSync(path.join(SAMPLE_DATA_DIR, 'manifest.json'))) return Promise.resolve(SAMPLE_DATA_DIR);
   generatedDir ??= (async () => {
     const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'asrank-schema-sample-'));
+    process.once('exit', () => fs.rmSync(outDir, { recursive: true, force: true }));
     await generateDataset({ outDir, seed: 20240101, asns: 400, months: 3 });
     return outDir;
   })();
@@ -103,3 +104,6 @@ export async function queryError(handle: DatabaseHandle, source: string, variabl
   if (!result.errors?.length) throw new Error(`expected an error from: ${source}`);
   return result.errors.map((error) => error.message).join('; ');
 }
+
+/** Loading the sample through the real ingest takes seconds (more on a busy CI machine with PostgreSQL). */
+export const LOAD_TIMEOUT_MS = 180_000;
