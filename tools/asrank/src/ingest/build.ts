@@ -3,7 +3,6 @@
 import {
   AsGraph,
   comparePrefixes,
-  computeConePrefixStats,
   computeCustomerCones,
   computeDegrees,
   computeOrgCones,
@@ -55,29 +54,33 @@ function orderPrefixes(entries: Map<string, PrefixEntry>): { entry: PrefixEntry;
  * Prefix and address counts of many cones at once (domain's computeConePrefixStats merges address ranges). Counts are
  * IPv4 figures (docs/decisions.md).
  */
+/**
+ * Prefix and address figures (IPv4, docs/decisions.md) of a few cones, each the union of its members' prefixes.
+ * Prefix ids follow address order, so a cone's distinct ids, sorted as integers, hand countUniqueAddresses its input
+ * already in order. Cheaper in time and memory than computeConePrefixStats' one-off numbering of every prefix
+ * when only the cones CAIDA's counts miss are measured.
+ */
 function coneFigures<K>(
   cones: ReadonlyMap<K, ArrayLike<number>>,
-  prefixesByAsn: ReadonlyMap<number, readonly ParsedPrefix[]>,
-  prefixCount: number,
+  prefixIdsOfAsn: ReadonlyMap<number, readonly number[]>,
+  prefixById: readonly ParsedPrefix[],
 ): Map<K, { prefixes: number; addresses: number }> {
   const figures = new Map<K, { prefixes: number; addresses: number }>();
-  if (cones.size === 0) return figures;
-  let entries = 0;
-  for (const members of cones.values()) {
-    for (let i = 0; i < members.length; i += 1) entries += prefixesByAsn.get(members[i]!)?.length ?? 0;
-  }
-  if (entries < prefixCount) {
-    // Few prefix entries in all (e.g. only the organizations CAIDA's counts miss): a union per cone is cheaper than
-    // computeConePrefixStats' one-off numbering of every prefix of the month.
-    for (const [key, members] of cones) {
-      const inCone = new Set<ParsedPrefix>();
-      for (let i = 0; i < members.length; i += 1) for (const p of prefixesByAsn.get(members[i]!) ?? []) if (p.ipVersion === 4) inCone.add(p);
-      figures.set(key, { prefixes: inCone.size, addresses: inCone.size === 0 ? 0 : countUniqueAddresses(inCone).v4 });
+  const stamp = new Uint32Array(prefixById.length + 1);
+  let currentStamp = 0;
+  for (const [key, members] of cones) {
+    currentStamp += 1;
+    const ids: number[] = [];
+    for (let i = 0; i < members.length; i += 1) {
+      for (const id of prefixIdsOfAsn.get(members[i]!) ?? []) {
+        if (stamp[id] === currentStamp || prefixById[id]!.ipVersion !== 4) continue;
+        stamp[id] = currentStamp;
+        ids.push(id);
+      }
     }
-    return figures;
-  }
-  for (const [key, stats] of computeConePrefixStats(cones, prefixesByAsn)) {
-    figures.set(key, { prefixes: stats.numberPrefixesV4, addresses: stats.numberAddressesV4 });
+    const sortedIds = Uint32Array.from(ids).sort();
+    const prefixes = Array.from(sortedIds, (id) => prefixById[id]!);
+    figures.set(key, { prefixes: prefixes.length, addresses: prefixes.length === 0 ? 0 : countUniqueAddresses(prefixes).v4 });
   }
   return figures;
 }
@@ -98,9 +101,11 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
   const prefixRows: PrefixesTable[] = [];
   const prefixOrigins = new Map<number, number[]>();
   const prefixesOfAsn = new Map<number, ParsedPrefix[]>();
+  const prefixById: ParsedPrefix[] = [];
   let prefixId = 0;
   for (const { entry, parsed } of orderPrefixes(inputs.prefixes ?? new Map())) {
     prefixId += 1;
+    prefixById[prefixId] = parsed;
     prefixRows.push({ date, prefix_id: prefixId, network: entry.network, length: entry.length, ip_version: entry.ipVersion, origin_count: entry.origins.length });
     for (const asn of entry.origins) {
       // Prefixes arrive in id order, so each ASN's id list is already sorted.
@@ -147,8 +152,8 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
   for (const [orgId, members] of membersOfOrg) seenMembersOfOrg.set(orgId, members.filter((asn) => seen.has(asn)));
   const orgCones = computeOrgCones(coneMembers, seenMembersOfOrg);
 
-  // Prefix/address figures of the cones CAIDA's counts do not give, in ONE pass (its setup sorts every prefix), and
-  // only for cones that contain an originating ASN (the rest are 0).
+  // Prefix/address figures of the cones CAIDA's counts do not give, only for cones that contain an originating ASN
+  // (the rest are 0).
   const originates = (members: ArrayLike<number>): boolean => {
     for (let i = 0; i < members.length; i += 1) if (prefixesOfAsn.has(members[i]!)) return true;
     return false;
@@ -164,7 +169,7 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
     return seenMembers.length === 1 ? counts.asnCounts.get(seenMembers[0]!) : undefined;
   };
   for (const [orgId, cone] of orgCones) if (!orgCountOf(orgId) && originates(cone)) conesToMeasure.set(`o${orgId}`, cone);
-  const figuresOf = coneFigures(conesToMeasure, prefixesOfAsn, prefixRows.length);
+  const figuresOf = coneFigures(conesToMeasure, prefixOrigins, prefixById);
   // What an ASN originates itself, and the whole table: plain unions of one list each.
   const v4Only = (prefixes: readonly ParsedPrefix[]) => prefixes.filter((p) => p.ipVersion === 4);
   for (const [asn, prefixes] of prefixesOfAsn) {
