@@ -122,6 +122,5 @@ describe('migrations on a real SQLite file', () => {
 });
 
 if (!PG_URL) {
-  // eslint-disable-next-line no-console
   console.warn('PostgreSQL migration tests skipped: set DATABASE_URL_PG (the CI script .ci/run always does).');
 }
