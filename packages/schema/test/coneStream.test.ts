@@ -3,6 +3,9 @@
 import { coneStreamTuning } from '../src';
 import { LOAD_TIMEOUT_MS, openLoadedStore, queryData, queryError, STORE_KINDS, type LoadedStore } from './support/store';
 
+// Data tests run real SQL on a loaded store; a busy CI machine can be slow, and no assertion here is about time.
+jest.setTimeout(LOAD_TIMEOUT_MS);
+
 interface StreamPage {
   asnConesStream: {
     totalCount: number;

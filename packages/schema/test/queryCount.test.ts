@@ -3,6 +3,9 @@ import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs,
 import type { DatabaseHandle } from '@asrank/db';
 import { LOAD_TIMEOUT_MS, openLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
 
+// Data tests run real SQL on a loaded store; a busy CI machine can be slow, and no assertion here is about time.
+jest.setTimeout(LOAD_TIMEOUT_MS);
+
 /** Counts executed statements (transformResult runs once per executed query, unlike transformQuery). */
 class StatementCounter implements KyselyPlugin {
   executed = 0;

@@ -1,6 +1,9 @@
 // Every root field and nested field over the loaded sample, checked against the stored rows.
 import { LOAD_TIMEOUT_MS, openLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
 
+// Data tests run real SQL on a loaded store; a busy CI machine can be slow, and no assertion here is about time.
+jest.setTimeout(LOAD_TIMEOUT_MS);
+
 type Row = Record<string, unknown>;
 const num = (value: unknown) => (value == null ? null : Number(value));
 

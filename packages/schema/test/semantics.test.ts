@@ -9,6 +9,9 @@ import { readManifest } from '@asrank/cli';
 import { createContext, createSchema } from '../src';
 import { LOAD_TIMEOUT_MS, loadedSampleDir, openLoadedStore, queryData, queryError, runQuery, STORE_KINDS, type LoadedStore } from './support/store';
 
+// Data tests run real SQL on a loaded store; a busy CI machine can be slow, and no assertion here is about time.
+jest.setTimeout(LOAD_TIMEOUT_MS);
+
 type Row = Record<string, unknown>;
 /** Byte-wise string order with nulls last: the order the service promises on both dialects. */
 const compareText = (a: unknown, b: unknown) => (a == null ? (b == null ? 0 : 1) : b == null ? -1 : a < b ? -1 : a > b ? 1 : 0);

@@ -72,6 +72,13 @@ export async function openLoadedStore(kind: 'sqlite' | 'postgres'): Promise<Load
       await handle.close();
       const dropper = new pg.Client({ connectionString: PG_URL });
       await dropper.connect();
+      // pg's pool.end() resolves before its backends have exited; dropping WITH (FORCE) at once would terminate them
+      // and the already-ended clients would raise an unhandled 'error'. Wait for them to go first.
+      for (let attempt = 0; attempt < 100; attempt += 1) {
+        const sessions = await dropper.query('select count(*)::int as n from pg_stat_activity where datname = $1', [database]);
+        if (sessions.rows[0]?.n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       await dropper.query(`drop database if exists ${database} with (force)`);
       await dropper.end();
     },
