@@ -2,8 +2,9 @@
 // `pnpm asrank` from, progress on stderr, summaries on stdout, and clear one-line errors instead of stack traces.
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { ArgumentError } from '@asrank/domain';
-import { DEFAULT_DATABASE_URL, openDatabase, type DatabaseHandle } from '@asrank/db';
+import fs from 'node:fs';
+import { ArgumentError, parseDateArgument } from '@asrank/domain';
+import { DEFAULT_DATABASE_URL, openDatabase, parseDatabaseUrl, type DatabaseHandle } from '@asrank/db';
 import { ingestMonth, IngestInputError, type IngestSummary } from './ingest/ingest';
 import { importJsonl } from './import-jsonl';
 import { dropMonth, listDatasets } from './datasets';
@@ -60,6 +61,12 @@ function printSummary(summary: IngestSummary, out: NodeJS.WritableStream): void 
   }
 }
 
+/** The SQLite file a URL names when it does not exist yet (listing or dropping must not create an empty store). */
+function missingSqliteFile(url: string): string | null {
+  const parsed = parseDatabaseUrl(resolveDatabaseUrl(url));
+  return parsed.dialect === 'sqlite' && parsed.target !== ':memory:' && !fs.existsSync(parsed.target) ? parsed.target : null;
+}
+
 async function withDatabase<T>(url: string, work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
   const handle = openDatabase(resolveDatabaseUrl(url));
   try {
@@ -94,6 +101,7 @@ export function buildProgram(out: NodeJS.WritableStream = process.stdout): Comma
     .option('--skip-bad-lines', 'skip malformed lines (and report how many) instead of stopping')
     .option('--quiet', 'no progress output')
     .action(async (opts: Record<string, unknown>) => {
+      parseDateArgument(String(opts.date), '--date');
       const linkGeo = opts.linkGeo as string[] | undefined;
       if (linkGeo && linkGeo.length !== 2) {
         throw new IngestInputError(`--link-geo takes exactly two files (as-rel-geo, then locations); got ${linkGeo.length}`);
@@ -122,6 +130,7 @@ export function buildProgram(out: NodeJS.WritableStream = process.stdout): Comma
     .option('--skip-bad-lines', 'skip malformed lines (and report how many) instead of stopping')
     .option('--quiet', 'no progress output')
     .action(async (dir: string, opts: Record<string, unknown>) => {
+      parseDateArgument(String(opts.date), '--date');
       const summary = await withDatabase(databaseUrl(), (handle) =>
         importJsonl(handle, {
           date: String(opts.date),
@@ -160,6 +169,11 @@ export function buildProgram(out: NodeJS.WritableStream = process.stdout): Comma
     .description('list loaded months with their counts')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
+      const missing = missingSqliteFile(databaseUrl());
+      if (missing !== null) {
+        out.write(opts.json ? '[]\n' : `No months loaded (no database at ${missing}).\n`);
+        return;
+      }
       const rows = await withDatabase(databaseUrl(), (handle) => listDatasets(handle));
       if (opts.json) {
         out.write(`${JSON.stringify(rows, null, 2)}\n`);
@@ -180,6 +194,9 @@ export function buildProgram(out: NodeJS.WritableStream = process.stdout): Comma
     .description('remove one loaded month')
     .requiredOption('--date <YYYY-MM-DD>', 'the month to remove')
     .action(async (opts: { date: string }) => {
+      parseDateArgument(opts.date, '--date');
+      const missing = missingSqliteFile(databaseUrl());
+      if (missing !== null) throw new IngestInputError(`no database at ${missing} (nothing to drop)`);
       const dropped = await withDatabase(databaseUrl(), (handle) => dropMonth(handle, opts.date));
       if (!dropped) throw new IngestInputError(`no month ${opts.date} is loaded (see "asrank datasets")`);
       out.write(`Dropped ${opts.date}\n`);

@@ -147,8 +147,16 @@ describe('malformed input through the CLI', () => {
   it('rejects a bad --date and an unknown drop with one clear line', () => {
     const bad = spawnSync(process.execPath, [CLI, '--database', path.join(dir, 'x.db'), 'ingest', '--date', '2024-13-01', '--as-rel', asRelFile], { encoding: 'utf8' });
     expect(bad.status).toBe(1);
-    expect(bad.stderr).toMatch(/^asrank: date must be a real calendar date/);
-    const drop = spawnSync(process.execPath, [CLI, '--database', path.join(dir, 'x.db'), 'drop', '--date', '2020-01-01'], { encoding: 'utf8' });
+    expect(bad.stderr).toMatch(/^asrank: --date must be a real calendar date written YYYY-MM-DD or YYYYMMDD; "2024-13-01" does not exist/);
+    const missing = path.join(dir, 'never-created.db');
+    const listMissing = spawnSync(process.execPath, [CLI, '--database', missing, 'datasets'], { encoding: 'utf8' });
+    expect(listMissing.stdout).toBe(`No months loaded (no database at ${missing}).\n`);
+    expect(fs.existsSync(missing)).toBe(false);
+    const dropMissing = spawnSync(process.execPath, [CLI, '--database', missing, 'drop', '--date', '2020-01-01'], { encoding: 'utf8' });
+    expect(dropMissing.status).toBe(1);
+    expect(dropMissing.stderr.trim()).toBe(`asrank: no database at ${missing} (nothing to drop)`);
+    const existing = path.join(dir, 'malformed.db');
+    const drop = spawnSync(process.execPath, [CLI, '--database', existing, 'drop', '--date', '2020-01-01'], { encoding: 'utf8' });
     expect(drop.status).toBe(1);
     expect(drop.stderr.trim()).toBe('asrank: no month 2020-01-01 is loaded (see "asrank datasets")');
   });
