@@ -93,14 +93,18 @@ async function pgAdmin<T>(serverUrl: string, work: (client: pg.Client) => Promis
 
 /** PostgreSQL database names: lower case, digits and `_` only, at most 63 bytes. */
 function pgName(key: string): string {
-  return `asrank_bench_${key.replace(/[^a-z0-9]+/gi, '_').toLowerCase()}`.slice(0, 63);
+  return `asrankbench_${key.replace(/[^a-z0-9]+/gi, '_').toLowerCase()}`.slice(0, 63);
 }
+
+/** Which stores to build: both, or one (so two processes can load SQLite and PostgreSQL side by side). */
+export type StoreChoice = 'both' | 'sqlite' | 'postgres';
 
 async function prepareStores(
   key: string,
   label: string,
   months: readonly IngestOptions[],
   pgServer: string | null,
+  stores: StoreChoice,
 ): Promise<PreparedStores> {
   const dir = path.join(CACHE_DIR, key);
   mkdirSync(dir, { recursive: true });
@@ -108,7 +112,9 @@ async function prepareStores(
 
   const sqliteFile = path.join(dir, 'asrank.db');
   const sqliteMarker = path.join(dir, 'sqlite.done.json');
-  if (readMarker(sqliteMarker)?.dates.join() !== dates.join()) {
+  if (stores === 'postgres') {
+    log(`${label} -> SQLite: not built by this process`);
+  } else if (readMarker(sqliteMarker)?.dates.join() !== dates.join()) {
     for (const suffix of ['', '-wal', '-shm']) rmSync(sqliteFile + suffix, { force: true });
     const started = process.hrtime.bigint();
     await loadMonths(sqliteFile, months, `${label} -> SQLite`);
@@ -119,7 +125,7 @@ async function prepareStores(
   }
 
   let postgresUrl: string | null = null;
-  if (pgServer) {
+  if (pgServer && stores !== 'sqlite') {
     const name = pgName(key);
     postgresUrl = pgDatabaseUrl(pgServer, name);
     const pgMarker = path.join(dir, 'postgres.done.json');
@@ -147,7 +153,7 @@ async function prepareStores(
 }
 
 /** Generates (cached) the synthetic months and loads them into the stores. */
-export async function prepareGenerated(spec: GeneratedSpec, pgServer: string | null): Promise<PreparedStores> {
+export async function prepareGenerated(spec: GeneratedSpec, pgServer: string | null, stores: StoreChoice = 'both'): Promise<PreparedStores> {
   const key = generatedKey(spec);
   const label = `generated ${spec.asns} ASNs / ${spec.links} links / ${spec.prefixes} prefixes x ${spec.months} months`;
   const filesDir = path.join(CACHE_DIR, key, 'files');
@@ -173,11 +179,11 @@ export async function prepareGenerated(spec: GeneratedSpec, pgServer: string | n
     writeFileSync(filesMarker, JSON.stringify({ months }));
     log(`${label}: generated input files in ${seconds(started)}`);
   }
-  return prepareStores(key, label, months, pgServer);
+  return prepareStores(key, label, months, pgServer, stores);
 }
 
 /** The real CAIDA December 2017 month, or null (with a message) when the shared data is absent. */
-export async function prepareReal(pgServer: string | null): Promise<PreparedStores | null> {
+export async function prepareReal(pgServer: string | null, stores: StoreChoice = 'both'): Promise<PreparedStores | null> {
   const caida = sharedCaidaDir();
   const files = {
     asRel: path.join(caida, 'as-rel', '20171201.as-rel.txt.bz2'),
@@ -190,5 +196,5 @@ export async function prepareReal(pgServer: string | null): Promise<PreparedStor
     log(`skipping the real December 2017 month: ${missing.join(', ')} not found (set ASRANK_SHARED_DATA to the caida folder)`);
     return null;
   }
-  return prepareStores('caida-20171201', 'CAIDA 2017-12-01 (real)', [{ date: '2017-12-01', ...files }], pgServer);
+  return prepareStores('caida-20171201', 'CAIDA 2017-12-01 (real)', [{ date: '2017-12-01', ...files }], pgServer, stores);
 }

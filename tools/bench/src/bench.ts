@@ -1,0 +1,347 @@
+// `pnpm bench`: the query-service benchmark suite (issue 7). For each store (generated full-Internet months and,
+// when present, the real December 2017 month; SQLite and PostgreSQL) it starts the built GraphQL and REST
+// services and a ceiling server as separate processes, then for every workload:
+//   1. sends each request once (warm-up; checks the answers carry no error; records the response bytes),
+//   2. loads those bytes into the ceiling (bare Fastify, answers from memory) and measures it with autocannon,
+//   3. measures the service with autocannon, rotating through the requests (many different keys),
+//   4. times the same rows read straight from SQLite with better-sqlite3 prepared statements.
+// W5 walks asnConesStream page by page on one connection and samples the service's RSS meanwhile.
+// Output: Markdown + JSON under tools/bench/results/, and the summary between the markers in docs/performance.md.
+//
+// Usage: pnpm bench [--asns N] [--months N] [--duration S] [--connections N] [--only W1,W5] [--skip-real]
+//   [--skip-postgres] [--profile]
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import BetterSqlite3 from 'better-sqlite3';
+import { BENCH_ROOT, REPO_ROOT, prepareGenerated, prepareReal, type PreparedStores } from './datasets';
+import { parseSuiteOptions, type SuiteOptions } from './options';
+import { CEILING_MAIN, GRAPHQL_MAIN, REST_MAIN, rssMb, startService, type ServiceProcess } from './processes';
+import { formatMarkdown, updatePerformanceDoc, type StoreReport, type SuiteReport, type ThroughputFigures } from './report';
+import { W5_QUERY, buildWorkloads, rawConeWalk, readFacts, type HttpRequestSpec, type ThroughputWorkload } from './workloads';
+
+const RESULTS_DIR = path.join(BENCH_ROOT, 'results');
+/** A fresh object every time: autocannon writes Content-Length into the headers object it is given. */
+function jsonHeaders(): Record<string, string> {
+  return { 'content-type': 'application/json' };
+}
+
+interface Services {
+  graphql: ServiceProcess;
+  rest: ServiceProcess;
+  ceiling: ServiceProcess;
+}
+
+/** fetch() hides the reason (refused, reset) in `cause`. */
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
+  return error.message + cause;
+}
+
+function log(message: string): void {
+  console.log(`[bench] ${message}`);
+}
+
+/** autocannon over loopback, rotating through `requests` so consecutive requests hit different keys. */
+async function measure(baseUrl: string, requests: readonly HttpRequestSpec[], options: SuiteOptions): Promise<ThroughputFigures> {
+  let next = 0;
+  const result = await autocannon({
+    url: baseUrl,
+    connections: options.connections,
+    duration: options.duration,
+    requests: [
+      {
+        setupRequest: (request) => {
+          const spec = requests[next++ % requests.length] as HttpRequestSpec;
+          return { ...request, method: spec.method, path: spec.path, body: spec.body, headers: spec.body ? jsonHeaders() : {} };
+        },
+      },
+    ],
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    bytesPerSecond: result.throughput.average,
+    errors: result.errors + result.timeouts + result.non2xx,
+    total: result.requests.total,
+  };
+}
+
+/**
+ * One request, retried once when a pooled keep-alive socket turns out closed: the GraphQL service closes idle
+ * sockets after its connectionTimeout (30 s) while advertising keep-alive for 72 s, so the first request after a
+ * long measurement can land on a socket the server just dropped.
+ */
+async function fetchOnce(url: string, spec: HttpRequestSpec): Promise<{ response: Response; body: string }> {
+  const send = async () => {
+    const response = await fetch(url, { method: spec.method, body: spec.body, headers: spec.body ? jsonHeaders() : {} });
+    return { response, body: await response.text() };
+  };
+  try {
+    return await send();
+  } catch {
+    return send();
+  }
+}
+
+/** Sends every request once, checks the answer, and returns the exact bytes keyed as the ceiling looks them up. */
+async function record(baseUrl: string, requests: readonly HttpRequestSpec[], id: string): Promise<{ key: string; body: string }[]> {
+  const recorded: { key: string; body: string }[] = [];
+  for (const spec of requests) {
+    const { response, body } = await fetchOnce(baseUrl + spec.path, spec);
+    if (!response.ok || body.includes('"errors"')) {
+      throw new Error(`${id}: ${spec.method} ${spec.path} ${spec.body ?? ''} answered ${response.status}: ${body.slice(0, 400)}`);
+    }
+    recorded.push({ key: spec.body ?? spec.path, body });
+  }
+  return recorded;
+}
+
+/** Runs `raw` over the request indexes for about two seconds; mean µs per request and rows per request. */
+function measureRaw(sqliteFile: string, workload: ThroughputWorkload): { microsPerRequest: number; rowsPerRequest: number } | null {
+  if (!workload.raw) return null;
+  const db = new BetterSqlite3(sqliteFile, { readonly: true, fileMustExist: true });
+  try {
+    // One pass to warm the page cache and the prepared statements, as the service got its warm-up.
+    for (let index = 0; index < workload.requests.length; index++) workload.raw(db, index);
+    let calls = 0;
+    let rows = 0;
+    const started = process.hrtime.bigint();
+    let elapsedNs = 0;
+    while (elapsedNs < 2e9 || calls < workload.requests.length) {
+      rows += workload.raw(db, calls);
+      calls++;
+      if ((calls & 15) === 0) elapsedNs = Number(process.hrtime.bigint() - started);
+      if (calls > 5_000_000) break;
+    }
+    elapsedNs = Number(process.hrtime.bigint() - started);
+    return { microsPerRequest: elapsedNs / 1000 / calls, rowsPerRequest: rows / calls };
+  } finally {
+    db.close();
+  }
+}
+
+async function runThroughput(
+  workload: ThroughputWorkload,
+  services: Services,
+  store: PreparedStores,
+  dialect: 'sqlite' | 'postgres',
+  options: SuiteOptions,
+  report: StoreReport,
+): Promise<void> {
+  const service = workload.service === 'rest' ? services.rest : services.graphql;
+  log(`${report.label} / ${dialect} / ${workload.id}: warm-up and recording ${workload.requests.length} distinct requests`);
+  const recorded = await record(service.baseUrl, workload.requests, workload.id);
+  const meanBytes = recorded.reduce((sum, entry) => sum + Buffer.byteLength(entry.body), 0) / recorded.length;
+  const recordFile = path.join(RESULTS_DIR, 'tmp', `${workload.id}-answers.json`);
+  mkdirSync(path.dirname(recordFile), { recursive: true });
+  writeFileSync(recordFile, JSON.stringify(recorded));
+  await (await fetch(`${services.ceiling.baseUrl}/__load`, { method: 'POST', headers: jsonHeaders(), body: JSON.stringify({ file: recordFile }) })).text();
+
+  log(`${workload.id}: ceiling`);
+  const ceiling = await measure(services.ceiling.baseUrl, workload.requests, options);
+  log(`${workload.id}: ${workload.service} service`);
+  const measured = await measure(service.baseUrl, workload.requests, options);
+  const raw = dialect === 'sqlite' ? measureRaw(store.sqliteFile, workload) : null;
+  log(
+    `${workload.id}: ${measured.requestsPerSecond.toFixed(0)} req/s (ceiling ${ceiling.requestsPerSecond.toFixed(0)}), p50 ${measured.p50Ms} ms, p99 ${measured.p99Ms} ms` +
+      (raw ? `, raw SQLite ${raw.microsPerRequest.toFixed(1)} µs/request` : ''),
+  );
+  report.workloads.push({
+    id: workload.id,
+    title: workload.title,
+    dialect,
+    distinctRequests: workload.requests.length,
+    meanResponseBytes: meanBytes,
+    service: measured,
+    ceiling,
+    raw,
+    target: workload.target,
+  });
+}
+
+async function runConeWalk(asns: readonly string[], services: Services, store: PreparedStores, dialect: 'sqlite' | 'postgres', report: StoreReport): Promise<void> {
+  const url = `${services.graphql.baseUrl}/graphql`;
+  const pid = services.graphql.child.pid;
+  const walk = async (): Promise<{ bytes: number; pages: number; seconds: number; rss: number[] }> => {
+    const rss: number[] = [rssMb(pid)];
+    const sampler = setInterval(() => rss.push(rssMb(pid)), 100);
+    let cursor = '';
+    let bytes = 0;
+    let pages = 0;
+    const started = process.hrtime.bigint();
+    try {
+      for (;;) {
+        const { response, body } = await fetchOnce(url, {
+          method: 'POST',
+          path: '/graphql',
+          body: JSON.stringify({ query: W5_QUERY, variables: { asns, cursor } }),
+        });
+        bytes += Buffer.byteLength(body);
+        pages++;
+        // pageInfo is selected first, so it leads the answer: no need to parse the whole page.
+        const head = body.slice(0, 400);
+        const match = /"hasNextPage":(true|false),"nextPageCursor":"([^"]*)"/.exec(head);
+        if (!response.ok || !match) throw new Error(`W5: page ${pages} answered ${response.status}: ${head}`);
+        if (match[1] === 'false') break;
+        cursor = match[2] as string;
+      }
+    } finally {
+      clearInterval(sampler);
+    }
+    rss.push(rssMb(pid));
+    return { bytes, pages, seconds: Number(process.hrtime.bigint() - started) / 1e9, rss };
+  };
+  log(`${report.label} / ${dialect} / W5: warm-up walk`);
+  await walk();
+  log('W5: measured walk');
+  const measured = await walk();
+  let raw: { seconds: number; rows: number } | null = null;
+  if (dialect === 'sqlite') {
+    const db = new BetterSqlite3(store.sqliteFile, { readonly: true, fileMustExist: true });
+    try {
+      const started = process.hrtime.bigint();
+      const rows = rawConeWalk(db, store.dates[store.dates.length - 1] as string, asns.map(Number));
+      raw = { rows, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+    } finally {
+      db.close();
+    }
+  }
+  const mbPerSecond = measured.bytes / 1e6 / measured.seconds;
+  log(`W5: ${(measured.bytes / 1e6).toFixed(1)} MB in ${measured.pages} pages, ${mbPerSecond.toFixed(1)} MB/s`);
+  report.stream = {
+    dialect,
+    pages: measured.pages,
+    megabytes: measured.bytes / 1e6,
+    seconds: measured.seconds,
+    mbPerSecond,
+    rssStartMb: measured.rss[0] ?? Number.NaN,
+    rssPeakMb: Math.max(...measured.rss),
+    rssEndMb: measured.rss[measured.rss.length - 1] ?? Number.NaN,
+    raw,
+  };
+}
+
+/** Start-up: process spawn to the first answered /health, three times, on this store. */
+async function measureStartup(databaseUrl: string, logDir: string): Promise<number[]> {
+  const times: number[] = [];
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const service = await startService({ name: `startup-${attempt}`, script: GRAPHQL_MAIN, env: { DATABASE_URL: databaseUrl }, readyPath: '/health', logDir });
+    times.push(service.readyMs);
+    await service.stop();
+  }
+  return times;
+}
+
+async function runStore(store: PreparedStores, dialect: 'sqlite' | 'postgres', options: SuiteOptions, logDir: string): Promise<StoreReport> {
+  const databaseUrl = dialect === 'sqlite' ? store.sqliteFile : (store.postgresUrl as string);
+  const facts = readFacts(store.sqliteFile);
+  const { throughput, stream } = buildWorkloads(facts);
+  const report: StoreReport = { label: store.label, dialect, months: store.dates.length, startupMs: [], workloads: [], stream: null };
+  report.startupMs = await measureStartup(databaseUrl, logDir);
+  log(`${store.label} / ${dialect}: start-up ${report.startupMs.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+
+  const profileDir = options.profile ? path.join(RESULTS_DIR, 'profiles', `${store.key}-${dialect}`) : null;
+  const graphql = await startService({ name: `graphql-${dialect}`, script: GRAPHQL_MAIN, env: { DATABASE_URL: databaseUrl }, readyPath: '/health', logDir, profileDir });
+  const started: ServiceProcess[] = [graphql];
+  try {
+    const rest = await startService({
+      name: `rest-${dialect}`,
+      script: REST_MAIN,
+      env: { GRAPHQL_URL: `${graphql.baseUrl}/graphql` },
+      readyPath: '/restful/doc/json',
+      logDir,
+      profileDir,
+    });
+    started.push(rest);
+    const ceiling = await startService({ name: 'ceiling', script: CEILING_MAIN, env: {}, readyPath: '/health', logDir });
+    started.push(ceiling);
+    const services: Services = { graphql, rest, ceiling };
+    for (const workload of throughput) {
+      if (options.only && !options.only.has(workload.id)) continue;
+      try {
+        await runThroughput(workload, services, store, dialect, options, report);
+      } catch (error) {
+        const message = describeError(error);
+        log(`${workload.id} failed: ${message}`);
+        report.failures = [...(report.failures ?? []), `${workload.id}: ${message}`];
+      }
+    }
+    if (!options.only || options.only.has('W5')) {
+      try {
+        await runConeWalk(stream.asns, services, store, dialect, report);
+      } catch (error) {
+        const message = describeError(error);
+        log(`W5 failed: ${message}`);
+        report.failures = [...(report.failures ?? []), `W5: ${message}`];
+      }
+    }
+  } finally {
+    for (const service of started.reverse()) await service.stop();
+  }
+  return report;
+}
+
+function machine(): SuiteReport['machine'] {
+  const cpus = os.cpus();
+  return {
+    cpu: `${cpus.length} x ${cpus[0]?.model ?? 'unknown CPU'}`,
+    memoryGb: Math.round(os.totalmem() / 1024 ** 3),
+    node: process.version,
+    platform: `${os.type()} ${os.release()}`,
+  };
+}
+
+async function main(): Promise<void> {
+  const options = parseSuiteOptions();
+  const pgServer = options.skipPostgres ? null : (process.env.DATABASE_URL_PG ?? null);
+  if (!pgServer && !options.skipPostgres) log('DATABASE_URL_PG is not set: the PostgreSQL runs are skipped.');
+  for (const entry of [GRAPHQL_MAIN, REST_MAIN]) {
+    try {
+      readFileSync(entry);
+    } catch {
+      throw new Error(`${path.relative(REPO_ROOT, entry)} is missing: build the services first (pnpm build)`);
+    }
+  }
+  const stores: PreparedStores[] = [await prepareGenerated(options.spec, pgServer)];
+  if (!options.skipReal) {
+    const real = await prepareReal(pgServer);
+    if (real) stores.push(real);
+  }
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const logDir = path.join(RESULTS_DIR, `logs-${stamp}`);
+  const report: SuiteReport = {
+    at: new Date().toISOString(),
+    machine: machine(),
+    loadAverageAtStart: os.loadavg(),
+    options: { connections: options.connections, duration: options.duration, spec: options.spec },
+    stores: [],
+  };
+  for (const store of stores) {
+    for (const dialect of ['sqlite', 'postgres'] as const) {
+      if (dialect === 'postgres' && !store.postgresUrl) continue;
+      report.stores.push(await runStore(store, dialect, options, logDir));
+    }
+  }
+  report.loadAverageAtEnd = os.loadavg();
+  const markdown = formatMarkdown(report);
+  console.log(`\n${markdown}`);
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(path.join(RESULTS_DIR, `queries-${stamp}.json`), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(path.join(RESULTS_DIR, `queries-${stamp}.md`), markdown);
+  log(`results written to tools/bench/results/queries-${stamp}.{md,json}`);
+  // Only a full-size run stands for the service in the docs; a smoke run at --asns 5000 stays in results/.
+  if (options.spec.asns >= 80_000 && !options.only) {
+    updatePerformanceDoc(markdown);
+    log('docs/performance.md summary updated');
+  }
+  if (report.stores.some((store) => (store.failures ?? []).length > 0)) process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,115 @@
+// Starts the measured services as separate processes (so the load generator never shares their event loop),
+// waits until they answer, samples their memory, and stops them by pid.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { REPO_ROOT } from './datasets';
+
+export const GRAPHQL_MAIN = path.join(REPO_ROOT, 'apps', 'graphql', 'dist', 'main.js');
+export const REST_MAIN = path.join(REPO_ROOT, 'apps', 'rest', 'dist', 'main.js');
+export const CEILING_MAIN = path.join(__dirname, 'ceiling-server.js');
+
+export interface ServiceProcess {
+  name: string;
+  port: number;
+  child: ChildProcess;
+  /** Milliseconds from spawn to the first successful answer of the readiness URL. */
+  readyMs: number;
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  name: string;
+  script: string;
+  env: Record<string, string>;
+  /** Path polled until it answers 2xx (e.g. /health). */
+  readyPath: string;
+  logDir: string;
+  /** Directory for `node --cpu-prof` profiles, or null. */
+  profileDir?: string | null;
+  timeoutMs?: number;
+}
+
+/** A port nobody listens on right now (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export async function startService(options: StartOptions): Promise<ServiceProcess> {
+  const port = await freePort();
+  mkdirSync(options.logDir, { recursive: true });
+  const log = createWriteStream(path.join(options.logDir, `${options.name}.log`));
+  const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, [...nodeArgs, options.script], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...options.env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  let exited: string | null = null;
+  child.once('exit', (code, signal) => {
+    exited = `exited with ${signal ?? `code ${code}`}`;
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  for (;;) {
+    if (exited) throw new Error(`${options.name} ${exited} before it was ready; see ${path.join(options.logDir, `${options.name}.log`)}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${options.name} was not ready within ${options.timeoutMs ?? 60_000} ms`);
+    }
+    try {
+      const response = await fetch(baseUrl + options.readyPath);
+      await response.arrayBuffer();
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    await delay(5);
+  }
+  const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
+  return {
+    name: options.name,
+    port,
+    child,
+    readyMs,
+    baseUrl,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        child.once('exit', () => {
+          clearTimeout(killer);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Resident set size of a process in MB, read from /proc (Linux); NaN when unavailable. */
+export function rssMb(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /VmRSS:\s+(\d+) kB/.exec(status);
+    return match ? Number(match[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}

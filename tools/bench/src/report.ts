@@ -1,0 +1,139 @@
+// The suite's report: figures per store and workload, checked against the issue's targets, as Markdown (also
+// copied between markers into docs/performance.md) and JSON.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT, type GeneratedSpec } from './datasets';
+import type { Target, WorkloadId } from './workloads';
+
+export interface ThroughputFigures {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  bytesPerSecond: number;
+  errors: number;
+  total: number;
+}
+
+export interface WorkloadReport {
+  id: WorkloadId;
+  title: string;
+  dialect: 'sqlite' | 'postgres';
+  distinctRequests: number;
+  meanResponseBytes: number;
+  service: ThroughputFigures;
+  ceiling: ThroughputFigures;
+  raw: { microsPerRequest: number; rowsPerRequest: number } | null;
+  target: Target;
+}
+
+export interface StreamReport {
+  dialect: 'sqlite' | 'postgres';
+  pages: number;
+  megabytes: number;
+  seconds: number;
+  mbPerSecond: number;
+  rssStartMb: number;
+  rssPeakMb: number;
+  rssEndMb: number;
+  raw: { seconds: number; rows: number } | null;
+}
+
+export interface StoreReport {
+  label: string;
+  dialect: 'sqlite' | 'postgres';
+  months: number;
+  startupMs: number[];
+  workloads: WorkloadReport[];
+  stream: StreamReport | null;
+  failures?: string[];
+}
+
+export interface SuiteReport {
+  at: string;
+  machine: { cpu: string; memoryGb: number; node: string; platform: string };
+  loadAverageAtStart: number[];
+  loadAverageAtEnd?: number[];
+  options: { connections: number; duration: number; spec: GeneratedSpec };
+  stores: StoreReport[];
+}
+
+const START_MARKER = '<!-- bench:summary:start -->';
+const END_MARKER = '<!-- bench:summary:end -->';
+const STARTUP_TARGET_MS = 1000;
+
+function verdict(pass: boolean): string {
+  return pass ? 'met' : '**missed**';
+}
+
+function targetText(workload: WorkloadReport): string {
+  const parts: string[] = [];
+  const ratio = workload.service.requestsPerSecond / workload.ceiling.requestsPerSecond;
+  if (workload.target.minCeilingRatio !== undefined) {
+    parts.push(`≥ ${workload.target.minCeilingRatio * 100}% ceiling: ${verdict(ratio >= workload.target.minCeilingRatio)}`);
+  }
+  if (workload.target.maxP99Ms !== undefined) {
+    parts.push(`p99 < ${workload.target.maxP99Ms} ms: ${verdict(workload.service.p99Ms < workload.target.maxP99Ms)}`);
+  }
+  if (workload.service.errors > 0) parts.push(`**${workload.service.errors} errors**`);
+  return parts.join('; ');
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+export function formatMarkdown(report: SuiteReport): string {
+  const lines: string[] = [
+    `Run ${report.at} on ${report.machine.cpu}, ${report.machine.memoryGb} GB RAM, Node ${report.machine.node}, ${report.machine.platform}; ` +
+      `autocannon ${report.options.connections} connections x ${report.options.duration} s per measurement over loopback; ` +
+      `load average at start ${report.loadAverageAtStart.map((value) => value.toFixed(2)).join(' / ')}` +
+      (report.loadAverageAtEnd ? `, at end ${report.loadAverageAtEnd.map((value) => value.toFixed(2)).join(' / ')}` : '') +
+      '. The load generator, the services and the ceiling share the 2 cores.',
+    '',
+  ];
+  for (const store of report.stores) {
+    const startup = median(store.startupMs);
+    lines.push(
+      `### ${store.label} — ${store.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`,
+      '',
+      `Start-up (spawn to first answered /health, median of ${store.startupMs.length}): ${startup.toFixed(0)} ms (target < ${STARTUP_TARGET_MS} ms: ${verdict(startup < STARTUP_TARGET_MS)}).`,
+      '',
+      '| workload | req/s | p50 ms | p99 ms | MB/s | ceiling req/s | % of ceiling | raw SQLite µs/req (rows) | target |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---|',
+    );
+    for (const workload of store.workloads) {
+      const ratio = workload.service.requestsPerSecond / workload.ceiling.requestsPerSecond;
+      const raw = workload.raw ? `${workload.raw.microsPerRequest.toFixed(1)} (${workload.raw.rowsPerRequest.toFixed(0)})` : '–';
+      lines.push(
+        `| ${workload.id} ${workload.title} | ${workload.service.requestsPerSecond.toFixed(0)} | ${workload.service.p50Ms} | ${workload.service.p99Ms} | ` +
+          `${(workload.service.bytesPerSecond / 1e6).toFixed(1)} | ${workload.ceiling.requestsPerSecond.toFixed(0)} | ${(ratio * 100).toFixed(0)}% | ${raw} | ${targetText(workload)} |`,
+      );
+    }
+    if (store.stream) {
+      const stream = store.stream;
+      const raw = stream.raw ? `${(stream.raw.seconds * 1000).toFixed(0)} ms for ${stream.raw.rows} rows` : '–';
+      lines.push(
+        `| W5 cone stream, ten largest cones (${stream.pages} pages, ${stream.megabytes.toFixed(1)} MB in ${stream.seconds.toFixed(2)} s) | | | | ` +
+          `${stream.mbPerSecond.toFixed(1)} | | | ${raw} | ≥ 50 MB/s: ${verdict(stream.mbPerSecond >= 50)}; RSS ${stream.rssStartMb.toFixed(0)} → peak ${stream.rssPeakMb.toFixed(0)} → ${stream.rssEndMb.toFixed(0)} MB |`,
+      );
+    }
+    for (const failure of store.failures ?? []) lines.push('', `Failed: ${failure}`);
+    lines.push('');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Replaces the summary between the markers of docs/performance.md (appends the markers when missing). */
+export function updatePerformanceDoc(markdown: string): void {
+  const file = path.join(REPO_ROOT, 'docs', 'performance.md');
+  const block = `${START_MARKER}\n${markdown}${END_MARKER}`;
+  const current = existsSync(file) ? readFileSync(file, 'utf8') : '# Performance\n';
+  const start = current.indexOf(START_MARKER);
+  const end = current.indexOf(END_MARKER);
+  const next =
+    start >= 0 && end > start
+      ? current.slice(0, start) + block + current.slice(end + END_MARKER.length)
+      : `${current.trimEnd()}\n\n## Latest benchmark summary\n\n${block}\n`;
+  writeFileSync(file, next);
+}

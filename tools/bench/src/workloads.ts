@@ -1,0 +1,227 @@
+// The measured workloads: which requests each one sends (chosen from the loaded data, many different keys so
+// nothing is answered from one cached entry), the target it must meet, and the same rows read straight from
+// SQLite with better-sqlite3 prepared statements ("raw database"), so each layer's overhead is visible.
+import BetterSqlite3 from 'better-sqlite3';
+
+export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6';
+
+export interface HttpRequestSpec {
+  method: 'GET' | 'POST';
+  path: string;
+  /** JSON body for POST. */
+  body?: string;
+}
+
+export interface Target {
+  /** Minimum share of the ceiling's req/s. */
+  minCeilingRatio?: number;
+  /** Maximum p99 latency in ms. */
+  maxP99Ms?: number;
+  /** Minimum response throughput in MB/s (W5). */
+  minMbPerSecond?: number;
+}
+
+export interface ThroughputWorkload {
+  id: Exclude<WorkloadId, 'W5'>;
+  title: string;
+  service: 'graphql' | 'rest';
+  requests: HttpRequestSpec[];
+  target: Target;
+  /** The same rows from SQLite, one call per request of `requests` (by index); returns the row count. */
+  raw: ((db: BetterSqlite3.Database, index: number) => number) | null;
+}
+
+export interface StreamWorkload {
+  id: 'W5';
+  title: string;
+  /** ASNs whose cones are walked (the ten largest). */
+  asns: string[];
+  target: Target;
+}
+
+/** Facts about the loaded data that the workloads are built from. */
+export interface DataFacts {
+  latestDate: string;
+  dates: string[];
+  /** A sample of ASNs of the latest month (shuffled, seen and unseen). */
+  sampleAsns: number[];
+  numberAsns: number;
+  /** ASNs with the most links in the latest month, largest first. */
+  largeAsns: number[];
+  /** ASNs with the largest cones, largest first. */
+  largestCones: number[];
+  /** ASNs present in every loaded month (for the historic workload). */
+  steadyAsns: number[];
+}
+
+/** Deterministic pseudo-random numbers (mulberry32) so every run sends the same requests. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function shuffle<T>(items: T[], random: () => number): T[] {
+  for (let index = items.length - 1; index > 0; index--) {
+    const other = Math.floor(random() * (index + 1));
+    [items[index], items[other]] = [items[other] as T, items[index] as T];
+  }
+  return items;
+}
+
+export function readFacts(sqliteFile: string): DataFacts {
+  const db = new BetterSqlite3(sqliteFile, { readonly: true, fileMustExist: true });
+  try {
+    const dates = (db.prepare('select date from datasets order by date').all() as { date: string }[]).map((row) => row.date);
+    const latestDate = dates[dates.length - 1];
+    if (!latestDate) throw new Error(`${sqliteFile} holds no dataset`);
+    const random = seededRandom(7);
+    const allAsns = (db.prepare('select asn from asns where date = ?').all(latestDate) as { asn: number }[]).map((row) => row.asn);
+    const sampleAsns = shuffle(allAsns, random).slice(0, 5000);
+    const largeAsns = (
+      db.prepare('select asn from asns where date = ? order by degree_total desc, asn limit 50').all(latestDate) as { asn: number }[]
+    ).map((row) => row.asn);
+    const largestCones = (
+      db.prepare('select asn from asns where date = ? order by cone_asns desc, asn limit 10').all(latestDate) as { asn: number }[]
+    ).map((row) => row.asn);
+    const steadyAsns = shuffle(
+      (
+        db
+          .prepare('select asn from asns where date >= ? group by asn having count(*) = ? limit 20000')
+          .all(dates[0], dates.length) as { asn: number }[]
+      ).map((row) => row.asn),
+      random,
+    );
+    return { latestDate, dates, sampleAsns, numberAsns: allAsns.length, largeAsns, largestCones, steadyAsns };
+  } finally {
+    db.close();
+  }
+}
+
+function graphqlRequest(query: string, variables: Record<string, unknown>): HttpRequestSpec {
+  return { method: 'POST', path: '/graphql', body: JSON.stringify({ query, variables }) };
+}
+
+const W1_QUERY =
+  'query PointLookup($asn: String!) { asn(asn: $asn) { asn asnName rank organization { orgId orgName rank } cone { numberAsns } asnDegree { total } } }';
+const W2_QUERY =
+  'query AsnList($offset: Int!) { asns(first: 100, offset: $offset, sort: "-cone.numberAsns") { edges { node { asn asnName rank cone { numberAsns } organization { orgId orgName } } } } }';
+const W3_QUERY =
+  'query Neighbours($asn: String!) { asnLinks(asn: $asn, first: 500) { edges { node { relationship numberPaths asn1 { asn asnName rank cone { numberAsns } } } } } }';
+const W4_QUERY =
+  'query Historic($asns: [String!], $dateStart: String!, $dateEnd: String!) { asns(asns: $asns, dateStart: $dateStart, dateEnd: $dateEnd, first: 200) { edges { node { asn date asnName rank cone { numberAsns } asnDegree { total } } } } }';
+export const W5_QUERY =
+  'query ConeWalk($asns: [String!], $cursor: String) { asnConesStream(asns: $asns, first: 10000, pageCursor: $cursor) { pageInfo { hasNextPage nextPageCursor } pages { coneIndex asn { asn } asns { asn } prefixes { network length } } } }';
+
+// The raw statements read exactly the columns the GraphQL answers carry.
+const RAW_W1 = `select a.asn, a.asn_name, a.rank, a.cone_asns, a.degree_total, o.org_id, o.org_name, o.rank as org_rank
+  from asns a left join organizations o on o.date = a.date and o.org_id = a.org_id where a.date = ? and a.asn = ?`;
+const RAW_W2 = `select a.asn, a.asn_name, a.rank, a.cone_asns, o.org_id, o.org_name
+  from asns a left join organizations o on o.date = a.date and o.org_id = a.org_id
+  where a.date = ? order by a.cone_asns desc, a.asn limit 100 offset ?`;
+const RAW_W3 = `select l.relationship, l.number_paths, b.asn, b.asn_name, b.rank, b.cone_asns
+  from asn_links l join asns b on b.date = l.date and b.asn = l.asn1
+  where l.date = ? and l.asn0 = ? order by l.asn1 limit 500`;
+const RAW_W4 = `select asn, date, asn_name, rank, cone_asns, degree_total from asns
+  where asn in (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) and date between ? and ? order by date, asn limit 200`;
+
+/** Prepared statements are cached per database handle, as a service would keep them. */
+const statementCache = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
+function prepared(db: BetterSqlite3.Database, text: string): BetterSqlite3.Statement {
+  let cache = statementCache.get(db);
+  if (!cache) statementCache.set(db, (cache = new Map()));
+  let statement = cache.get(text);
+  if (!statement) cache.set(text, (statement = db.prepare(text)));
+  return statement;
+}
+
+export function buildWorkloads(facts: DataFacts): { throughput: ThroughputWorkload[]; stream: StreamWorkload } {
+  const random = seededRandom(11);
+  const pointAsns = facts.sampleAsns.slice(0, 2000);
+  const maxOffset = Math.max(0, facts.numberAsns - 100);
+  const offsets = Array.from({ length: 500 }, () => Math.floor(random() * (maxOffset + 1)));
+  const neighbourAsns = facts.largeAsns;
+  const firstDate = facts.dates[0] as string;
+  const historicSets = Array.from({ length: 300 }, () =>
+    Array.from({ length: 10 }, () => facts.steadyAsns[Math.floor(random() * facts.steadyAsns.length)] as number),
+  );
+
+  const throughput: ThroughputWorkload[] = [
+    {
+      id: 'W1',
+      title: 'point lookup: asn(asn) with organization, cone, degree',
+      service: 'graphql',
+      requests: pointAsns.map((asn) => graphqlRequest(W1_QUERY, { asn: String(asn) })),
+      target: { minCeilingRatio: 0.5, maxP99Ms: 10 },
+      raw: (db, index) => (prepared(db, RAW_W1).get(facts.latestDate, pointAsns[index % pointAsns.length]) ? 1 : 0),
+    },
+    {
+      id: 'W2',
+      title: 'list: asns(first:100, offset:random, sort:"-cone.numberAsns") with organization',
+      service: 'graphql',
+      requests: offsets.map((offset) => graphqlRequest(W2_QUERY, { offset })),
+      target: { minCeilingRatio: 0.3 },
+      raw: (db, index) => prepared(db, RAW_W2).all(facts.latestDate, offsets[index % offsets.length]).length,
+    },
+    {
+      id: 'W3',
+      title: 'neighbours: asnLinks(asn:<one of the 50 largest ASes>, first:500) with asn1 name, rank, cone',
+      service: 'graphql',
+      requests: neighbourAsns.map((asn) => graphqlRequest(W3_QUERY, { asn: String(asn) })),
+      target: { minCeilingRatio: 0.3 },
+      raw: (db, index) => prepared(db, RAW_W3).all(facts.latestDate, neighbourAsns[index % neighbourAsns.length]).length,
+    },
+  ];
+  if (facts.dates.length > 1) {
+    throughput.push({
+      id: 'W4',
+      title: `historic: asns(asns:[10 ASNs], dateStart, dateEnd) over ${facts.dates.length} months`,
+      service: 'graphql',
+      requests: historicSets.map((asns) =>
+        graphqlRequest(W4_QUERY, { asns: asns.map(String), dateStart: firstDate, dateEnd: facts.latestDate }),
+      ),
+      target: { maxP99Ms: 25 },
+      raw: (db, index) =>
+        prepared(db, RAW_W4).all(...(historicSets[index % historicSets.length] as number[]), firstDate, facts.latestDate).length,
+    });
+  }
+  throughput.push({
+    id: 'W6',
+    title: 'REST: /restful/asns/:asn (REST -> GraphQL hop included)',
+    service: 'rest',
+    requests: pointAsns.map((asn) => ({ method: 'GET', path: `/restful/asns/${asn}` })),
+    target: { minCeilingRatio: 0.35 },
+    raw: (db, index) => (prepared(db, RAW_W1).get(facts.latestDate, pointAsns[index % pointAsns.length]) ? 1 : 0),
+  });
+  return {
+    throughput,
+    stream: {
+      id: 'W5',
+      title: 'cone stream: asnConesStream walk of the ten largest cones, first:10000 per page',
+      asns: facts.largestCones.map(String),
+      target: { minMbPerSecond: 50 },
+    },
+  };
+}
+
+/** Rows of the W5 walk read straight from SQLite (members, then prefixes, per cone), for the raw figure. */
+export function rawConeWalk(db: BetterSqlite3.Database, date: string, asns: readonly number[]): number {
+  const members = prepared(db, 'select member_asn from cone_members where date = ? and asn = ? order by member_asn');
+  const prefixes = prepared(
+    db,
+    `select p.network, p.length from prefixes p where p.date = ? and exists (select 1 from prefix_origins po
+       join cone_members cm on cm.date = po.date and cm.member_asn = po.asn
+       where po.date = p.date and po.prefix_id = p.prefix_id and cm.asn = ?) order by p.prefix_id`,
+  );
+  let rows = 0;
+  for (const asn of asns) {
+    for (const row of members.iterate(date, asn)) if (row) rows++;
+    for (const row of prefixes.iterate(date, asn)) if (row) rows++;
+  }
+  return rows;
+}
