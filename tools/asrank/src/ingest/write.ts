@@ -1,7 +1,7 @@
 // Writes one month atomically: in ONE transaction the month's old rows are deleted, the new ones inserted, the
 // country table refreshed and meta.data_version bumped. Readers (WAL on SQLite, MVCC on PostgreSQL) see either the
 // old month or the new one, never half; a crash or SIGKILL mid-load rolls back and leaves the previous data intact.
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Database, DatabaseHandle } from '@asrank/db';
 import { MONTH_TABLES, type CountryRow, type MonthData, type MonthTable, type RowCounts } from './month';
 import type { Progress } from '../progress';
@@ -202,9 +202,23 @@ async function writePostgres(handle: DatabaseHandle, month: MonthData, countries
   return counts;
 }
 
+/**
+ * One multi-row INSERT, compiled by hand ($1..$n placeholders) and run through Kysely's executeQuery: building a
+ * Kysely AST of 60,000 value nodes per statement cost more than PostgreSQL's work.
+ */
 async function insertRows(db: Kysely<Database>, table: string, columns: readonly string[], rows: Cell[][]): Promise<void> {
-  const values = sql.join(rows.map((row) => sql`(${sql.join(row)})`));
-  await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) values ${values}`.execute(db);
+  const parameters: Cell[] = [];
+  const tuples: string[] = [];
+  for (const row of rows) {
+    const placeholders: string[] = [];
+    for (const cell of row) {
+      parameters.push(cell);
+      placeholders.push(`$${parameters.length}`);
+    }
+    tuples.push(`(${placeholders.join(',')})`);
+  }
+  const text = `insert into ${table} (${columns.map((c) => `"${c}"`).join(',')}) values ${tuples.join(',')}`;
+  await db.executeQuery(CompiledQuery.raw(text, parameters));
 }
 
 /** Replaces `month.date` with `month` in one transaction; returns the rows written per table. */
