@@ -4,3 +4,6 @@ export * from './services';
 export * from './nginx';
 export * from './load';
 export * from './summary';
+export * from './hostile';
+export * from './fuzz';
+export * from './postgres';
