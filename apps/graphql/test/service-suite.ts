@@ -346,15 +346,13 @@ export function defineServiceSuite(load: () => Promise<LoadedDatabase>): void {
   it('walks asnConesStream page by page to the end, seeing every member and prefix exactly once', async () => {
     const sample = await richAsn();
     const members = await db().selectFrom('cone_members').select('member_asn').where('date', '=', latest).where('asn', '=', sample.asn).execute();
-    const conePrefixes = await db()
-      .selectFrom('prefix_origins')
-      .innerJoin('cone_members', (join) => join.onRef('cone_members.member_asn', '=', 'prefix_origins.asn').onRef('cone_members.date', '=', 'prefix_origins.date'))
-      .innerJoin('prefixes', (join) => join.onRef('prefixes.prefix_id', '=', 'prefix_origins.prefix_id').onRef('prefixes.date', '=', 'prefix_origins.date'))
-      .select(['prefixes.network', 'prefixes.length'])
-      .distinct()
-      .where('cone_members.date', '=', latest)
-      .where('cone_members.asn', '=', sample.asn)
-      .execute();
+    // Cone prefixes = distinct prefixes originated by any member, computed here from plain single-table reads
+    // (a fresh store has no planner statistics yet, and the sample is small).
+    const memberSet = new Set(members.map((row) => Number(row.member_asn)));
+    const origins = await db().selectFrom('prefix_origins').select(['asn', 'prefix_id']).where('date', '=', latest).execute();
+    const conePrefixIds = new Set(origins.filter((row) => memberSet.has(Number(row.asn))).map((row) => Number(row.prefix_id)));
+    const monthPrefixes = await db().selectFrom('prefixes').select(['prefix_id', 'network', 'length']).where('date', '=', latest).execute();
+    const conePrefixes = monthPrefixes.filter((row) => conePrefixIds.has(Number(row.prefix_id)));
     const seenAsns: number[] = [];
     const seenPrefixes: string[] = [];
     let pageCursor = '';
