@@ -1,0 +1,167 @@
+// Soak: a bounded mixed workload through nginx (autocannon: GraphQL POSTs rotating over several operations
+// and arguments, REST GETs rotating over routes) for SOAK_SECONDS (default 60). Zero 5xx, zero errors or
+// timeouts, and each service's resident memory after the run stays within MEMORY_GROWTH_BOUND_MB of what
+// it was after a warm-up (the warm-up fills the caches and JIT, so what remains is growth, i.e. a leak).
+import fs from 'node:fs';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import {
+  freePort,
+  loadSampleSqlite,
+  makeTempDir,
+  nginxBinary,
+  startGraphqlProcess,
+  startNginx,
+  startRestProcess,
+  writeSummary,
+  type RunningNginx,
+  type ServiceProcess,
+} from '../src';
+
+const SOAK_SECONDS = Number(process.env['SOAK_SECONDS'] ?? 60);
+const WARMUP_SECONDS = 5;
+const MEMORY_GROWTH_BOUND_MB = 64;
+
+const nginx = nginxBinary();
+if (!nginx) console.warn('SKIP soak.test.ts: nginx is not installed');
+
+function rssMb(pid: number | undefined): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]) / 1024);
+}
+
+const GRAPHQL_BODIES = [
+  '{ asns(first: 20, sort: "rank") { totalCount edges { node { asn asnName rank organization { orgName } cone { numberAsns } } } } }',
+  '{ organizations(first: 10) { edges { node { orgId orgName rank members { numberAsns } } } } }',
+  '{ datasets { totalCount edges { node { date } } } }',
+  '{ asnLinks(first: 25) { totalCount edges { node { relationship numberPaths rank } } } }',
+  '{ locations(first: 10) { totalCount } }',
+].map((query) => JSON.stringify({ query }));
+
+const REST_PATHS = [
+  '/restful/asns?first=10',
+  '/restful/organizations?first=5',
+  '/restful/datasets',
+  '/restful/asnLinks?first=10',
+  '/restful/asns?first=5&sort=-cone.numberAsns',
+];
+
+type Result = autocannon.Result & { statusCodeStats?: Record<string, { count: number }> };
+
+function runAutocannon(options: autocannon.Options): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    autocannon(options, (error, result) => (error ? reject(error) : resolve(result as Result)));
+  });
+}
+
+function mixedLoad(proxy: RunningNginx, seconds: number): Promise<[Result, Result]> {
+  let graphqlIndex = 0;
+  let restIndex = 0;
+  return Promise.all([
+    runAutocannon({
+      url: `${proxy.baseUrl}/graphql`,
+      connections: 6,
+      duration: seconds,
+      requests: [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (request) => ({
+            ...request,
+            body: GRAPHQL_BODIES[graphqlIndex++ % GRAPHQL_BODIES.length],
+          }),
+        },
+      ],
+    }),
+    runAutocannon({
+      url: proxy.baseUrl,
+      connections: 4,
+      duration: seconds,
+      requests: [
+        {
+          method: 'GET',
+          setupRequest: (request) => ({
+            ...request,
+            path: `/v2${REST_PATHS[restIndex++ % REST_PATHS.length]}`,
+          }),
+        },
+      ],
+    }),
+  ]);
+}
+
+function serverErrors(result: Result): number {
+  return Object.entries(result.statusCodeStats ?? {})
+    .filter(([status]) => Number(status) >= 500)
+    .reduce((sum, [, stats]) => sum + (stats?.count ?? 0), 0);
+}
+
+(nginx ? describe : describe.skip)(`soak: ${SOAK_SECONDS} s mixed GraphQL + REST load through nginx`, () => {
+  let workDir: string;
+  let graphql: ServiceProcess;
+  let rest: ServiceProcess;
+  let proxy: RunningNginx;
+
+  beforeAll(async () => {
+    workDir = makeTempDir('soak');
+    const databaseFile = path.join(workDir, 'asrank.db');
+    await loadSampleSqlite(databaseFile);
+    graphql = await startGraphqlProcess({ databaseUrl: databaseFile });
+    rest = await startRestProcess({ graphqlUrl: `${graphql.baseUrl}/graphql` });
+    proxy = await startNginx(nginx as string, {
+      listenPort: await freePort(),
+      graphqlServers: [`127.0.0.1:${graphql.port}`],
+      restServers: [`127.0.0.1:${rest.port}`],
+      workDir,
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await proxy?.stop();
+    await rest?.process.stop();
+    await graphql?.process.stop();
+    if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it(
+    `answers everything without a 5xx and keeps memory within ${MEMORY_GROWTH_BOUND_MB} MB of its warmed-up size`,
+    async () => {
+      await mixedLoad(proxy, WARMUP_SECONDS);
+      const before = { graphqlMb: rssMb(graphql.process.child.pid), restMb: rssMb(rest.process.child.pid) };
+      const [graphqlResult, restResult] = await mixedLoad(proxy, SOAK_SECONDS);
+      const after = { graphqlMb: rssMb(graphql.process.child.pid), restMb: rssMb(rest.process.child.pid) };
+      const figures = {
+        seconds: SOAK_SECONDS,
+        memoryGrowthBoundMb: MEMORY_GROWTH_BOUND_MB,
+        rssAfterWarmup: before,
+        rssAfterSoak: after,
+        graphql: {
+          requests: graphqlResult.requests.total,
+          statusCodes: graphqlResult.statusCodeStats,
+          errors: graphqlResult.errors,
+          timeouts: graphqlResult.timeouts,
+          p99Ms: graphqlResult.latency.p99,
+        },
+        rest: {
+          requests: restResult.requests.total,
+          statusCodes: restResult.statusCodeStats,
+          errors: restResult.errors,
+          timeouts: restResult.timeouts,
+          p99Ms: restResult.latency.p99,
+        },
+      };
+      writeSummary('soak', figures);
+      for (const result of [graphqlResult, restResult]) {
+        expect(result.requests.total).toBeGreaterThan(100);
+        expect(serverErrors(result)).toBe(0);
+        expect(result.non2xx).toBe(0);
+        expect(result.errors).toBe(0);
+        expect(result.timeouts).toBe(0);
+      }
+      expect(after.graphqlMb - before.graphqlMb).toBeLessThanOrEqual(MEMORY_GROWTH_BOUND_MB);
+      expect(after.restMb - before.restMb).toBeLessThanOrEqual(MEMORY_GROWTH_BOUND_MB);
+      expect(graphql.process.hasExited() || rest.process.hasExited()).toBe(false);
+    },
+    (SOAK_SECONDS + WARMUP_SECONDS) * 1000 + 60_000,
+  );
+});
