@@ -85,6 +85,10 @@ function coneFigures<K>(
   return figures;
 }
 
+function compareCounts(a: AsnCount, b: AsnCount): number {
+  return a.coneAsns - b.coneAsns || a.conePrefixes - b.conePrefixes || a.coneAddresses - b.coneAddresses;
+}
+
 function relationshipFrom(code: -1 | 0 | 1, asProvider: boolean): AsnLinksTable['relationship'] {
   if (code === 0) return 'peer';
   if (code === 1) return 'sibling';
@@ -160,13 +164,19 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
   };
   const conesToMeasure = new Map<string, ArrayLike<number>>();
   for (const [asn, members] of coneMembers) if (!counts?.asnCounts.has(asn) && originates(members)) conesToMeasure.set(`c${asn}`, members);
-  // An organization missing from CAIDA's org counts (their org file is often a newer release than ours) whose only
-  // seen member has CAIDA's ASN counts has exactly that member's cone: take its figures instead of computing.
+  // An organization missing from CAIDA's org counts (their org file is often a newer release than ours) takes the
+  // figures of its largest seen member from CAIDA's ASN counts: exact for a single seen member, a lower bound otherwise,
+  // and on the same scale as every other count-based cone (a recursive closure would be several times larger and
+  // would rank such organizations above the tier-1s).
   const orgCountOf = (orgId: string): AsnCount | undefined => {
     const given = counts?.orgCounts.get(orgId);
     if (given || !counts) return given;
-    const seenMembers = seenMembersOfOrg.get(orgId) ?? [];
-    return seenMembers.length === 1 ? counts.asnCounts.get(seenMembers[0]!) : undefined;
+    let largest: AsnCount | undefined;
+    for (const asn of seenMembersOfOrg.get(orgId) ?? []) {
+      const count = counts.asnCounts.get(asn);
+      if (count && (!largest || compareCounts(count, largest) > 0)) largest = count;
+    }
+    return largest;
   };
   for (const [orgId, cone] of orgCones) if (!orgCountOf(orgId) && originates(cone)) conesToMeasure.set(`o${orgId}`, cone);
   const figuresOf = coneFigures(conesToMeasure, prefixOrigins, prefixById);
