@@ -13,7 +13,7 @@ import { parseAsRelGeo, parseGeoLocations } from '../parse/link-geo';
 import { buildMonth, type ParsedInputs } from './build';
 import { replaceMonth } from './write';
 import { countryRows } from '../countries';
-import { createProgress, timed, type Progress } from '../progress';
+import { createProgress, timed, timedRead, type Progress } from '../progress';
 import type { MonthData, RowCounts } from './month';
 
 export interface IngestOptions {
@@ -98,19 +98,19 @@ async function parseAndBuild(
   progress: Progress,
 ): Promise<MonthData> {
 
-  const asRel = options.asRel ? await timed(progress, 'parse as-rel', () => parseAsRel(options.asRel!, policy)) : null;
-  const asOrg = options.asOrg ? await timed(progress, 'parse as-org', () => parseAsOrg(options.asOrg!, policy)) : null;
+  const asRel = options.asRel ? await timedRead(progress, 'parse as-rel', [options.asRel], () => parseAsRel(options.asRel!, policy)) : null;
+  const asOrg = options.asOrg ? await timedRead(progress, 'parse as-org', [options.asOrg], () => parseAsOrg(options.asOrg!, policy)) : null;
   let prefixes: Map<string, PrefixEntry> | null = null;
   if (pfx2asFiles.length > 0) {
     prefixes = new Map();
-    for (const file of pfx2asFiles) await timed(progress, `parse pfx2as ${path.basename(file)}`, () => parsePfx2as(file, policy, prefixes!));
+    for (const file of pfx2asFiles) await timedRead(progress, `parse pfx2as ${path.basename(file)}`, [file], () => parsePfx2as(file, policy, prefixes!));
   }
-  const ppdcCones = options.ppdcAses ? await timed(progress, 'parse ppdc-ases', () => parsePpdcAses(options.ppdcAses!, policy)) : null;
+  const ppdcCones = options.ppdcAses ? await timedRead(progress, 'parse ppdc-ases', [options.ppdcAses], () => parsePpdcAses(options.ppdcAses!, policy)) : null;
   const counts = options.asrankCounts
     ? await timed(progress, 'parse asrank counts', () => parseAsrankCounts(options.asrankCounts!, date, policy))
     : null;
   const linkGeo = options.linkGeo
-    ? await timed(progress, 'parse link geo', async () => ({
+    ? await timedRead(progress, 'parse link geo', [options.linkGeo.asRelGeo, options.linkGeo.locations], async () => ({
         links: await parseAsRelGeo(options.linkGeo!.asRelGeo, policy),
         locations: await parseGeoLocations(options.linkGeo!.locations, policy),
       }))

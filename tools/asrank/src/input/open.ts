@@ -42,10 +42,25 @@ function readHead(file: string): Buffer {
   }
 }
 
+/** Told how far each input file has been read (compressed bytes), for progress bars. */
+export type ReadListener = (file: string, bytesRead: number, totalBytes: number) => void;
+let readListener: ReadListener | null = null;
+
+/** Installs (or with null removes) the one listener of input reads; the CLI's progress display uses it. */
+export function onInputRead(listener: ReadListener | null): void {
+  readListener = listener;
+}
+
 /** A readable stream of the file's decompressed bytes. */
 export function openInput(file: string): Readable {
   const compression = detectCompression(readHead(file));
   const raw = fs.createReadStream(file, { highWaterMark: 1 << 20 });
+  const totalBytes = fs.statSync(file).size;
+  let bytesRead = 0;
+  raw.on('data', (chunk: Buffer | string) => {
+    bytesRead += chunk.length;
+    readListener?.(file, bytesRead, totalBytes);
+  });
   if (compression === 'none') return raw;
   const decoder: NodeJS.ReadWriteStream = compression === 'gzip' ? zlib.createGunzip() : unbzip2Stream();
   const out = new PassThrough({ highWaterMark: 1 << 20 });
