@@ -38,8 +38,10 @@ export function migrator(db: AnyKysely, dialect: DialectName): Migrator {
 export async function migrateToLatest(db: AnyKysely, dialect: DialectName): Promise<void> {
   const { error, results } = await migrator(db, dialect).migrateToLatest();
   if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    const reason = error instanceof Error ? error.message : String(error);
+    // No failed migration means the database could not be reached or read at all (refused, missing, no rights).
+    throw new Error(failed ? `database migration ${failed} failed: ${reason}` : `database unavailable: ${reason}`);
   }
 }
 

@@ -212,7 +212,7 @@ function isUserError(error: unknown): error is Error {
     error instanceof MalformedLineError ||
     error instanceof InputFileError ||
     error instanceof IngestInputError ||
-    (error instanceof Error && /^(DATABASE_URL|database migration)/.test(error.message)) ||
+    (error instanceof Error && /^(DATABASE_URL|database migration|database unavailable)/.test(error.message)) ||
     (error instanceof Error && 'code' in error && ['ECONNREFUSED', 'ENOTFOUND', '3D000', '28P01'].includes(String(error.code)))
   );
 }
