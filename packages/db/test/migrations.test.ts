@@ -119,6 +119,30 @@ describe('migrations on a real SQLite file', () => {
     const inSchema = tables.filter((t) => t.schema === schema).map((t) => t.name);
     expect(inSchema).toEqual(expect.arrayContaining(expectedTables));
   });
+
+  it('migrates two databases at once, each with its trigram search index, pg_trgm in public', async () => {
+    const names = [1, 2].map((i) => `mig_${process.pid}_${Date.now()}_${i}`);
+    for (const name of names) await sql`create database ${sql.id(name)}`.execute(handle.db);
+    const handles = names.map((name) => {
+      const url = new URL(PG_URL!);
+      url.pathname = `/${name}`;
+      return openDatabase(url.toString());
+    });
+    try {
+      await Promise.all(handles.map((h) => migrateToLatest(h.db, h.dialect)));
+      for (const h of handles) {
+        const indexes = await sql<{ indexname: string }>`
+          select indexname from pg_indexes where indexname in ('asns_search_trgm', 'organizations_search_trgm') order by indexname`.execute(h.db);
+        expect(indexes.rows.map((r) => r.indexname)).toEqual(['asns_search_trgm', 'organizations_search_trgm']);
+        const extension = await sql<{ schema: string }>`
+          select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`.execute(h.db);
+        expect(extension.rows[0]?.schema).toBe('public');
+      }
+    } finally {
+      for (const h of handles) await h.close();
+      for (const name of names) await sql`drop database if exists ${sql.id(name)} with (force)`.execute(handle.db);
+    }
+  });
 });
 
 if (!PG_URL) {

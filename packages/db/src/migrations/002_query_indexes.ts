@@ -61,11 +61,26 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
   if (dialect === 'postgres') {
     // Substring search (`name` filter, `/asns/name/:name`): a trigram GIN index serves `like '%x%'` on PostgreSQL.
     // SQLite scans search_text (about 100k short rows per month: milliseconds) and needs no index.
+    // The extension is database-wide: it is created once in `public` (never in a per-test schema that may be
+    // dropped), concurrent migrations are serialised by an advisory lock, the operator class is named with its
+    // schema, and any failure (no pg_trgm, no rights) only skips these two optional indexes (savepoint).
     const available = await sql<{ name: string }>`select name from pg_available_extensions where name = 'pg_trgm'`.execute(db);
     if (available.rows.length > 0) {
-      await sql`create extension if not exists pg_trgm`.execute(db);
-      await sql`create index asns_search_trgm on asns using gin (search_text gin_trgm_ops)`.execute(db);
-      await sql`create index organizations_search_trgm on organizations using gin (search_text gin_trgm_ops)`.execute(db);
+      await sql`savepoint asrank_trgm`.execute(db);
+      try {
+        await sql`select pg_advisory_xact_lock(hashtext('asrank pg_trgm'))`.execute(db);
+        const hasPublic = await sql<{ n: string }>`select nspname as n from pg_namespace where nspname = 'public'`.execute(db);
+        if (hasPublic.rows.length > 0) await sql`create extension if not exists pg_trgm schema public`.execute(db);
+        else await sql`create extension if not exists pg_trgm`.execute(db);
+        const where = await sql<{ schema: string }>`
+          select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`.execute(db);
+        const opclass = sql`${sql.id(where.rows[0]!.schema)}.gin_trgm_ops`;
+        await sql`create index asns_search_trgm on asns using gin (search_text ${opclass})`.execute(db);
+        await sql`create index organizations_search_trgm on organizations using gin (search_text ${opclass})`.execute(db);
+        await sql`release savepoint asrank_trgm`.execute(db);
+      } catch {
+        await sql`rollback to savepoint asrank_trgm`.execute(db);
+      }
     }
   }
 }
