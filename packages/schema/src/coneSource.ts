@@ -1,6 +1,6 @@
 // Customer cones read from the database in chunks for the domain's cone-stream paginator (and asnCone's pages).
-// Members come in ASN order and prefixes in prefix_id (= address) order, each read with keyset queries of
-// coneStreamTuning.chunk rows, so a 50,000-ASN / several-hundred-thousand-prefix cone is never held in memory.
+// Members come in ASN order and prefixes in prefix_id (= address) order, each read with keyset queries of at most
+// one page's worth of rows, so a 50,000-ASN / several-hundred-thousand-prefix cone is never held in memory.
 // Cone prefixes = the distinct prefixes originated by any cone member: a MOAS prefix whose several origins
 // are in the cone is listed once.
 import { sql, type Kysely } from 'kysely';
@@ -13,7 +13,10 @@ import type { PrefixRecord } from './types/refs';
  * month's prefixes in order (see conePrefixChunk). Mutable so tests can drive both strategies and chunk edges on
  * the small sample.
  */
-export const coneStreamTuning = { chunk: 1000, largeConeAsns: 2000 };
+export const coneStreamTuning = { chunk: 10001, largeConeAsns: 2000 };
+
+/** Cones are listed in chunks of this many rows (a page rarely needs more). */
+const CONE_LIST_CHUNK = 1000;
 
 export interface StreamCone {
   date: string;
@@ -63,7 +66,8 @@ async function* keysetWalk<T>(
   cacheKey: string,
   fromIndex: number,
   keyOf: (item: T) => number,
-  chunk: (after: { key: number; inclusive: boolean } | null, offset: number) => Promise<T[]>,
+  rowsPerQuery: number,
+  chunk: (after: { key: number; inclusive: boolean } | null, offset: number, limit: number) => Promise<T[]>,
 ): AsyncGenerator<T> {
   const remembered = resumeKeys.get(`${cacheKey}|${fromIndex}`);
   let after: { key: number; inclusive: boolean } | null = remembered === undefined ? null : { key: remembered, inclusive: true };
@@ -73,13 +77,13 @@ async function* keysetWalk<T>(
   let exhausted = false;
   try {
     for (;;) {
-      const rows = await chunk(after, offset);
+      const rows = await chunk(after, offset, rowsPerQuery);
       for (const row of rows) {
         last = row;
         yield row;
         index += 1;
       }
-      if (rows.length < coneStreamTuning.chunk || last === undefined) {
+      if (rows.length < rowsPerQuery || last === undefined) {
         exhausted = true;
         return;
       }
@@ -97,18 +101,28 @@ async function* keysetWalk<T>(
 export interface WalkScope {
   db: Kysely<Database>;
   dataVersion: string;
+  /**
+   * Rows per keyset query: what the caller will consume at most (a stream page's budget + 1, an asnCone page's
+   * `first`), capped by coneStreamTuning.chunk. Each prefix query of a large cone costs about the same whatever its
+   * LIMIT (PostgreSQL hashes the cone's origins), so one query per page beats many small ones.
+   */
+  rows: number;
+}
+
+export function rowsPerQuery(wanted: number): number {
+  return Math.max(1, Math.min(coneStreamTuning.chunk, wanted));
 }
 
 export function coneMembers(scope: WalkScope, cone: { date: string; asn: number }, fromIndex: number): AsyncGenerator<StreamMember> {
   const { db } = scope;
-  return keysetWalk<StreamMember>(resumeKeysOf(db), `m|${scope.dataVersion}|${cone.date}|${cone.asn}`, fromIndex, (member) => member.asn, async (after, offset) => {
+  return keysetWalk<StreamMember>(resumeKeysOf(db), `m|${scope.dataVersion}|${cone.date}|${cone.asn}`, fromIndex, (member) => member.asn, scope.rows, async (after, offset, limit) => {
     let query = db
       .selectFrom('cone_members')
       .select('member_asn')
       .where('date', '=', cone.date)
       .where('asn', '=', cone.asn);
     if (after) query = query.where('member_asn', after.inclusive ? '>=' : '>', after.key);
-    const rows = await query.orderBy('member_asn').limit(coneStreamTuning.chunk).offset(offset).execute();
+    const rows = await query.orderBy('member_asn').limit(limit).offset(offset).execute();
     return rows.map((row) => ({ date: cone.date, asn: Number(row.member_asn) }));
   });
 }
@@ -124,6 +138,7 @@ async function conePrefixChunk(
   cone: { date: string; asn: number; coneAsns: number },
   after: { key: number; inclusive: boolean } | null,
   offset: number,
+  limit: number,
 ): Promise<PrefixRecord[]> {
   const afterOp = after?.inclusive ? '>=' : '>';
   let rows: { prefix_id: number; network: string; length: number }[];
@@ -144,7 +159,7 @@ async function conePrefixChunk(
         ),
       );
     if (after) query = query.where('p.prefix_id', afterOp, after.key);
-    rows = await query.orderBy('p.prefix_id').limit(coneStreamTuning.chunk).offset(offset).execute();
+    rows = await query.orderBy('p.prefix_id').limit(limit).offset(offset).execute();
   } else {
     let query = db
       .selectFrom('cone_members as cm')
@@ -155,7 +170,7 @@ async function conePrefixChunk(
       .where('cm.date', '=', cone.date)
       .where('cm.asn', '=', cone.asn);
     if (after) query = query.where('po.prefix_id', afterOp, after.key);
-    rows = await query.orderBy('p.prefix_id').limit(coneStreamTuning.chunk).offset(offset).execute();
+    rows = await query.orderBy('p.prefix_id').limit(limit).offset(offset).execute();
   }
   return rows.map((row) => ({ date: cone.date, prefixId: Number(row.prefix_id), network: row.network, length: row.length }));
 }
@@ -166,8 +181,8 @@ export function conePrefixes(
   fromIndex: number,
 ): AsyncGenerator<PrefixRecord> {
   const { db } = scope;
-  return keysetWalk<PrefixRecord>(resumeKeysOf(db), `p|${scope.dataVersion}|${cone.date}|${cone.asn}`, fromIndex, (prefix) => prefix.prefixId, (after, offset) =>
-    conePrefixChunk(db, cone, after, offset),
+  return keysetWalk<PrefixRecord>(resumeKeysOf(db), `p|${scope.dataVersion}|${cone.date}|${cone.asn}`, fromIndex, (prefix) => prefix.prefixId, scope.rows, (after, offset, limit) =>
+    conePrefixChunk(db, cone, after, offset, limit),
   );
 }
 
@@ -199,10 +214,11 @@ export function coneStreamSource(
 ): ConeStreamSource<StreamCone, StreamMember, PrefixRecord> {
   return {
     async *cones(fromIndex) {
-      for (let offset = fromIndex; ; offset += coneStreamTuning.chunk) {
-        const cones = await coneChunk(offset, coneStreamTuning.chunk);
+      const rows = Math.min(CONE_LIST_CHUNK, coneStreamTuning.chunk);
+      for (let offset = fromIndex; ; offset += rows) {
+        const cones = await coneChunk(offset, rows);
         yield* cones;
-        if (cones.length < coneStreamTuning.chunk) return;
+        if (cones.length < rows) return;
       }
     },
     asns: (cone, fromIndex) => coneMembers(scope, cone, fromIndex),

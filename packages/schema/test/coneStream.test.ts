@@ -99,9 +99,9 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
     }
   }, LOAD_TIMEOUT_MS);
   afterAll(() => store?.close());
+  const defaultTuning = { ...coneStreamTuning };
   afterEach(() => {
-    coneStreamTuning.chunk = 1000;
-    coneStreamTuning.largeConeAsns = 2000;
+    Object.assign(coneStreamTuning, defaultTuning);
   });
 
   it('walks every cone of the latest month exactly once, by rank, with the stored members and prefixes', async () => {

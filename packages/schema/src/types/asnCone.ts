@@ -3,7 +3,7 @@ import { parseDateArgument, parseDateList } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext } from '../context';
 import { pageOf, parseAsnArgument } from '../args';
-import { coneMembers, conePrefixes, countConePrefixes } from '../coneSource';
+import { coneMembers, conePrefixes, countConePrefixes, rowsPerQuery } from '../coneSource';
 import type { ConnectionPage } from './pageInfo';
 import { AsnConeRef, AsnRef, type PrefixRecord } from './refs';
 import { ConeRef, coneOf } from './stats';
@@ -44,7 +44,7 @@ AsnConeRef.implement({
       resolve: async (cone, args, context): Promise<ConnectionPage<AsnRow>> => {
         const page = pageOf(args);
         const key = { date: cone.date, asn: Number(cone.asn.asn) };
-        const scope = { db: context.db, dataVersion: await context.dataVersion() };
+        const scope = { db: context.db, dataVersion: await context.dataVersion(), rows: rowsPerQuery(page.first) };
         const members = await take(coneMembers(scope, key, page.offset), page.first);
         return {
           nodes: await memberRecords(context, members),
@@ -69,7 +69,7 @@ AsnConeRef.implement({
         const page = pageOf(args);
         const key = { date: cone.date, asn: Number(cone.asn.asn), coneAsns: Number(cone.asn.cone_asns) };
         return {
-          nodes: await take(conePrefixes({ db: context.db, dataVersion: await context.dataVersion() }, key, page.offset), page.first),
+          nodes: await take(conePrefixes({ db: context.db, dataVersion: await context.dataVersion(), rows: rowsPerQuery(page.first) }, key, page.offset), page.first),
           ...page,
           totalCount: () => countConePrefixes(context.db, key),
         };

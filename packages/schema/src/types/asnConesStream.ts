@@ -16,7 +16,7 @@ import { builder } from '../builder';
 import type { AsrankContext } from '../context';
 import { parseAsnList } from '../args';
 import { dateIn, inValues, orderByList } from '../sql';
-import { coneStreamSource, type StreamCone, type StreamMember } from '../coneSource';
+import { coneStreamSource, rowsPerQuery, type StreamCone, type StreamMember } from '../coneSource';
 import { AsnRef, PrefixRef, type PrefixRecord } from './refs';
 import { ASN_HISTORIC_ORDER, ASN_SORT_COLUMNS } from './asn';
 import { memberRecords } from './asnCone';
@@ -182,7 +182,8 @@ builder.queryFields((t) => ({
         return rows.map((row) => ({ date: row.date, asn: Number(row.asn), rank: row.rank == null ? null : Number(row.rank), coneAsns: Number(row.cone_asns) }));
       };
       const page = await paginateConeStream(
-        coneStreamSource({ db: context.db, dataVersion: await context.dataVersion() }, coneChunk),
+        // The paginator consumes at most budget + 1 members or prefixes (one peek past a full page).
+        coneStreamSource({ db: context.db, dataVersion: await context.dataVersion(), rows: rowsPerQuery(budget + 1) }, coneChunk),
         args.pageCursor,
         budget,
       );
