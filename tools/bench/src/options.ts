@@ -1,6 +1,6 @@
 // Command-line options shared by the suite's entry points, parsed and validated once.
 import { parseArgs } from 'node:util';
-import type { GeneratedSpec } from './datasets';
+import type { GeneratedSpec, StoreChoice } from './datasets';
 
 export interface SuiteOptions {
   spec: GeneratedSpec;
@@ -8,6 +8,8 @@ export interface SuiteOptions {
   skipReal: boolean;
   /** Skip PostgreSQL even when DATABASE_URL_PG is set. */
   skipPostgres: boolean;
+  /** Which stores to build and measure (`--store sqlite|postgres`; default both). */
+  stores: StoreChoice;
   /** Seconds each throughput workload runs. */
   duration: number;
   /** Concurrent connections of the load generator. */
@@ -46,6 +48,7 @@ export function parseSuiteOptions(argv: readonly string[] = process.argv.slice(2
       'skip-real': { type: 'boolean', default: false },
       'skip-postgres': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
+      store: { type: 'string', default: 'both' },
     },
     allowPositionals: false,
   });
@@ -64,8 +67,11 @@ export function parseSuiteOptions(argv: readonly string[] = process.argv.slice(2
     const unknown = [...only].filter((name) => !/^W[1-6]$/.test(name));
     if (unknown.length > 0) throw new Error(`--only takes workload names W1..W6 separated by commas, got ${unknown.join(', ')}`);
   }
+  const stores = values.store as StoreChoice;
+  if (!['both', 'sqlite', 'postgres'].includes(stores)) throw new Error(`--store must be sqlite, postgres or both, got ${JSON.stringify(values.store)}`);
   return {
     spec,
+    stores,
     skipReal: values['skip-real'] ?? false,
     skipPostgres: values['skip-postgres'] ?? false,
     duration: integerOption(values, 'duration', 1) ?? 10,

@@ -2,6 +2,7 @@
 // nothing is answered from one cached entry), the target it must meet, and the same rows read straight from
 // SQLite with better-sqlite3 prepared statements ("raw database"), so each layer's overhead is visible.
 import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 
 export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6';
 
@@ -74,33 +75,49 @@ function shuffle<T>(items: T[], random: () => number): T[] {
   return items;
 }
 
-export function readFacts(sqliteFile: string): DataFacts {
-  const db = new BetterSqlite3(sqliteFile, { readonly: true, fileMustExist: true });
+/** Runs one read query on either store (`?` placeholders; numbered for PostgreSQL). */
+type ReadQuery = <Row>(text: string, params: readonly unknown[]) => Promise<Row[]>;
+
+async function withReader<T>(databaseUrl: string, work: (read: ReadQuery) => Promise<T>): Promise<T> {
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      return await work(async <Row>(text: string, params: readonly unknown[]) => {
+        let position = 0;
+        const numbered = text.replace(/\?/g, () => `$${++position}`);
+        return (await client.query(numbered, [...params])).rows as Row[];
+      });
+    } finally {
+      await client.end();
+    }
+  }
+  const db = new BetterSqlite3(databaseUrl, { readonly: true, fileMustExist: true });
   try {
-    const dates = (db.prepare('select date from datasets order by date').all() as { date: string }[]).map((row) => row.date);
-    const latestDate = dates[dates.length - 1];
-    if (!latestDate) throw new Error(`${sqliteFile} holds no dataset`);
-    const random = seededRandom(7);
-    const allAsns = (db.prepare('select asn from asns where date = ?').all(latestDate) as { asn: number }[]).map((row) => row.asn);
-    const sampleAsns = shuffle(allAsns, random).slice(0, 5000);
-    const largeAsns = (
-      db.prepare('select asn from asns where date = ? order by degree_total desc, asn limit 50').all(latestDate) as { asn: number }[]
-    ).map((row) => row.asn);
-    const largestCones = (
-      db.prepare('select asn from asns where date = ? order by cone_asns desc, asn limit 10').all(latestDate) as { asn: number }[]
-    ).map((row) => row.asn);
-    const steadyAsns = shuffle(
-      (
-        db
-          .prepare('select asn from asns where date >= ? group by asn having count(*) = ? limit 20000')
-          .all(dates[0], dates.length) as { asn: number }[]
-      ).map((row) => row.asn),
-      random,
-    );
-    return { latestDate, dates, sampleAsns, numberAsns: allAsns.length, largeAsns, largestCones, steadyAsns };
+    return await work(async <Row>(text: string, params: readonly unknown[]) => db.prepare(text).all(...params) as Row[]);
   } finally {
     db.close();
   }
+}
+
+export async function readFacts(databaseUrl: string): Promise<DataFacts> {
+  return withReader(databaseUrl, async (read) => {
+    const dates = (await read<{ date: string }>('select date from datasets order by date', [])).map((row) => row.date);
+    const latestDate = dates[dates.length - 1];
+    if (!latestDate) throw new Error(`${databaseUrl} holds no dataset`);
+    const asnsOf = (rows: { asn: number | string }[]) => rows.map((row) => Number(row.asn));
+    const random = seededRandom(7);
+    // Sorted before shuffling so both stores yield the same sample.
+    const allAsns = asnsOf(await read('select asn from asns where date = ? order by asn', [latestDate]));
+    const sampleAsns = shuffle(allAsns, random).slice(0, 5000);
+    const largeAsns = asnsOf(await read('select asn from asns where date = ? order by degree_total desc, asn limit 50', [latestDate]));
+    const largestCones = asnsOf(await read('select asn from asns where date = ? order by cone_asns desc, asn limit 10', [latestDate]));
+    const steadyAsns = shuffle(
+      asnsOf(await read('select asn from asns where date >= ? group by asn having count(*) = ? order by asn limit 20000', [dates[0], dates.length])),
+      random,
+    );
+    return { latestDate, dates, sampleAsns, numberAsns: allAsns.length, largeAsns, largestCones, steadyAsns };
+  });
 }
 
 function graphqlRequest(query: string, variables: Record<string, unknown>): HttpRequestSpec {
