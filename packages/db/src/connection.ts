@@ -58,6 +58,9 @@ export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOp
   const parsed = parseDatabaseUrl(url);
   if (parsed.dialect === 'postgres') {
     const pool = new pg.Pool({ connectionString: parsed.target, max: options.poolSize ?? 10 });
+    // An idle pooled connection closed by the server (restart, failover, pg_terminate_backend) emits 'error' on the
+    // pool; pg drops that client and the next query opens a new one, but with no listener Node would crash.
+    pool.on('error', (error) => process.emitWarning(`PostgreSQL idle connection lost: ${error.message}`));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', location: redact(parsed.target), close: () => db.destroy() };
   }

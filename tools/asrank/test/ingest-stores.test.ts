@@ -1,4 +1,5 @@
 // The generated sample loads into a real SQLite file and a real PostgreSQL server with identical contents.
+import { sql } from 'kysely';
 import path from 'node:path';
 import fs from 'node:fs';
 import { openDatabase, type DatabaseHandle } from '@asrank/db';
@@ -116,6 +117,11 @@ describe('ingest of the generated dataset into SQLite', () => {
         expect({ table, rows: fromPg.length }).toEqual({ table, rows: fromSqlite.length });
         expect(fromPg).toEqual(fromSqlite);
       }
+      // The load gathers planner statistics itself, so a fresh month is never planned as an empty table.
+      const analyzed = await sql<{ relname: string }>`
+        select relname from pg_stat_user_tables where last_analyze is not null and relname in ('asns', 'asn_links', 'cone_members')
+      `.execute(pgHandle.db);
+      expect(analyzed.rows.map((r) => r.relname).sort()).toEqual(['asn_links', 'asns', 'cone_members']);
     } finally {
       await sqliteHandle.close();
       await pgHandle.close();
