@@ -2,6 +2,7 @@
 // never write, and a load elsewhere is never blocked), PostgreSQL with a statement timeout, no pending
 // migration, and at least one dataset loaded.
 import { openDatabase, parseDatabaseUrl, pendingMigrations, type DatabaseHandle } from '@asrank/db';
+import { withStatementCache } from './statement-cache';
 
 /** Thrown when the database cannot be served; the message says what to do. */
 export class DatabaseNotReadyError extends Error {
@@ -40,7 +41,7 @@ export async function openServingDatabase(databaseUrl: string, statementTimeoutM
     await handle.close().catch(() => undefined);
     throw error;
   }
-  return handle;
+  return withStatementCache(handle);
 }
 
 async function assertReady(handle: DatabaseHandle): Promise<void> {

@@ -1,0 +1,66 @@
+// The statement cache under Kysely, on a real SQLite file: same answers as without it, compiled statements
+// reused per SQL text, a busy (iterating) statement never handed out twice, and the size bound respected.
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { openDatabase, type DatabaseHandle } from '@asrank/db';
+import { statementCachingDatabase, withStatementCache } from '../src/statement-cache';
+import { makeTempDir } from './helpers';
+
+describe('statement cache', () => {
+  let dir: string;
+  let handle: DatabaseHandle;
+
+  beforeAll(() => {
+    dir = makeTempDir('statements');
+    handle = openDatabase(path.join(dir, 'cache.db'));
+    const sqlite = handle.sqlite!;
+    sqlite.exec('create table numbers (n integer primary key, label text not null)');
+    const insert = sqlite.prepare('insert into numbers (n, label) values (?, ?)');
+    for (let n = 1; n <= 50; n++) insert.run(n, `n${n}`);
+  });
+
+  afterAll(async () => {
+    await handle.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers queries through Kysely exactly as the uncached connection does', async () => {
+    const cached = withStatementCache({ ...handle, close: async () => undefined });
+    for (const limit of [1, 7, 50]) {
+      const query = (db: DatabaseHandle['db']) =>
+        sql<{ n: number; label: string }>`select n, label from numbers where n <= ${limit} order by n desc`.execute(db);
+      expect((await query(cached.db)).rows).toEqual((await query(handle.db)).rows);
+    }
+  });
+
+  it('reuses the compiled statement of a SQL text and compiles a new text once', () => {
+    const database = statementCachingDatabase(handle.sqlite!);
+    const first = database.prepare('select count(*) as total from numbers where n > ?');
+    expect(database.prepare('select count(*) as total from numbers where n > ?')).toBe(first);
+    expect(database.prepare('select count(*) as total from numbers where n < ?')).not.toBe(first);
+    expect(first.all([10])).toEqual([{ total: 40 }]);
+  });
+
+  it('hands out a fresh statement while the cached one is still iterating', () => {
+    const database = statementCachingDatabase(handle.sqlite!);
+    const text = 'select n from numbers order by n';
+    const streaming = database.prepare(text);
+    const iterator = streaming.iterate([]);
+    iterator.next();
+    const concurrent = database.prepare(text);
+    expect(concurrent).not.toBe(streaming);
+    expect(concurrent.all([])).toHaveLength(50);
+    iterator.return?.();
+    expect(database.prepare(text)).toBe(streaming);
+  });
+
+  it('keeps at most `size` statements, dropping the oldest', () => {
+    const database = statementCachingDatabase(handle.sqlite!, 2);
+    const a = database.prepare('select 1 as a');
+    const b = database.prepare('select 2 as b');
+    database.prepare('select 3 as c');
+    expect(database.prepare('select 2 as b')).toBe(b);
+    expect(database.prepare('select 1 as a')).not.toBe(a);
+  });
+});
