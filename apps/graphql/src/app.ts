@@ -1,5 +1,7 @@
 // Builds the GraphQL service as a Fastify instance (ready, not listening): database, /graphql, /graphiql and
-// /health, all under the configured base path. main.ts listens; tests call this directly.
+// /health under the configured base path; request ids, metrics, load shedding and the probes (/healthz,
+// /readyz, /metrics) at the root; input guards and the result cache on /graphql. main.ts listens; tests
+// call this directly.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createSchema } from '@asrank/schema';
 import type { GraphqlConfig } from './config';
@@ -7,6 +9,13 @@ import { openServingDatabase } from './database';
 import { graphqlPlugin } from './plugins/graphql';
 import { graphiqlPlugin } from './plugins/graphiql';
 import { healthPlugin } from './plugins/health';
+import { dataVersionReader } from './data-version';
+import { inputGuards } from './plugins/input-guards';
+import { QueryTimingPlugin, createServiceMetrics, metricsPlugin, operationLabeler } from './plugins/metrics';
+import { overloadPlugin } from './plugins/overload';
+import { probesPlugin } from './plugins/probes';
+import { requestIdFor, requestIdPlugin } from './plugins/request-id';
+import { resultCache } from './plugins/result-cache';
 
 export async function buildGraphqlApp(config: GraphqlConfig): Promise<FastifyInstance> {
   const handle = await openServingDatabase(config.databaseUrl, config.statementTimeoutMs);
@@ -17,15 +26,41 @@ export async function buildGraphqlApp(config: GraphqlConfig): Promise<FastifyIns
     connectionTimeout: config.requestTimeoutMs,
     // Closing finishes in-flight requests and drops idle keep-alive sockets so shutdown is prompt.
     forceCloseConnections: 'idle',
+    // The REST service forwards its request id so both services log the same id for one client request.
+    genReqId: requestIdFor,
+    requestIdHeader: false,
   });
   app.addHook('onClose', async () => {
     await handle.close();
   });
   try {
     const schema = createSchema();
+    const metrics = createServiceMetrics();
+    await app.register(metricsPlugin, { metrics });
+    await app.register(requestIdPlugin, { metrics, operationLabel: operationLabeler() });
+    await app.register(overloadPlugin, {
+      maxEventLoopDelayMs: config.maxEventLoopDelayMs,
+      maxHeapUsedBytes: config.maxHeapUsedBytes,
+    });
+    await app.register(probesPlugin, { handle });
+    // The schema's queries go through a timed view of the same connection (database query metrics).
+    const timedHandle = {
+      ...handle,
+      db: handle.db.withPlugin(new QueryTimingPlugin(metrics.databaseQueries)),
+    };
+    const graphqlPath = `${config.basePath}/graphql`;
     await app.register(
       async (scoped) => {
-        await scoped.register(graphqlPlugin, { schema, handle, config });
+        // Hooks of these two apply to the /graphql routes Mercurius adds in the child context below.
+        await scoped.register(inputGuards, { graphqlPath });
+        await scoped.register(resultCache, {
+          graphqlPath,
+          readDataVersion: dataVersionReader(handle),
+          maxBytes: config.resultCacheMb * 1024 * 1024,
+          maxAgeSeconds: config.cacheMaxAgeSeconds,
+          metrics,
+        });
+        await scoped.register(graphqlPlugin, { schema, handle: timedHandle, config });
         await scoped.register(graphiqlPlugin, { basePath: config.basePath });
         await scoped.register(healthPlugin, { handle });
       },

@@ -25,6 +25,14 @@ export interface GraphqlConfig {
   statementTimeoutMs: number;
   /** Compile a query with graphql-jit once it has been seen this many times; 0 disables JIT. */
   jitAfter: number;
+  /** `Cache-Control: max-age` of successful answers, in seconds. */
+  cacheMaxAgeSeconds: number;
+  /** Size of the in-process result cache in MiB; 0 disables it. */
+  resultCacheMb: number;
+  /** Event-loop delay (ms) above which requests are shed with 503; 0 disables the check. */
+  maxEventLoopDelayMs: number;
+  /** Heap size (bytes) above which requests are shed with 503; 0 disables the check. */
+  maxHeapUsedBytes: number;
 }
 
 interface RawEnv {
@@ -40,6 +48,10 @@ interface RawEnv {
   REQUEST_TIMEOUT_MS: number;
   DB_STATEMENT_TIMEOUT_MS: number;
   GRAPHQL_JIT_AFTER: number;
+  CACHE_MAX_AGE_SECONDS: number;
+  RESULT_CACHE_MB: number;
+  MAX_EVENT_LOOP_DELAY_MS: number;
+  MAX_HEAP_USED_BYTES: number;
 }
 
 const envJsonSchema = {
@@ -59,6 +71,12 @@ const envJsonSchema = {
     REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 30000 },
     DB_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 20000 },
     GRAPHQL_JIT_AFTER: { type: 'integer', minimum: 0, default: 1 },
+    CACHE_MAX_AGE_SECONDS: { type: 'integer', minimum: 0, maximum: 31536000, default: 60 },
+    RESULT_CACHE_MB: { type: 'integer', minimum: 0, maximum: 65536, default: 64 },
+    // Off by default: SQLite queries are synchronous, so one large legitimate query (a long cone-stream page
+    // on a full month) stalls the loop for seconds and would shed the requests queued behind it.
+    MAX_EVENT_LOOP_DELAY_MS: { type: 'integer', minimum: 0, default: 0 },
+    MAX_HEAP_USED_BYTES: { type: 'integer', minimum: 0, default: 0 },
   },
 } as const;
 
@@ -92,5 +110,9 @@ export function loadConfig(env: Record<string, string | number | undefined> = pr
     requestTimeoutMs: raw.REQUEST_TIMEOUT_MS,
     statementTimeoutMs: raw.DB_STATEMENT_TIMEOUT_MS,
     jitAfter: raw.GRAPHQL_JIT_AFTER,
+    cacheMaxAgeSeconds: raw.CACHE_MAX_AGE_SECONDS,
+    resultCacheMb: raw.RESULT_CACHE_MB,
+    maxEventLoopDelayMs: raw.MAX_EVENT_LOOP_DELAY_MS,
+    maxHeapUsedBytes: raw.MAX_HEAP_USED_BYTES,
   };
 }

@@ -1,0 +1,24 @@
+// The store's data version (meta.data_version), which every month load or drop changes in the same
+// transaction as the data. It keys the result cache and the ETags, so it is read on every GraphQL request:
+// one primary-key lookup (microseconds on SQLite, one round trip on PostgreSQL). Reading it at most once a
+// second would be cheaper on PostgreSQL but could serve an answer from before a load for up to that second;
+// the issue asks that a cached answer is never served after the data changed.
+import type { DatabaseHandle } from '@asrank/db';
+
+export type DataVersionReader = () => Promise<string>;
+
+export function dataVersionReader(handle: DatabaseHandle): DataVersionReader {
+  if (handle.sqlite) {
+    // A prepared statement on the raw handle skips Kysely's compile step on this hot path.
+    const statement = handle.sqlite.prepare(`select value from meta where key = 'data_version'`).pluck();
+    return async () => String(statement.get() ?? '0');
+  }
+  return async () => {
+    const row = await handle.db
+      .selectFrom('meta')
+      .select('value')
+      .where('key', '=', 'data_version')
+      .executeTakeFirst();
+    return row?.value ?? '0';
+  };
+}

@@ -1,0 +1,118 @@
+// Input that graphql-js and Mercurius accept but the service must refuse with a 400, found by the fuzz and
+// security tests in tools/e2e:
+// - query text that is JSON (`"abc"`, `123`, `{"kind":"Document"}`): Mercurius falls back to JSON.parse when
+//   the GraphQL parse fails and executes the result as a pre-parsed AST, so a malformed "AST" crashed
+//   validation with a 500 (and a well-formed one would bypass the token limit). No GraphQL document is
+//   valid JSON, so such text is refused as a syntax error.
+// - NUL characters in string arguments: PostgreSQL cannot store or compare them in text and failed with a
+//   500; no AS Rank value contains one, so they are refused naming the argument or variable.
+import fp from 'fastify-plugin';
+import { GraphQLError, Kind, parse, visit, type DocumentNode } from 'graphql';
+import type { FastifyInstance } from 'fastify';
+
+export interface InputGuardsOptions {
+  graphqlPath: string;
+}
+
+const JSON_START = /^\s*["[{0-9tfn-]/;
+
+function isJsonText(text: string): boolean {
+  if (!JSON_START.test(text)) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function refuse(message: string, extensions: Record<string, unknown>): Error {
+  // Shaped like Mercurius' validation errors, so the error formatter answers 400 listing the message.
+  return Object.assign(new Error(message), {
+    statusCode: 400,
+    errors: [new GraphQLError(message, { extensions })],
+  });
+}
+
+/** The path of the first string containing NUL in a variables value, e.g. `name` or `asns[2]`. */
+function nulPath(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index += 1) {
+      const found = nulPath(value[index], `${path}[${index}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) {
+      const found = nulPath(inner, path ? `${path}.${key}` : key);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+async function inputGuardsPlugin(app: FastifyInstance, { graphqlPath }: InputGuardsOptions): Promise<void> {
+  app.addHook('preHandler', async (request) => {
+    if (request.routeOptions.url !== graphqlPath) return;
+    const source = (request.method === 'GET' ? request.query : request.body) as
+      { query?: unknown } | null | undefined;
+    const query = source?.query;
+    if (typeof query !== 'string') return;
+    if (isJsonText(query)) {
+      throw refuse('Syntax Error: the query must be a GraphQL document, not JSON', {
+        code: 'GRAPHQL_PARSE_FAILED',
+      });
+    }
+    let variables = (source as { variables?: unknown }).variables;
+    if (typeof variables === 'string') {
+      try {
+        variables = JSON.parse(variables);
+      } catch {
+        return; // Mercurius reports malformed variables itself.
+      }
+    }
+    const variable = nulPath(variables ?? {}, '');
+    if (variable !== undefined) {
+      throw refuse(`variable $${variable} must not contain NUL (\\u0000) characters`, {
+        code: 'BAD_USER_INPUT',
+        argument: variable.split(/[.[]/)[0],
+      });
+    }
+    // Parsing twice only for the rare document that spells a NUL escape; syntax errors are Mercurius' to report.
+    if (!query.includes('\\u0000') && !query.includes('\u0000')) return;
+    let document: DocumentNode;
+    try {
+      document = parse(query);
+    } catch {
+      return;
+    }
+    const argument = firstArgumentWithNul(document);
+    if (argument !== undefined) {
+      throw refuse(`argument ${argument} must not contain NUL (\\u0000) characters`, {
+        code: 'BAD_USER_INPUT',
+        argument,
+      });
+    }
+  });
+}
+
+/** The name of the first argument whose value contains a string with a NUL character. */
+function firstArgumentWithNul(document: DocumentNode): string | undefined {
+  let argument: string | undefined;
+  visit(document, {
+    Argument(node) {
+      if (argument !== undefined) return false;
+      visit(node.value, {
+        [Kind.STRING]: (value) => {
+          if (value.value.includes('\u0000')) argument = node.name.value;
+        },
+      });
+      return undefined;
+    },
+  });
+  return argument;
+}
+
+export const inputGuards = fp(inputGuardsPlugin, { name: 'input-guards', fastify: '5.x' });

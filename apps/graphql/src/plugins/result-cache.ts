@@ -1,0 +1,126 @@
+// HTTP caching and the in-process result cache of /graphql. The data changes only when a month is loaded
+// or dropped, which changes meta.data_version in the same transaction, so an answer is a function of
+// (query, operation name, variables, data version):
+// - a successful answer carries `ETag` (a hash of that key) and `Cache-Control: public, max-age=N`; a request
+//   whose If-None-Match matches gets 304 before any resolver runs;
+// - successful answers are kept in an LRU bounded in bytes (lru-cache), keyed the same way, so a repeated
+//   query is answered without touching the data; after a load the version differs, so no old entry can be
+//   served again (they age out of the LRU).
+// Answers with errors are never cached and are marked `no-store`.
+import { createHash } from 'node:crypto';
+import fp from 'fastify-plugin';
+import { LRUCache } from 'lru-cache';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { DataVersionReader } from '../data-version';
+import type { ServiceMetrics } from './metrics';
+
+export interface ResultCacheOptions {
+  /** The /graphql path including the base path. */
+  graphqlPath: string;
+  readDataVersion: DataVersionReader;
+  maxBytes: number;
+  maxAgeSeconds: number;
+  metrics?: ServiceMetrics;
+}
+
+/** Larger answers (long cone-stream pages) are not worth a cache slot. */
+const MAX_ENTRY_BYTES = 2 * 1024 * 1024;
+
+interface CacheState {
+  key: string;
+  etag: string;
+  hit: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    resultCache?: CacheState;
+  }
+}
+
+function requestKey(request: FastifyRequest): string | undefined {
+  const source = (request.method === 'GET' ? request.query : request.body) as
+    Record<string, unknown> | null | undefined;
+  if (source === null || typeof source !== 'object' || Array.isArray(source)) return undefined;
+  const query = source['query'];
+  if (typeof query !== 'string') return undefined;
+  const variables = source['variables'];
+  const variablesText = typeof variables === 'string' ? variables : JSON.stringify(variables ?? null);
+  const operationName = typeof source['operationName'] === 'string' ? source['operationName'] : '';
+  return `${operationName}\u0000${variablesText}\u0000${query}`;
+}
+
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .some((tag) => tag === etag || tag === '*');
+}
+
+async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptions): Promise<void> {
+  const cache =
+    options.maxBytes > 0
+      ? new LRUCache<string, string>({
+          maxSize: options.maxBytes,
+          maxEntrySize: Math.min(MAX_ENTRY_BYTES, options.maxBytes),
+          sizeCalculation: (value, key) => value.length + key.length,
+        })
+      : null;
+  app.decorateRequest('resultCache', undefined);
+  const count = (outcome: string) => options.metrics?.resultCache.inc({ outcome });
+
+  app.addHook('preHandler', async (request, reply) => {
+    if (
+      request.routeOptions.url !== options.graphqlPath ||
+      (request.method !== 'GET' && request.method !== 'POST')
+    )
+      return;
+    const partialKey = requestKey(request);
+    if (partialKey === undefined) return;
+    const version = await options.readDataVersion();
+    const key = `${version}\u0000${partialKey}`;
+    const etag = `"${version}-${createHash('sha1').update(key).digest('base64url').slice(0, 22)}"`;
+    const state: CacheState = { key, etag, hit: false };
+    request.resultCache = state;
+    if (matches(request.headers['if-none-match'], etag)) {
+      count('not_modified');
+      state.hit = true;
+      return reply
+        .code(304)
+        .header('etag', etag)
+        .header('cache-control', `public, max-age=${options.maxAgeSeconds}`)
+        .send();
+    }
+    const cached = cache?.get(key);
+    if (cached !== undefined) {
+      count('hit');
+      state.hit = true;
+      return reply
+        .code(200)
+        .header('etag', etag)
+        .header('cache-control', `public, max-age=${options.maxAgeSeconds}`)
+        .header('x-cache', 'hit')
+        .type('application/json; charset=utf-8')
+        .send(cached);
+    }
+    count('miss');
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.routeOptions.url !== options.graphqlPath) return payload;
+    const state = request.resultCache;
+    if (!state || state.hit) return payload;
+    // Mercurius answers errors with 200 when some data came back; only clean answers are cacheable.
+    const clean = reply.statusCode === 200 && typeof payload === 'string' && !payload.includes('"errors":');
+    if (!clean) {
+      reply.header('cache-control', 'no-store');
+      return payload;
+    }
+    reply.header('etag', state.etag).header('cache-control', `public, max-age=${options.maxAgeSeconds}`);
+    cache?.set(state.key, payload);
+    return payload;
+  });
+}
+
+export const resultCache = fp(resultCachePlugin, { name: 'result-cache', fastify: '5.x' });

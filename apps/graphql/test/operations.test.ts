@@ -1,0 +1,180 @@
+// Operations added for deployment (tools/e2e covers them across processes; these pin the app's behaviour):
+// probes and metrics at the root, request ids, the result cache with ETag/304, and the input guards that
+// turn JSON-as-query and NUL characters into 400s instead of 500s.
+import { buildGraphqlApp, loadConfig } from '../src';
+import { sqliteWithSample, startService, type LoadedDatabase, type RunningService } from './helpers';
+
+let store: LoadedDatabase;
+let service: RunningService;
+let root: string;
+
+beforeAll(async () => {
+  store = await sqliteWithSample();
+  service = await startService(store.url, { BASE_PATH: '/v2' });
+  root = service.baseUrl.replace(/\/v2$/, '');
+}, 120_000);
+
+afterAll(async () => {
+  await service?.close();
+  await store?.dispose();
+});
+
+const post = (body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${service.baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+
+describe('probes and metrics', () => {
+  it('/healthz and /readyz answer at the root with the latest loaded month', async () => {
+    expect(await (await fetch(`${root}/healthz`)).json()).toEqual({ status: 'ok' });
+    const ready = await fetch(`${root}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', latestDate: [...store.dates].sort().at(-1) });
+  });
+
+  it('/metrics reports HTTP, GraphQL operation and database query timings', async () => {
+    expect(
+      (await post({ query: 'query TopAsns { asns(first: 2) { totalCount } }', operationName: 'TopAsns' }))
+        .status,
+    ).toBe(200);
+    // Metrics are recorded in onResponse, which may run just after the client has the body: poll briefly.
+    let text = '';
+    for (let attempt = 0; attempt < 40 && !text.includes('route="/v2/graphql"'); attempt += 1) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      text = await (await fetch(`${root}/metrics`)).text();
+    }
+    expect(text).toMatch(/asrank_graphql_http_request_duration_seconds_bucket\{[^}]*route="\/v2\/graphql"/);
+    expect(text).toMatch(
+      /asrank_graphql_operation_duration_seconds_count\{operation="TopAsns",outcome="ok"\} [1-9]/,
+    );
+    expect(text).toMatch(
+      /asrank_graphql_db_query_duration_seconds_count\{kind="select",table="asns"\} [1-9]/,
+    );
+  });
+
+  it('keeps a well-formed incoming x-request-id and replaces a hostile one', async () => {
+    const kept = await post({ query: '{ __typename }' }, { 'x-request-id': 'abc-123' });
+    expect(kept.headers.get('x-request-id')).toBe('abc-123');
+    const replaced = await post({ query: '{ __typename }' }, { 'x-request-id': 'bad id\twith spaces' });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('result cache and HTTP caching', () => {
+  it('caches clean answers, answers 304 to their ETag, and never caches errors', async () => {
+    const body = {
+      query: '{ datasets { totalCount } asns(first: 4, sort: "-rank") { edges { node { asn } } } }',
+    };
+    const first = await post(body);
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^"[^"]+"$/);
+    expect(first.headers.get('cache-control')).toBe('public, max-age=60');
+    const text = await first.text();
+    const second = await post(body);
+    expect(second.headers.get('x-cache')).toBe('hit');
+    expect(await second.text()).toBe(text);
+    expect((await post(body, { 'if-none-match': etag as string })).status).toBe(304);
+    // The same query by GET shares the entry's ETag logic.
+    const params = new URLSearchParams({ query: body.query });
+    const viaGet = await fetch(`${service.baseUrl}/graphql?${params.toString()}`);
+    expect(viaGet.status).toBe(200);
+    expect(viaGet.headers.get('etag')).toMatch(/^"[^"]+"$/);
+
+    const failing = { query: '{ asns(sort: "nope") { totalCount } }' };
+    const error = await post(failing);
+    expect(error.headers.get('cache-control')).toBe('no-store');
+    expect(error.headers.get('etag')).toBeNull();
+    expect((await post(failing)).headers.get('x-cache')).toBeNull();
+  });
+
+  it('can be turned off with RESULT_CACHE_MB=0 (ETags remain)', async () => {
+    const app = await buildGraphqlApp(
+      loadConfig({ DATABASE_URL: store.url, LOG_LEVEL: 'silent', RESULT_CACHE_MB: '0' }),
+    );
+    try {
+      const request = {
+        method: 'POST' as const,
+        url: '/graphql',
+        payload: { query: '{ datasets { totalCount } }' },
+      };
+      await app.inject(request);
+      const again = await app.inject(request);
+      expect(again.headers['x-cache']).toBeUndefined();
+      expect(again.headers['etag']).toBeDefined();
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('input guards', () => {
+  it.each([['"abc"'], ['123'], ['{"kind":"Document","definitions":[{}]}'], ['[]']])(
+    'refuses JSON query text %s with a 400 syntax error',
+    async (query) => {
+      const response = await post({ query });
+      expect(response.status).toBe(400);
+      const answer = (await response.json()) as { errors: { message: string }[] };
+      expect(answer.errors[0]?.message).toMatch(/must be a GraphQL document, not JSON/);
+    },
+  );
+
+  it('refuses JSON text sent as application/graphql too', async () => {
+    const response = await fetch(`${service.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/graphql' },
+      body: '"abc"',
+    });
+    expect(response.status).toBe(400);
+  });
+
+  it('refuses NUL characters in variables and in literals, naming the argument', async () => {
+    const byVariable = await post({
+      query: 'query Q($name: String) { asns(name: $name) { totalCount } }',
+      variables: { name: 'a\u0000b' },
+    });
+    expect(byVariable.status).toBe(400);
+    const variableAnswer = (await byVariable.json()) as {
+      errors: { message: string; extensions: { argument: string } }[];
+    };
+    expect(variableAnswer.errors[0]?.message).toMatch(/\$name must not contain NUL/);
+    expect(variableAnswer.errors[0]?.extensions.argument).toBe('name');
+
+    const byLiteral = await post({ query: '{ asns(name: "a\\u0000b") { totalCount } }' });
+    expect(byLiteral.status).toBe(400);
+    expect(((await byLiteral.json()) as { errors: { message: string }[] }).errors[0]?.message).toMatch(
+      /argument name must not contain NUL/,
+    );
+  });
+});
+
+describe('load shedding', () => {
+  it('answers 503 with Retry-After under pressure while the probes stay up', async () => {
+    const app = await buildGraphqlApp(
+      loadConfig({ DATABASE_URL: store.url, LOG_LEVEL: 'silent', MAX_HEAP_USED_BYTES: '1' }),
+    );
+    try {
+      // under-pressure samples memory on an interval: poll until the first sample has been taken.
+      let answer = await app.inject({
+        method: 'POST',
+        url: '/graphql',
+        payload: { query: '{ datasets { totalCount } }' },
+      });
+      for (let attempt = 0; attempt < 50 && answer.statusCode !== 503; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        answer = await app.inject({
+          method: 'POST',
+          url: '/graphql',
+          payload: { query: '{ datasets { totalCount } }' },
+        });
+      }
+      expect(answer.statusCode).toBe(503);
+      expect(answer.headers['retry-after']).toBe('5');
+      expect(answer.json()).toMatchObject({ errors: [{ extensions: { code: 'OVERLOADED' } }] });
+      expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+});
