@@ -40,7 +40,12 @@ export function orderByList(
   keys: readonly SortKey[],
   columns: Readonly<Record<string, SortColumn>>,
   order: { defaults: readonly SortKey[]; unique: readonly SortKey[] },
+  options: { keyLookup?: boolean } = {},
 ): RawBuilder<unknown> {
+  // With a short key list (`asns: [...]`) the rows are a few primary-key lookups, but SQLite (no ANALYZE
+  // statistics) prefers walking a whole (date, column) index to avoid the sort: 3.5 s instead of 2 ms for 12
+  // months. A unary `+` (a no-op on any value) keeps the terms off the index, so the lookups plus a tiny sort win.
+  const offIndex = options.keyLookup === true && dialect === 'sqlite';
   const seen = new Set<string>();
   const parts: RawBuilder<unknown>[] = [];
   for (const key of [...(keys.length > 0 ? keys : order.defaults), ...order.unique]) {
@@ -48,7 +53,7 @@ export function orderByList(
     if (!target) throw new Error(`sort key ${key.key} has no column`);
     if (seen.has(target.column)) continue;
     seen.add(target.column);
-    const ref = sql.ref(target.column);
+    const ref = offIndex ? sql`+${sql.ref(target.column)}` : sql.ref(target.column);
     const column = target.text && dialect === 'postgres' ? sql`${ref} collate "C"` : ref;
     const direction = key.direction === 'desc' ? sql`desc` : sql`asc`;
     parts.push(target.nullable ? sql`${column} ${direction} nulls last` : sql`${column} ${direction}`);

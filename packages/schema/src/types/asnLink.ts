@@ -200,11 +200,11 @@ builder.queryFields((t) => ({
         query = query.where('canonical', '=', 1);
       }
       const order = orderByList(context.dialect, keys, ASN_LINK_SORT_COLUMNS, historic ? LINK_HISTORIC_ORDER : LINK_ORDER);
-      const [nodes, count] = await Promise.all([
-        query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute(),
-        query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst(),
-      ]);
-      return { nodes, totalCount: toCount(count?.total as number | string | undefined), ...page };
+      const nodes = await query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute();
+      // Counted only when the client selects totalCount or pageInfo: a neighbour list rarely asks, and the count
+      // scans every matching link.
+      const totalCount = async () => toCount((await query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst())?.total as number | string | undefined);
+      return { nodes, totalCount, ...page };
     },
   }),
 }));
