@@ -212,6 +212,23 @@ export function graphqlRequests(basePath: string): fc.Arbitrary<FuzzRequest> {
       arbitrary: fc.jsonValue({ maxDepth: 3 }).map((value) => jsonPost('wrong-json-shape', endpoint, value)),
     },
     {
+      // JSON text as the query (Mercurius would JSON.parse it into an "AST"; found by this fuzz as a 500).
+      weight: 6,
+      arbitrary: fc
+        .tuple(fc.jsonValue({ maxDepth: 3 }), fc.boolean())
+        .map(([value, asGraphqlBody]): FuzzRequest =>
+          asGraphqlBody
+            ? {
+                kind: 'json-document',
+                method: 'POST',
+                path: endpoint,
+                headers: { 'content-type': 'application/graphql' },
+                body: JSON.stringify(value),
+              }
+            : jsonPost('json-document', endpoint, { query: JSON.stringify(value) }),
+        ),
+    },
+    {
       weight: 12,
       arbitrary: fc
         .tuple(
