@@ -170,7 +170,8 @@ builder.queryFields((t) => ({
       const available = await context.availableDates();
       filters.months = wanted === null ? available.slice(-1) : available.filter((month) => wanted.includes(month));
       // Several months: date ascending first (unless sorted), and the (date, asn) key keeps every cone distinct.
-      const order = orderByList(context.dialect, keys, STREAM_SORT_COLUMNS, ASN_HISTORIC_ORDER);
+      // With `asns` the cones are a few key lookups: keep the ORDER BY off the (date, rank) index (see orderByList).
+      const order = orderByList(context.dialect, keys, STREAM_SORT_COLUMNS, ASN_HISTORIC_ORDER, { keyLookup: filters.asns !== null });
       const coneChunk = async (offset: number, limit: number): Promise<StreamCone[]> => {
         if (filters.months.length === 0) return [];
         const rows = await conesQuery(context, filters)
