@@ -18,7 +18,12 @@ for (const dir of workspaceDirs) fs.rmSync(path.join(dir, '.jest-results.json'),
 
 const turbo = spawnSync(
   'pnpm',
-  ['exec', 'turbo', 'run', 'build', 'typecheck', 'lint', 'test', '--continue', ...process.argv.slice(2)],
+  [
+    'exec', 'turbo', 'run', 'build', 'typecheck', 'lint', 'test', '--continue',
+    // Several jest suites at once on CI's 2 cores starve each other's servers into timeouts; 3 keeps both cores busy.
+    '--concurrency=3',
+    ...process.argv.slice(2),
+  ],
   { cwd: root, stdio: 'inherit', env: { TURBO_TELEMETRY_DISABLED: '1', ...process.env } },
 );
 
