@@ -80,9 +80,9 @@ async function measure(baseUrl: string, requests: readonly HttpRequestSpec[], op
 }
 
 /**
- * One request, retried once when a pooled keep-alive socket turns out closed: the GraphQL service closes idle
- * sockets after its connectionTimeout (30 s) while advertising keep-alive for 72 s, so the first request after a
- * long measurement can land on a socket the server just dropped.
+ * One request, retried once when a pooled keep-alive socket turns out closed: between two phases the suite's
+ * fetch pool can sit idle longer than a service keeps an idle socket (Fastify's connectionTimeout is an
+ * inactivity timeout too), and the request that lands on the dropped socket fails without being processed.
  */
 async function fetchOnce(url: string, spec: HttpRequestSpec): Promise<{ response: Response; body: string }> {
   const send = async () => {
