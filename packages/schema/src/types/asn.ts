@@ -195,7 +195,19 @@ builder.queryFields((t) => ({
               countNonNull: async () =>
                 toCount((await query.where('rank', 'is not', null).select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n as number | undefined),
             })
-          : query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute()
+          : keys.length > 0 && asnFilter === null && args.name == null && args.seen == null
+            ? // A sorted page deep into the list: the keys of the page come from the covering (date, column, asn)
+              // index alone, then only the page's rows are read (OFFSET would otherwise read every skipped row:
+              // 0.5-0.9 s at offset 60,000 of 80,000 on SQLite, 0.1 s this way).
+              context.db
+                .selectFrom('asns')
+                .selectAll()
+                .where((eb) =>
+                  eb(eb.refTuple('date', 'asn'), 'in', query.select(['date', 'asn']).orderBy(order).limit(page.first).offset(page.offset).$asTuple('date', 'asn')),
+                )
+                .orderBy(orderByList(context.dialect, keys, ASN_SORT_COLUMNS, historic ? ASN_HISTORIC_ORDER : ASN_ORDER, { keyLookup: true }))
+                .execute()
+            : query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute()
       );
       // Counted only when the client selects totalCount or pageInfo: a page of a sorted list rarely asks, and the
       // count scans the whole month.
