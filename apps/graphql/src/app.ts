@@ -20,7 +20,17 @@ import { resultCache } from './plugins/result-cache';
 export async function buildGraphqlApp(config: GraphqlConfig): Promise<FastifyInstance> {
   const handle = await openServingDatabase(config.databaseUrl, config.statementTimeoutMs);
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: {
+      level: config.logLevel,
+      // A GET /graphql URL carries the query and its variables: log the path only, never the query text.
+      serializers: {
+        req: (request: { method: string; url: string; id: string }) => ({
+          method: request.method,
+          url: request.url.split('?')[0],
+          reqId: request.id,
+        }),
+      },
+    },
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeoutMs,
     connectionTimeout: config.requestTimeoutMs,

@@ -31,8 +31,8 @@ describeWithNginx('nginx in front of both services at /v2', () => {
     workDir = makeTempDir('nginx');
     const databaseFile = path.join(workDir, 'asrank.db');
     dates = await loadSampleSqlite(databaseFile);
-    graphql = await startGraphqlProcess({ databaseUrl: databaseFile });
-    rest = await startRestProcess({ graphqlUrl: `${graphql.baseUrl}/graphql` });
+    graphql = await startGraphqlProcess({ databaseUrl: databaseFile, env: { LOG_LEVEL: 'info' } });
+    rest = await startRestProcess({ graphqlUrl: `${graphql.baseUrl}/graphql`, env: { LOG_LEVEL: 'info' } });
     proxy = await startNginx(nginx as string, {
       listenPort: await freePort(),
       graphqlServers: [`127.0.0.1:${graphql.port}`],
@@ -134,6 +134,25 @@ describeWithNginx('nginx in front of both services at /v2', () => {
       headers: { 'if-none-match': etag as string },
     });
     expect(second.status).toBe(304);
+  });
+
+  it('logs JSON lines carrying the nginx request id in both services, and no GraphQL query text', async () => {
+    const response = await fetch(`${proxy.baseUrl}/restful/asns?first=1`);
+    const requestId = response.headers.get('x-request-id') as string;
+    await response.text();
+    const secret = `secretMarker${Date.now()}`;
+    const query = `{ asns(name: "${secret}") { totalCount } }`;
+    await (await fetch(`${proxy.baseUrl}/graphql?${new URLSearchParams({ query }).toString()}`)).text();
+    const logged = (service: ServiceProcess) => service.process.output().includes(`"reqId":"${requestId}"`);
+    // Log lines are flushed asynchronously: poll briefly.
+    for (let attempt = 0; attempt < 40 && !(logged(graphql) && logged(rest)); attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(logged(rest)).toBe(true);
+    expect(logged(graphql)).toBe(true);
+    for (const line of graphql.process.output().trim().split('\n'))
+      expect(() => JSON.parse(line)).not.toThrow();
+    expect(graphql.process.output()).not.toContain(secret);
   });
 
   it('answers JSON 404 outside the published routes and does not publish probes or metrics', async () => {
