@@ -17,6 +17,8 @@ export interface GraphqlConfig {
   maxQueryCost: number;
   /** Maximum number of GraphQL tokens the parser accepts in one document. */
   maxQueryTokens: number;
+  /** Maximum number of aliased fields in one document (see alias-limit.ts). */
+  maxAliases: number;
   /** Maximum request body size in bytes. */
   bodyLimit: number;
   /** Time allowed to receive a whole request (Fastify requestTimeout), in ms. */
@@ -44,6 +46,7 @@ interface RawEnv {
   GRAPHQL_MAX_DEPTH: number;
   GRAPHQL_MAX_COST: number;
   GRAPHQL_MAX_TOKENS: number;
+  GRAPHQL_MAX_ALIASES: number;
   BODY_LIMIT: number;
   REQUEST_TIMEOUT_MS: number;
   DB_STATEMENT_TIMEOUT_MS: number;
@@ -67,6 +70,7 @@ const envJsonSchema = {
     GRAPHQL_MAX_DEPTH: { type: 'integer', minimum: 2, maximum: 100, default: 15 },
     GRAPHQL_MAX_COST: { type: 'integer', minimum: 1, default: 500000 },
     GRAPHQL_MAX_TOKENS: { type: 'integer', minimum: 100, default: 20000 },
+    GRAPHQL_MAX_ALIASES: { type: 'integer', minimum: 0, maximum: 10000, default: 50 },
     BODY_LIMIT: { type: 'integer', minimum: 1024, maximum: 104857600, default: 262144 },
     REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 30000 },
     DB_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 20000 },
@@ -106,6 +110,7 @@ export function loadConfig(env: Record<string, string | number | undefined> = pr
     maxQueryDepth: raw.GRAPHQL_MAX_DEPTH,
     maxQueryCost: raw.GRAPHQL_MAX_COST,
     maxQueryTokens: raw.GRAPHQL_MAX_TOKENS,
+    maxAliases: raw.GRAPHQL_MAX_ALIASES,
     bodyLimit: raw.BODY_LIMIT,
     requestTimeoutMs: raw.REQUEST_TIMEOUT_MS,
     statementTimeoutMs: raw.DB_STATEMENT_TIMEOUT_MS,

@@ -74,13 +74,34 @@ describe('query limits', () => {
   });
 
   it('makes aliases pay: many aliased copies of an acceptable page query add up to a refusal', async () => {
-    const single = await graphql(service.baseUrl, '{ a0: asns(first: 1000) { edges { node { asn asnName } } } }');
+    const single = await graphql(service.baseUrl, '{ a0: asns(first: 10000) { edges { node { asn asnName } } } }');
     expect(single.status).toBe(200);
-    const aliases = Array.from({ length: 300 }, (_, index) => `a${index}: asns(first: 1000) { edges { node { asn asnName } } }`).join('\n');
+    // Within the alias limit, so it is the cost that refuses them.
+    const aliases = Array.from({ length: 50 }, (_, index) => `a${index}: asns(first: 10000) { edges { node { asn asnName } } }`).join('\n');
     const { status, body } = await graphql(service.baseUrl, `{ ${aliases} }`);
     expect(status).toBe(400);
     expect(body.errors?.[0]?.message).toMatch(/exceeds the limit/);
     await expectHealthy();
+  });
+
+  it('refuses more aliased fields than the alias limit with a message naming the limit, and accepts the limit itself', async () => {
+    const aliased = (count: number) =>
+      `{ ${Array.from({ length: count }, (_, index) => `a${index}: asn(asn: "${someAsn}") { asn }`).join(' ')} }`;
+    const refused = await graphql(service.baseUrl, aliased(51));
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors?.[0]?.message).toMatch(/51 aliased fields, more than the alias limit of 50/);
+    expect(refused.body.data ?? null).toBeNull();
+    const accepted = await graphqlData<Record<string, { asn: string }>>(service.baseUrl, aliased(50));
+    expect(Object.keys(accepted)).toHaveLength(50);
+    expect(accepted['a49']?.asn).toBe(someAsn);
+    await expectHealthy();
+  });
+
+  it('counts aliases inside nested selections and fragments too', async () => {
+    const inner = Array.from({ length: 60 }, (_, index) => `n${index}: asn`).join(' ');
+    const { status, body } = await graphql(service.baseUrl, `{ top: asn(asn: "${someAsn}") { ...Parts } } fragment Parts on Asn { ${inner} }`);
+    expect(status).toBe(400);
+    expect(body.errors?.[0]?.message).toMatch(/61 aliased fields, more than the alias limit of 50/);
   });
 
   it('gives the cost model the multipliers it documents', () => {

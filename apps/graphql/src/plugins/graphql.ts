@@ -1,5 +1,5 @@
 // The GraphQL endpoint: Mercurius serving the AS Rank schema at /graphql (POST and GET), with the query
-// limits (depth, tokens, cost) and the client-safe error formatter. Registered under the base path.
+// limits (depth, tokens, aliases, cost) and the client-safe error formatter. Registered under the base path.
 import type { FastifyInstance } from 'fastify';
 import mercurius from 'mercurius';
 import type { GraphQLSchema } from 'graphql';
@@ -8,6 +8,7 @@ import { createContext } from '@asrank/schema';
 import type { GraphqlConfig } from '../config';
 import { asrankErrorFormatter } from '../errors';
 import { assertQueryCost } from '../query-cost';
+import { aliasLimitRule } from '../alias-limit';
 
 export interface GraphqlPluginOptions {
   schema: GraphQLSchema;
@@ -34,6 +35,7 @@ export async function graphqlPlugin(app: FastifyInstance, { schema, handle, conf
     jit: config.jitAfter,
     queryDepth: config.maxQueryDepth,
     graphql: { parseOptions: { maxTokens: config.maxQueryTokens } },
+    validationRules: [aliasLimitRule(config.maxAliases)],
     // One operation per request: batching would multiply every per-request limit.
     allowBatchedQueries: false,
     errorFormatter: asrankErrorFormatter,
