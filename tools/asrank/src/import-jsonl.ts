@@ -5,14 +5,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseDateArgument } from '@asrank/domain';
-import { migrateToLatest, type AsnLinksTable, type AsnsTable, type DatabaseHandle, type OrganizationsTable } from '@asrank/db';
+import { type AsnLinksTable, type AsnsTable, type DatabaseHandle, type OrganizationsTable } from '@asrank/db';
 import { readLines, InputFileError } from './input/open';
 import { BadLinePolicy, parseAsn } from './input/bad-lines';
 import type { MonthData } from './ingest/month';
-import { replaceMonth } from './ingest/write';
-import { countryRows } from './countries';
 import { createProgress, type Progress } from './progress';
-import type { IngestSummary } from './ingest/ingest';
+import { storeMonth, type IngestSummary } from './ingest/ingest';
 
 type Json = Record<string, unknown>;
 
@@ -237,16 +235,7 @@ export async function importJsonl(handle: DatabaseHandle, options: ImportJsonlOp
     prefixes: [],
     prefixOrigins: new Map(),
   };
-  await migrateToLatest(handle.db, handle.dialect);
-  const rows = await replaceMonth(handle, month, countryRows(), progress);
-  return {
-    date,
-    rows,
-    skippedLines: policy.skipped,
-    skippedLinesPerFile: policy.skippedPerFile(),
-    timings: progress.timings,
-    seconds: Number(process.hrtime.bigint() - started) / 1e9,
-  };
+  return storeMonth(handle, month, policy, progress, started);
 }
 
 async function firstNode(file: string, policy: BadLinePolicy): Promise<Json> {

@@ -78,10 +78,24 @@ export async function ingestMonth(handle: DatabaseHandle, options: IngestOptions
   const policy = new BadLinePolicy(options.skipBadLines ?? false);
   // Parsed inputs live only inside parseAndBuild, so they are garbage before the write starts (peak memory).
   const month = await parseAndBuild(options, date, pfx2asFiles, policy, progress);
+  return storeMonth(handle, month, policy, progress, started);
+}
+
+/**
+ * The last step of every loader (CAIDA files or JSON-lines dumps): migrate, replace the month atomically, and
+ * summarise the load from `started` (process.hrtime.bigint()).
+ */
+export async function storeMonth(
+  handle: DatabaseHandle,
+  month: MonthData,
+  policy: BadLinePolicy,
+  progress: Progress,
+  started: bigint,
+): Promise<IngestSummary> {
   await migrateToLatest(handle.db, handle.dialect);
   const rows = await replaceMonth(handle, month, countryRows(), progress);
   return {
-    date,
+    date: month.date,
     rows,
     skippedLines: policy.skipped,
     skippedLinesPerFile: policy.skippedPerFile(),
