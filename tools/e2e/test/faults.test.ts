@@ -2,6 +2,7 @@
 // 502/503 meanwhile, never hangs, then recovers); SIGTERM with requests in flight (each one is answered,
 // then the process exits 0); a database that cannot be read at start (a clear one-line error, exit 1).
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import {
@@ -10,6 +11,7 @@ import {
   makeTempDir,
   sleep,
   startGraphqlProcess,
+  waitUntil,
   startLoad,
   startProcess,
   startRestProcess,
@@ -162,6 +164,138 @@ describe('SIGTERM with requests in flight', () => {
       await graphql.process.stop('SIGKILL');
     }
   }, 60_000);
+});
+
+/**
+ * A slow upstream in front of the real GraphQL service: while `hold` is on it keeps every POST it receives
+ * until `release()`, then forwards it and relays the real answer, so the test decides exactly when REST's
+ * upstream calls may complete (no sleeps racing the signal).
+ */
+async function startHoldingProxy(target: string): Promise<{
+  url: string;
+  hold(): void;
+  held(): number;
+  release(): void;
+  close(): Promise<void>;
+}> {
+  let holding = false;
+  let gateOpen: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (gateOpen = resolve));
+  let heldCount = 0;
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      void (async () => {
+        if (holding) {
+          heldCount += 1;
+          await gate;
+        }
+        try {
+          const upstream = await fetch(target, {
+            method: request.method,
+            headers: { 'content-type': request.headers['content-type'] ?? 'application/json' },
+            body: request.method === 'POST' ? Buffer.concat(chunks) : undefined,
+          });
+          const body = await upstream.text();
+          response.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+          response.end(body);
+        } catch (error) {
+          response.writeHead(502).end(String(error));
+        }
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as net.AddressInfo;
+  return {
+    url: `http://127.0.0.1:${address.port}/graphql`,
+    hold: () => (holding = true),
+    held: () => heldCount,
+    release: () => gateOpen(),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** True when a new TCP connection to the port is refused (the listener is closed). */
+function connectionRefused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+/** A GET on its own connection, closed after the answer (no keep-alive agent). */
+function getWithoutKeepAlive(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { agent: false }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+  });
+}
+
+describe('SIGTERM to the REST service during load', () => {
+  it('loses no in-flight request', async () => {
+    const graphql = await startGraphqlProcess({ databaseUrl: databaseFile });
+    const proxy = await startHoldingProxy(`${graphql.baseUrl}/graphql`);
+    let rest: ServiceProcess | undefined;
+    try {
+      rest = await startRestProcess({
+        graphqlUrl: proxy.url,
+        env: { SHUTDOWN_TIMEOUT_MS: '30000', GRAPHQL_TIMEOUT_MS: '30000' },
+      });
+      const restProcess = rest;
+      proxy.hold();
+      // Distinct pages, so no layer can answer one request from another's result.
+      const requestCount = 20;
+      // One connection per request with `Connection: close` (agent: false). With keep-alive clients REST
+      // currently answers every request but then exits 1 after SHUTDOWN_TIMEOUT_MS: Fastify's close drops
+      // only connections idle at the moment of the signal, and the answered ones stay open (open defect of
+      // apps/rest/src/main.ts, recorded in docs/reliability.md).
+      const inFlight = Array.from({ length: requestCount }, (_unused, index) =>
+        getWithoutKeepAlive(`${restProcess.baseUrl}/restful/asns?first=3&offset=${index}`),
+      );
+      await eventually('the upstream holds every request', () => proxy.held() >= requestCount);
+      restProcess.process.child.kill('SIGTERM');
+      await waitUntil('REST stops accepting connections', () => connectionRefused(restProcess.port), {
+        timeoutMs: 10_000,
+      });
+      // The listener is closed but the process must still be waiting for the held requests.
+      expect(restProcess.process.hasExited()).toBe(false);
+      proxy.release();
+      const answers = await Promise.all(inFlight);
+      const exitCode = await restProcess.process.exited;
+      figures['restSigtermInFlight'] = {
+        inFlightRequests: requestCount,
+        answered200: answers.filter((answer) => answer.status === 200).length,
+        exitCode,
+      };
+      for (const answer of answers) {
+        expect(answer.status).toBe(200);
+        const parsed = JSON.parse(answer.body) as { data: { asns: { edges: unknown[] } } };
+        expect(parsed.data.asns.edges).toHaveLength(3);
+      }
+      expect(exitCode).toBe(0);
+    } finally {
+      proxy.release();
+      await rest?.process.stop('SIGKILL');
+      await proxy.close();
+      await graphql.process.stop('SIGKILL');
+    }
+  }, 90_000);
 });
 
 describe('a database that cannot be read at start', () => {
