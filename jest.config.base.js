@@ -20,7 +20,7 @@ module.exports = (packageDir) => ({
   ],
   // Workspace packages are tested against their TypeScript sources, so a test never runs stale dist/.
   moduleNameMapper: {
-    '^@asrank/(domain|db|schema)$': path.join(__dirname, 'packages/$1/src/index.ts'),
+    '^@asrank/(domain|db|schema|service-kit)$': path.join(__dirname, 'packages/$1/src/index.ts'),
     '^@asrank/cli$': path.join(__dirname, 'tools/asrank/src/index.ts'),
   },
   // CI runs every package's suite at once on 2 cores: a test that takes 5 s alone can take 60 s there. Bounded

@@ -4,9 +4,9 @@
 // off unless RATE_LIMIT_MAX > 0; behind nginx, set TRUST_PROXY so the client address comes from
 // X-Forwarded-For.
 import fp from 'fastify-plugin';
-import underPressure from '@fastify/under-pressure';
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { loadShedding } from '@asrank/service-kit';
 
 export interface OverloadOptions {
   maxEventLoopDelayMs: number;
@@ -15,36 +15,17 @@ export interface OverloadOptions {
   rateLimitWindowMs: number;
 }
 
-const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
-
 async function overloadPlugin(app: FastifyInstance, options: OverloadOptions): Promise<void> {
-  await app.register(underPressure, {
-    maxEventLoopDelay: options.maxEventLoopDelayMs,
+  // Shared with the GraphQL service (@asrank/service-kit); the refusal is in this service's JSON error shape.
+  await app.register(loadShedding, {
+    maxEventLoopDelayMs: options.maxEventLoopDelayMs,
     maxHeapUsedBytes: options.maxHeapUsedBytes,
-    retryAfter: 5,
-    // Typed as returning void, but under-pressure sends a returned body as the answer (see its handlePressure).
-    pressureHandler: ((
-      request: FastifyRequest,
-      reply: FastifyReply,
-      type: string,
-      value: number | undefined,
-    ) => {
-      if (PROBES.has(request.url.split('?')[0] ?? '')) return;
-      request.log.warn({ type, value }, 'shedding load');
-      // A returned body is sent by under-pressure as the answer; returning nothing lets the request through.
-      reply.code(503).header('retry-after', '5').type('application/json; charset=utf-8');
-      return {
-        statusCode: 503,
-        error: 'Service Unavailable',
-        message: `the service is overloaded (${type}); retry in a few seconds`,
-        requestId: request.id,
-      };
-    }) as unknown as (
-      request: FastifyRequest,
-      reply: FastifyReply,
-      type: string,
-      value: number | undefined,
-    ) => void,
+    refusalBody: (message, request) => ({
+      statusCode: 503,
+      error: 'Service Unavailable',
+      message,
+      requestId: request.id,
+    }),
   });
   if (options.rateLimitMax > 0) {
     await app.register(rateLimit, {
