@@ -20,7 +20,20 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['kysely', 'better-sqlite3', 'pg', 'graphql', '@pothos/*', 'fastify', 'mercurius', 'undici', '@asrank/*', 'node:http', 'node:fs', 'node:net'],
+              group: [
+                'kysely',
+                'better-sqlite3',
+                'pg',
+                'graphql',
+                '@pothos/*',
+                'fastify',
+                'mercurius',
+                'undici',
+                '@asrank/*',
+                'node:http',
+                'node:fs',
+                'node:net',
+              ],
               message: '@asrank/domain is pure: no I/O, database, HTTP or GraphQL imports.',
             },
           ],
@@ -38,7 +51,8 @@ export default tseslint.config(
           patterns: [
             {
               group: ['@asrank/db', '@asrank/db/*', 'kysely', 'better-sqlite3', 'pg', '@asrank/schema'],
-              message: 'The REST service answers by calling the GraphQL service over HTTP, never the database.',
+              message:
+                'The REST service answers by calling the GraphQL service over HTTP, never the database.',
             },
           ],
         },

@@ -6,7 +6,10 @@ const path = require('node:path');
 const esmOnly = ['cookie', 'content-disposition', 'quick-lru', 'mercurius', 'p-limit', 'yocto-queue'];
 const swc = [
   '@swc/jest',
-  { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs', ignoreDynamic: false } },
+  {
+    jsc: { target: 'es2022', parser: { syntax: 'typescript' } },
+    module: { type: 'commonjs', ignoreDynamic: false },
+  },
 ];
 const escaped = esmOnly.map((n) => n.replace('/', '\\+'));
 
@@ -15,9 +18,7 @@ module.exports = (packageDir) => ({
   testEnvironment: 'node',
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   transform: { '^.+\\.ts$': swc, '^.+\\.m?js$': swc },
-  transformIgnorePatterns: [
-    `/node_modules/(?!\\.pnpm/(${escaped.join('|')})@)(?!(${esmOnly.join('|')})/)`,
-  ],
+  transformIgnorePatterns: [`/node_modules/(?!\\.pnpm/(${escaped.join('|')})@)(?!(${esmOnly.join('|')})/)`],
   // Workspace packages are tested against their TypeScript sources, so a test never runs stale dist/.
   moduleNameMapper: {
     '^@asrank/(domain|db|schema|service-kit)$': path.join(__dirname, 'packages/$1/src/index.ts'),

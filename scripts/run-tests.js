@@ -19,7 +19,14 @@ for (const dir of workspaceDirs) fs.rmSync(path.join(dir, '.jest-results.json'),
 const turbo = spawnSync(
   'pnpm',
   [
-    'exec', 'turbo', 'run', 'build', 'typecheck', 'lint', 'test', '--continue',
+    'exec',
+    'turbo',
+    'run',
+    'build',
+    'typecheck',
+    'lint',
+    'test',
+    '--continue',
     // Several jest suites at once on CI's 2 cores starve each other's servers into timeouts; 3 keeps both cores busy.
     '--concurrency=3',
     ...process.argv.slice(2),
@@ -44,7 +51,9 @@ for (const dir of workspaceDirs) {
   failed += results.numFailedTests;
   skipped += results.numPendingTests + (results.numTodoTests || 0);
   // A suite that fails to load (syntax error, missing module) counts no test but is a failure.
-  failed += results.testResults.filter((suite) => suite.status === 'failed' && suite.assertionResults.length === 0).length;
+  failed += results.testResults.filter(
+    (suite) => suite.status === 'failed' && suite.assertionResults.length === 0,
+  ).length;
 }
 if (missing.length) console.error(`No test results from: ${missing.join(', ')}`);
 const ok = turbo.status === 0 && failed === 0 && missing.length === 0 && passed > 0;

@@ -28,7 +28,9 @@ async function ensureSampleLoaded() {
     await migrateToLatest(handle.db, handle.dialect);
     const loaded = await handle.db.selectFrom('datasets').select('date').execute();
     if (loaded.length > 0) {
-      console.log(`Database ${handle.location} already holds ${loaded.length} month(s); not loading the sample.`);
+      console.log(
+        `Database ${handle.location} already holds ${loaded.length} month(s); not loading the sample.`,
+      );
       return;
     }
     console.log(`Loading the bundled sample dataset into ${handle.location} ...`);
@@ -73,7 +75,9 @@ ensureSampleLoaded()
         GRAPHQL_URL: env.GRAPHQL_URL || `http://${host}:${graphqlPort}/graphql`,
       }),
     );
-    console.log(`GraphQL: http://${host}:${graphqlPort}/graphql  GraphiQL: http://${host}:${graphqlPort}/graphiql`);
+    console.log(
+      `GraphQL: http://${host}:${graphqlPort}/graphql  GraphiQL: http://${host}:${graphqlPort}/graphiql`,
+    );
     console.log(`REST:    http://${host}:${restPort}/restful/asns  (guide: /restful/doc)`);
   })
   .catch((error) => {

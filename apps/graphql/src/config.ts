@@ -66,7 +66,11 @@ const envJsonSchema = {
     DATABASE_URL: { type: 'string', minLength: 1, default: DEFAULT_DATABASE_URL },
     // Path segments of URL-safe characters, each starting with '/'; a trailing '/' is tolerated.
     BASE_PATH: { type: 'string', pattern: '^(/[A-Za-z0-9._~-]+)*/?$', default: '' },
-    LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+    LOG_LEVEL: {
+      type: 'string',
+      enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+      default: 'info',
+    },
     GRAPHQL_MAX_DEPTH: { type: 'integer', minimum: 2, maximum: 100, default: 15 },
     GRAPHQL_MAX_COST: { type: 'integer', minimum: 1, default: 500000 },
     GRAPHQL_MAX_TOKENS: { type: 'integer', minimum: 100, default: 20000 },

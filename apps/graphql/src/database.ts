@@ -16,7 +16,8 @@ export class DatabaseNotReadyError extends Error {
 export function withStatementTimeout(databaseUrl: string, timeoutMs: number): string {
   if (timeoutMs <= 0 || parseDatabaseUrl(databaseUrl).dialect !== 'postgres') return databaseUrl;
   const url = new URL(databaseUrl);
-  if (!url.searchParams.has('statement_timeout')) url.searchParams.set('statement_timeout', String(timeoutMs));
+  if (!url.searchParams.has('statement_timeout'))
+    url.searchParams.set('statement_timeout', String(timeoutMs));
   return url.toString();
 }
 
@@ -24,7 +25,10 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export async function openServingDatabase(databaseUrl: string, statementTimeoutMs: number): Promise<DatabaseHandle> {
+export async function openServingDatabase(
+  databaseUrl: string,
+  statementTimeoutMs: number,
+): Promise<DatabaseHandle> {
   const { dialect, target } = parseDatabaseUrl(databaseUrl);
   let handle: DatabaseHandle;
   try {

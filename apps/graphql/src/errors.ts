@@ -11,7 +11,9 @@ function isArgumentError(error: unknown): error is ArgumentError {
   // Checked by shape too, in case two copies of @asrank/domain are loaded.
   return (
     error instanceof ArgumentError ||
-    (error instanceof Error && error.name === 'ArgumentError' && typeof (error as { argument?: unknown }).argument === 'string')
+    (error instanceof Error &&
+      error.name === 'ArgumentError' &&
+      typeof (error as { argument?: unknown }).argument === 'string')
   );
 }
 

@@ -13,7 +13,10 @@ type CompiledStatement = ReturnType<SqliteConnection['prepare']>;
 export const STATEMENT_CACHE_SIZE = 1000;
 
 /** A better-sqlite3 connection whose prepare() reuses compiled statements (oldest dropped beyond `size`). */
-export function statementCachingDatabase(sqlite: SqliteConnection, size = STATEMENT_CACHE_SIZE): SqliteDatabase {
+export function statementCachingDatabase(
+  sqlite: SqliteConnection,
+  size = STATEMENT_CACHE_SIZE,
+): SqliteDatabase {
   const statements = new Map<string, CompiledStatement>();
   return {
     close: () => sqlite.close(),
@@ -34,7 +37,9 @@ export function statementCachingDatabase(sqlite: SqliteConnection, size = STATEM
 /** The same handle with a Kysely instance over the statement cache (SQLite only; PostgreSQL is returned as is). */
 export function withStatementCache(handle: DatabaseHandle): DatabaseHandle {
   if (handle.dialect !== 'sqlite' || !handle.sqlite) return handle;
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statementCachingDatabase(handle.sqlite) }) });
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: statementCachingDatabase(handle.sqlite) }),
+  });
   // Destroying this Kysely closes the shared connection; the original instance never opened its own.
   return { ...handle, db, close: () => db.destroy() };
 }

@@ -17,7 +17,10 @@ const files = {
   pfx2as: path.join(caida, 'pfx2as', 'routeviews-rv2-20170329-0200.pfx2as.gz'),
 };
 const present = Object.values(files).every((file) => fs.existsSync(file));
-if (!present) console.warn(`SKIP CAIDA December 2017 test: the CAIDA files are not under ${caida} (set ASRANK_SHARED_DATA).`);
+if (!present)
+  console.warn(
+    `SKIP CAIDA December 2017 test: the CAIDA files are not under ${caida} (set ASRANK_SHARED_DATA).`,
+  );
 
 interface AsnCount {
   asnes: number;
@@ -35,7 +38,13 @@ async function readAsnCounts(file: string, wanted: Set<string>): Promise<Map<str
     if (line.startsWith('#')) continue;
     const [asn, asnes, prefixes, addresses, global, transit] = line.split('|');
     if (asn === undefined || !wanted.has(asn)) continue;
-    found.set(asn, { asnes: Number(asnes), prefixes: Number(prefixes), addresses: Number(addresses), global: Number(global), transit: Number(transit) });
+    found.set(asn, {
+      asnes: Number(asnes),
+      prefixes: Number(prefixes),
+      addresses: Number(addresses),
+      global: Number(global),
+      transit: Number(transit),
+    });
   }
   return found;
 }
@@ -65,10 +74,14 @@ async function readAsnCounts(file: string, wanted: Set<string>): Promise<Map<str
   it('answers asn(asn:"3356") with the cone size and degree of CAIDA asn_count', async () => {
     const expected = counts.get('3356');
     expect(expected).toBeDefined();
-    const data = await graphqlData<{ asn: { asn: string; date: string; cone: { numberAsns: number }; asnDegree: { total: number; transit: number } } }>(
-      service.baseUrl,
-      '{ asn(asn: "3356") { asn date cone { numberAsns } asnDegree { total transit } } }',
-    );
+    const data = await graphqlData<{
+      asn: {
+        asn: string;
+        date: string;
+        cone: { numberAsns: number };
+        asnDegree: { total: number; transit: number };
+      };
+    }>(service.baseUrl, '{ asn(asn: "3356") { asn date cone { numberAsns } asnDegree { total transit } } }');
     expect(data.asn).toEqual({
       asn: '3356',
       date: '2017-12-01',
@@ -91,13 +104,24 @@ async function readAsnCounts(file: string, wanted: Set<string>): Promise<Map<str
       .orderBy('asn')
       .limit(1)
       .executeTakeFirstOrThrow();
-    const stored = await reader.db.selectFrom('cone_members').select('member_asn').where('date', '=', '2017-12-01').where('asn', '=', cone.asn).execute();
+    const stored = await reader.db
+      .selectFrom('cone_members')
+      .select('member_asn')
+      .where('date', '=', '2017-12-01')
+      .where('asn', '=', cone.asn)
+      .execute();
     const storedPrefixes = await reader.db
       .selectFrom('prefix_origins')
       .innerJoin('cone_members', (join) =>
-        join.onRef('cone_members.member_asn', '=', 'prefix_origins.asn').onRef('cone_members.date', '=', 'prefix_origins.date'),
+        join
+          .onRef('cone_members.member_asn', '=', 'prefix_origins.asn')
+          .onRef('cone_members.date', '=', 'prefix_origins.date'),
       )
-      .innerJoin('prefixes', (join) => join.onRef('prefixes.prefix_id', '=', 'prefix_origins.prefix_id').onRef('prefixes.date', '=', 'prefix_origins.date'))
+      .innerJoin('prefixes', (join) =>
+        join
+          .onRef('prefixes.prefix_id', '=', 'prefix_origins.prefix_id')
+          .onRef('prefixes.date', '=', 'prefix_origins.date'),
+      )
       .select(['prefixes.network', 'prefixes.length'])
       .distinct()
       .where('cone_members.date', '=', '2017-12-01')
@@ -112,12 +136,20 @@ async function readAsnCounts(file: string, wanted: Set<string>): Promise<Map<str
     let pageCursor: string | null = null;
     let pages = 0;
     for (;;) {
-      const data: { asnConesStream: { pageInfo: { nextPageCursor: string; hasNextPage: boolean }; pages: { asn: { asn: string }; asns: { asn: string }[]; prefixes: { network: string; length: number }[] }[] } } =
-        await graphqlData(
-          service.baseUrl,
-          'query S($asns: [String!], $cursor: String) { asnConesStream(asns: $asns, pageCursor: $cursor) { pageInfo { nextPageCursor hasNextPage } pages { asn { asn } asns { asn } prefixes { network length } } } }',
-          { variables: { asns: [large], cursor: pageCursor } },
-        );
+      const data: {
+        asnConesStream: {
+          pageInfo: { nextPageCursor: string; hasNextPage: boolean };
+          pages: {
+            asn: { asn: string };
+            asns: { asn: string }[];
+            prefixes: { network: string; length: number }[];
+          }[];
+        };
+      } = await graphqlData(
+        service.baseUrl,
+        'query S($asns: [String!], $cursor: String) { asnConesStream(asns: $asns, pageCursor: $cursor) { pageInfo { nextPageCursor hasNextPage } pages { asn { asn } asns { asn } prefixes { network length } } } }',
+        { variables: { asns: [large], cursor: pageCursor } },
+      );
       for (const item of data.asnConesStream.pages) {
         expect(item.asn.asn).toBe(large);
         members.push(...item.asns.map((member) => member.asn));
@@ -130,7 +162,9 @@ async function readAsnCounts(file: string, wanted: Set<string>): Promise<Map<str
     }
     expect(pages).toBeGreaterThan(1);
     expect(new Set(members).size).toBe(members.length);
-    expect(members.map(Number).sort((a, b) => a - b)).toEqual(stored.map((row) => Number(row.member_asn)).sort((a, b) => a - b));
+    expect(members.map(Number).sort((a, b) => a - b)).toEqual(
+      stored.map((row) => Number(row.member_asn)).sort((a, b) => a - b),
+    );
     expect(new Set(prefixes).size).toBe(prefixes.length);
     expect([...prefixes].sort()).toEqual(storedPrefixes.map((row) => `${row.network}/${row.length}`).sort());
   }, 600_000);

@@ -4,7 +4,13 @@ import { ConfigError, loadConfig, withStatementTimeout } from '../src';
 describe('loadConfig', () => {
   it('uses the documented defaults when nothing is set', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ port: 4000, host: '127.0.0.1', databaseUrl: './data/asrank.db', basePath: '', logLevel: 'info' });
+    expect(config).toMatchObject({
+      port: 4000,
+      host: '127.0.0.1',
+      databaseUrl: './data/asrank.db',
+      basePath: '',
+      logLevel: 'info',
+    });
     expect(config.maxQueryDepth).toBeGreaterThanOrEqual(14);
   });
 
@@ -40,8 +46,12 @@ describe('loadConfig', () => {
 
 describe('withStatementTimeout', () => {
   it('adds statement_timeout to PostgreSQL URLs only, keeping one the URL already sets', () => {
-    expect(withStatementTimeout('postgres://u@h:5432/db', 5000)).toBe('postgres://u@h:5432/db?statement_timeout=5000');
-    expect(withStatementTimeout('postgres://u@h/db?statement_timeout=10', 5000)).toBe('postgres://u@h/db?statement_timeout=10');
+    expect(withStatementTimeout('postgres://u@h:5432/db', 5000)).toBe(
+      'postgres://u@h:5432/db?statement_timeout=5000',
+    );
+    expect(withStatementTimeout('postgres://u@h/db?statement_timeout=10', 5000)).toBe(
+      'postgres://u@h/db?statement_timeout=10',
+    );
     expect(withStatementTimeout('./data/asrank.db', 5000)).toBe('./data/asrank.db');
     expect(withStatementTimeout('postgres://u@h/db', 0)).toBe('postgres://u@h/db');
   });

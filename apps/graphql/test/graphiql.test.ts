@@ -4,11 +4,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { makeTempDir, sqliteWithSample, startService, type LoadedDatabase, type RunningService } from './helpers';
+import {
+  makeTempDir,
+  sqliteWithSample,
+  startService,
+  type LoadedDatabase,
+  type RunningService,
+} from './helpers';
 
 const chromiumPath = process.env['CHROMIUM_PATH'] || '/usr/bin/chromium';
 const hasChromium = fs.existsSync(chromiumPath);
-if (!hasChromium) console.warn(`SKIP GraphiQL browser test: no Chromium at ${chromiumPath} (set CHROMIUM_PATH; CI installs Debian's chromium).`);
+if (!hasChromium)
+  console.warn(
+    `SKIP GraphiQL browser test: no Chromium at ${chromiumPath} (set CHROMIUM_PATH; CI installs Debian's chromium).`,
+  );
 
 /** The page's DOM as seen from page.evaluate (this package is compiled without the DOM library). */
 interface PageDocument {
@@ -39,11 +48,16 @@ const launchArgs = [
     store = await sqliteWithSample();
     service = await startService(store.url, { BASE_PATH: '/v2' });
     userDataDir = makeTempDir('chromium-profile');
-    context = await chromium.launchPersistentContext(userDataDir, { executablePath: chromiumPath, headless: true, args: launchArgs });
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: chromiumPath,
+      headless: true,
+      args: launchArgs,
+    });
     const serviceHost = new URL(service.baseUrl).host;
     await context.route('**', async (route) => {
       const url = new URL(route.request().url());
-      if (url.host === serviceHost || url.protocol === 'data:' || url.protocol === 'blob:') return route.continue();
+      if (url.host === serviceHost || url.protocol === 'data:' || url.protocol === 'blob:')
+        return route.continue();
       foreignRequests.push(url.href);
       return route.abort();
     });
@@ -70,13 +84,17 @@ const launchArgs = [
     await page.locator('.graphiql-query-editor .CodeMirror').waitFor({ timeout: 30_000 });
     const query = `{ asn(asn: "${row.asn}") { asn asnName rank } }`;
     await page.evaluate((text) => {
-      const editor = (globalThis as unknown as { document: PageDocument }).document.querySelector('.graphiql-query-editor .CodeMirror') as unknown as { CodeMirror: { setValue(value: string): void } };
+      const editor = (globalThis as unknown as { document: PageDocument }).document.querySelector(
+        '.graphiql-query-editor .CodeMirror',
+      ) as unknown as { CodeMirror: { setValue(value: string): void } };
       editor.CodeMirror.setValue(text);
     }, query);
     await page.locator('.graphiql-execute-button').click();
     const resultText = async () =>
       page.evaluate(() => {
-        const result = (globalThis as unknown as { document: PageDocument }).document.querySelector('.result-window .CodeMirror') as unknown as { CodeMirror: { getValue(): string } } | null;
+        const result = (globalThis as unknown as { document: PageDocument }).document.querySelector(
+          '.result-window .CodeMirror',
+        ) as unknown as { CodeMirror: { getValue(): string } } | null;
         return result ? result.CodeMirror.getValue() : '';
       });
     let text = '';
@@ -84,8 +102,14 @@ const launchArgs = [
       await page.waitForTimeout(100);
       text = await resultText();
     }
-    const answer = JSON.parse(text) as { data: { asn: { asn: string; asnName: string; rank: number | null } } };
-    expect(answer.data.asn).toEqual({ asn: String(row.asn), asnName: row.asn_name, rank: row.rank == null ? null : Number(row.rank) });
+    const answer = JSON.parse(text) as {
+      data: { asn: { asn: string; asnName: string; rank: number | null } };
+    };
+    expect(answer.data.asn).toEqual({
+      asn: String(row.asn),
+      asnName: row.asn_name,
+      rank: row.rank == null ? null : Number(row.rank),
+    });
   });
 
   it('shows asnCone and asnConesStream in the documentation explorer', async () => {

@@ -71,7 +71,9 @@ export async function postgresWithSample(adminUrl: string): Promise<LoadedDataba
       // pool.end() resolves before the backends exit; WITH (FORCE) would terminate them and the ended clients
       // would raise an unhandled 'error'. Wait for every session of the database (the service's too) to go.
       for (let attempt = 0; attempt < 200; attempt += 1) {
-        const sessions = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = ${name}`.execute(admin.db);
+        const sessions = await sql<{
+          n: number;
+        }>`select count(*)::int as n from pg_stat_activity where datname = ${name}`.execute(admin.db);
         if (Number(sessions.rows[0]?.n ?? 0) === 0) break;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -88,7 +90,10 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export async function startService(databaseUrl: string, env: Record<string, string> = {}): Promise<RunningService> {
+export async function startService(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<RunningService> {
   const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...env });
   const app = await buildGraphqlApp(config);
   await app.listen({ port: 0, host: '127.0.0.1' });

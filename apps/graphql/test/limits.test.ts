@@ -5,7 +5,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { openDatabase } from '@asrank/db';
-import { graphql, graphqlData, makeTempDir, sqliteWithSample, startService, type LoadedDatabase, type RunningService } from './helpers';
+import {
+  graphql,
+  graphqlData,
+  makeTempDir,
+  sqliteWithSample,
+  startService,
+  type LoadedDatabase,
+  type RunningService,
+} from './helpers';
 import { INTERNAL_ERROR_MESSAGE, queryCost } from '../src';
 import { createSchema } from '@asrank/schema';
 import { parse } from 'graphql';
@@ -17,7 +25,12 @@ let someAsn: string;
 beforeAll(async () => {
   store = await sqliteWithSample();
   service = await startService(store.url);
-  const row = await store.reader.db.selectFrom('asns').select('asn').orderBy('degree_total', 'desc').limit(1).executeTakeFirstOrThrow();
+  const row = await store.reader.db
+    .selectFrom('asns')
+    .select('asn')
+    .orderBy('degree_total', 'desc')
+    .limit(1)
+    .executeTakeFirstOrThrow();
   someAsn = String(row.asn);
 }, 120_000);
 
@@ -29,14 +42,18 @@ afterAll(async () => {
 async function expectHealthy(): Promise<void> {
   const health = await fetch(`${service.baseUrl}/health`);
   expect(health.status).toBe(200);
-  const data = await graphqlData<{ asn: { asn: string } }>(service.baseUrl, `{ asn(asn: "${someAsn}") { asn } }`);
+  const data = await graphqlData<{ asn: { asn: string } }>(
+    service.baseUrl,
+    `{ asn(asn: "${someAsn}") { asn } }`,
+  );
   expect(data.asn.asn).toBe(someAsn);
 }
 
 /** asn { asnLinks { edges { node { asn1 { asnLinks { ... } } } } } } nested `levels` times. */
 function nestedLinks(levels: number, first: number): string {
   let selection = 'asn';
-  for (let level = 0; level < levels; level += 1) selection = `asnLinks(first: ${first}) { edges { node { asn1 { ${selection} } } } }`;
+  for (let level = 0; level < levels; level += 1)
+    selection = `asnLinks(first: ${first}) { edges { node { asn1 { ${selection} } } } }`;
   return `{ asn(asn: "${someAsn}") { ${selection} } }`;
 }
 
@@ -49,7 +66,10 @@ describe('query limits', () => {
   });
 
   it('accepts the same shape within the depth limit', async () => {
-    const data = await graphqlData<{ asn: { asnLinks: { edges: unknown[] } } }>(service.baseUrl, nestedLinks(3, 2));
+    const data = await graphqlData<{ asn: { asnLinks: { edges: unknown[] } } }>(
+      service.baseUrl,
+      nestedLinks(3, 2),
+    );
     expect(data.asn.asnLinks.edges.length).toBeGreaterThan(0);
   });
 
@@ -74,10 +94,16 @@ describe('query limits', () => {
   });
 
   it('makes aliases pay: many aliased copies of an acceptable page query add up to a refusal', async () => {
-    const single = await graphql(service.baseUrl, '{ a0: asns(first: 10000) { edges { node { asn asnName } } } }');
+    const single = await graphql(
+      service.baseUrl,
+      '{ a0: asns(first: 10000) { edges { node { asn asnName } } } }',
+    );
     expect(single.status).toBe(200);
     // Within the alias limit, so it is the cost that refuses them.
-    const aliases = Array.from({ length: 50 }, (_, index) => `a${index}: asns(first: 10000) { edges { node { asn asnName } } }`).join('\n');
+    const aliases = Array.from(
+      { length: 50 },
+      (_, index) => `a${index}: asns(first: 10000) { edges { node { asn asnName } } }`,
+    ).join('\n');
     const { status, body } = await graphql(service.baseUrl, `{ ${aliases} }`);
     expect(status).toBe(400);
     expect(body.errors?.[0]?.message).toMatch(/exceeds the limit/);
@@ -99,7 +125,10 @@ describe('query limits', () => {
 
   it('counts aliases inside nested selections and fragments too', async () => {
     const inner = Array.from({ length: 60 }, (_, index) => `n${index}: asn`).join(' ');
-    const { status, body } = await graphql(service.baseUrl, `{ top: asn(asn: "${someAsn}") { ...Parts } } fragment Parts on Asn { ${inner} }`);
+    const { status, body } = await graphql(
+      service.baseUrl,
+      `{ top: asn(asn: "${someAsn}") { ...Parts } } fragment Parts on Asn { ${inner} }`,
+    );
     expect(status).toBe(400);
     expect(body.errors?.[0]?.message).toMatch(/61 aliased fields, more than the alias limit of 50/);
   });
@@ -137,7 +166,10 @@ describe('query limits', () => {
     const response = await fetch(`${service.baseUrl}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify([{ query: '{ datasets { totalCount } }' }, { query: '{ datasets { totalCount } }' }]),
+      body: JSON.stringify([
+        { query: '{ datasets { totalCount } }' },
+        { query: '{ datasets { totalCount } }' },
+      ]),
     });
     expect(response.status).toBe(400);
     await expectHealthy();
@@ -145,7 +177,10 @@ describe('query limits', () => {
 
   it('answers introspection (what GraphiQL sends) within the limits', async () => {
     const { getIntrospectionQuery } = await import('graphql');
-    const data = await graphqlData<{ __schema: { queryType: { name: string } } }>(service.baseUrl, getIntrospectionQuery({ inputValueDeprecation: true }));
+    const data = await graphqlData<{ __schema: { queryType: { name: string } } }>(
+      service.baseUrl,
+      getIntrospectionQuery({ inputValueDeprecation: true }),
+    );
     expect(data.__schema.queryType.name).toBe('Query');
   });
 
@@ -181,15 +216,23 @@ describe('internal errors', () => {
   });
 
   it('answers with a generic message, never SQL text or a stack trace, and keeps serving', async () => {
-    const { status, body } = await graphql(broken.baseUrl, '{ organizations(first: 1) { totalCount edges { node { orgId } } } }');
+    const { status, body } = await graphql(
+      broken.baseUrl,
+      '{ organizations(first: 1) { totalCount edges { node { orgId } } } }',
+    );
     // 500 when nothing could be answered, 200 with a null field when the field is nullable.
     expect(status).toBe(body.data ? 200 : 500);
     // Either the schema's own generic message (naming only the field) or this service's.
-    expect(body.errors?.[0]?.message).toMatch(new RegExp(`^(internal error while resolving Query\\.organizations|${INTERNAL_ERROR_MESSAGE})$`));
+    expect(body.errors?.[0]?.message).toMatch(
+      new RegExp(`^(internal error while resolving Query\\.organizations|${INTERNAL_ERROR_MESSAGE})$`),
+    );
     expect(body.errors?.[0]?.extensions?.['code']).toBe('INTERNAL_SERVER_ERROR');
     const text = JSON.stringify(body);
     expect(text).not.toMatch(/no such table|select |from |sqlite|\.ts:\d+|node_modules/i);
-    const data = await graphqlData<{ asn: { asn: string } }>(broken.baseUrl, `{ asn(asn: "${someAsn}") { asn } }`);
+    const data = await graphqlData<{ asn: { asn: string } }>(
+      broken.baseUrl,
+      `{ asn(asn: "${someAsn}") { asn } }`,
+    );
     expect(data.asn.asn).toBe(someAsn);
   });
 
@@ -199,7 +242,10 @@ describe('internal errors', () => {
       expect(internal.body.errors?.[0]?.extensions?.['code']).toBe('INTERNAL_SERVER_ERROR');
       expect(JSON.stringify(internal.body)).not.toMatch(/no such table|select |sqlite/i);
       const argument = await graphql(broken.baseUrl, '{ asns(first: -5) { totalCount } }');
-      expect(argument.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'first' });
+      expect(argument.body.errors?.[0]?.extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        argument: 'first',
+      });
     }
   });
 });

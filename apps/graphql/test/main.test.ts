@@ -18,13 +18,22 @@ interface Exit {
   stdout: string;
 }
 
-function runMain(env: Record<string, string>): { child: ReturnType<typeof spawn>; exited: Promise<Exit>; output: () => string } {
-  const child = spawn(process.execPath, [mainJs], { env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function runMain(env: Record<string, string>): {
+  child: ReturnType<typeof spawn>;
+  exited: Promise<Exit>;
+  output: () => string;
+} {
+  const child = spawn(process.execPath, [mainJs], {
+    env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<Exit>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stderr, stdout })));
+  const exited = new Promise<Exit>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal, stderr, stdout })),
+  );
   return { child, exited, output: () => stdout + stderr };
 }
 
@@ -87,12 +96,19 @@ async function waitFor(condition: () => boolean, what: string): Promise<void> {
 
   it('serves under BASE_PATH and closes gracefully on SIGTERM', async () => {
     const run = runMain({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: store.url, BASE_PATH: '/v2' });
-    await waitFor(() => /Server listening at http:\/\/127\.0\.0\.1:\d+/.test(run.output()), 'the listening log line');
+    await waitFor(
+      () => /Server listening at http:\/\/127\.0\.0\.1:\d+/.test(run.output()),
+      'the listening log line',
+    );
     const port = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(run.output())![1];
     const base = `http://127.0.0.1:${port}/v2`;
     const data = await graphqlData<{ datasets: { totalCount: number } }>(base, '{ datasets { totalCount } }');
     expect(data.datasets.totalCount).toBe(store.dates.length);
-    const outside = await fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ datasets { totalCount } }"}' });
+    const outside = await fetch(`http://127.0.0.1:${port}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"query":"{ datasets { totalCount } }"}',
+    });
     expect(outside.status).toBe(404);
     run.child.kill('SIGTERM');
     const exit = await run.exited;

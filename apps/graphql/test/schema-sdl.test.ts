@@ -1,7 +1,13 @@
 // The schema served over HTTP (introspection, as GraphiQL reads it) is exactly the committed SDL.
 import { buildClientSchema, getIntrospectionQuery, printSchema, type IntrospectionQuery } from 'graphql';
 import { printSchemaSDL } from '@asrank/schema';
-import { graphqlData, sqliteWithSample, startService, type LoadedDatabase, type RunningService } from './helpers';
+import {
+  graphqlData,
+  sqliteWithSample,
+  startService,
+  type LoadedDatabase,
+  type RunningService,
+} from './helpers';
 
 let store: LoadedDatabase;
 let service: RunningService;
@@ -17,7 +23,11 @@ afterAll(async () => {
 });
 
 it('serves by introspection the schema printSchemaSDL() prints, root fields asnCone and asnConesStream included', async () => {
-  const introspection = await graphqlData<IntrospectionQuery>(service.baseUrl, getIntrospectionQuery({ descriptions: true }), { method: 'GET' });
+  const introspection = await graphqlData<IntrospectionQuery>(
+    service.baseUrl,
+    getIntrospectionQuery({ descriptions: true }),
+    { method: 'GET' },
+  );
   const served = printSchema(buildClientSchema(introspection));
   expect(served.trim()).toBe(printSchemaSDL().trim());
   expect(served).toMatch(/asnConesStream\(/);

@@ -2,11 +2,26 @@
 // Expected values are read from the same database with Kysely, never hard-coded.
 import { sql } from 'kysely';
 import { DEFAULT_CONE_STREAM_BUDGET } from '@asrank/domain';
-import { graphql, graphqlData, startService, type LoadedDatabase, type Method, type RunningService } from './helpers';
+import {
+  graphql,
+  graphqlData,
+  startService,
+  type LoadedDatabase,
+  type Method,
+  type RunningService,
+} from './helpers';
 
 interface Connection<T> {
   totalCount: number;
-  pageInfo: { first: number; offset: number; status: string; hasPreviousPage: boolean; hasNextPage: boolean; startCursor: string; endCursor: string };
+  pageInfo: {
+    first: number;
+    offset: number;
+    status: string;
+    hasPreviousPage: boolean;
+    hasNextPage: boolean;
+    startCursor: string;
+    endCursor: string;
+  };
   edges: { node: T; cursor: string }[];
 }
 
@@ -50,8 +65,19 @@ export function defineServiceSuite(load: () => Promise<LoadedDatabase>): void {
   describe.each<Method>(['POST', 'GET'])('asn root field with its organization over %s', (method) => {
     it('returns the ASN record, its organization and that organization rank as stored', async () => {
       const expected = await richAsn();
-      const org = await db().selectFrom('organizations').selectAll().where('date', '=', latest).where('org_id', '=', expected.org_id!).executeTakeFirstOrThrow();
-      const data = await graphqlData<{ asn: Record<string, unknown> & { organization: Record<string, unknown>; cone: Record<string, number>; asnDegree: Record<string, number> } }>(
+      const org = await db()
+        .selectFrom('organizations')
+        .selectAll()
+        .where('date', '=', latest)
+        .where('org_id', '=', expected.org_id!)
+        .executeTakeFirstOrThrow();
+      const data = await graphqlData<{
+        asn: Record<string, unknown> & {
+          organization: Record<string, unknown>;
+          cone: Record<string, number>;
+          asnDegree: Record<string, number>;
+        };
+      }>(
         service.baseUrl,
         `query One($asn: String!) {
           asn(asn: $asn) {
@@ -71,8 +97,16 @@ export function defineServiceSuite(load: () => Promise<LoadedDatabase>): void {
         date: latest,
         cliqueMember: expected.clique_member === 1,
         seen: expected.seen === 1,
-        organization: { orgId: org.org_id, orgName: org.org_name, rank: org.rank == null ? null : Number(org.rank) },
-        cone: { numberAsns: Number(expected.cone_asns), numberPrefixes: Number(expected.cone_prefixes), numberAddresses: Number(expected.cone_addresses) },
+        organization: {
+          orgId: org.org_id,
+          orgName: org.org_name,
+          rank: org.rank == null ? null : Number(org.rank),
+        },
+        cone: {
+          numberAsns: Number(expected.cone_asns),
+          numberPrefixes: Number(expected.cone_prefixes),
+          numberAddresses: Number(expected.cone_addresses),
+        },
         asnDegree: {
           provider: Number(expected.degree_provider),
           peer: Number(expected.degree_peer),
@@ -86,7 +120,10 @@ export function defineServiceSuite(load: () => Promise<LoadedDatabase>): void {
   });
 
   it('answers null for an ASN that is not in the data and a named argument error for a malformed one', async () => {
-    const maxAsn = await db().selectFrom('asns').select((eb) => eb.fn.max('asn').as('max')).executeTakeFirstOrThrow();
+    const maxAsn = await db()
+      .selectFrom('asns')
+      .select((eb) => eb.fn.max('asn').as('max'))
+      .executeTakeFirstOrThrow();
     const absent = String(Number(maxAsn.max) + 1);
     const missing = await graphqlData<{ asn: unknown }>(service.baseUrl, `{ asn(asn: "${absent}") { asn } }`);
     expect(missing.asn).toBeNull();
@@ -99,12 +136,18 @@ export function defineServiceSuite(load: () => Promise<LoadedDatabase>): void {
 
   describe.each<Method>(['POST', 'GET'])('asns connection over %s', (method) => {
     it('pages the latest month by rank with the default page size and matching totals', async () => {
-      const data = await graphqlData<{ asns: Connection<{ asn: string; rank: number | null; date: string }> }>(
+      const data = await graphqlData<{
+        asns: Connection<{ asn: string; rank: number | null; date: string }>;
+      }>(
         service.baseUrl,
         '{ asns(sort: "rank") { totalCount pageInfo { first offset status hasPreviousPage hasNextPage startCursor endCursor } edges { cursor node { asn rank date } } } }',
         { method },
       );
-      const total = await db().selectFrom('asns').select((eb) => eb.fn.countAll().as('n')).where('date', '=', latest).executeTakeFirstOrThrow();
+      const total = await db()
+        .selectFrom('asns')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('date', '=', latest)
+        .executeTakeFirstOrThrow();
       const expectedTop = await db()
         .selectFrom('asns')
         .select(['asn', 'rank'])
@@ -115,21 +158,36 @@ export function defineServiceSuite(load: () => Promise<LoadedDatabase>): void {
         .limit(40)
         .execute();
       expect(data.asns.totalCount).toBe(Number(total.n));
-      expect(data.asns.pageInfo).toMatchObject({ first: 40, offset: 0, status: 'success', hasPreviousPage: false, hasNextPage: Number(total.n) > 40 });
+      expect(data.asns.pageInfo).toMatchObject({
+        first: 40,
+        offset: 0,
+        status: 'success',
+        hasPreviousPage: false,
+        hasNextPage: Number(total.n) > 40,
+      });
       const returned = nodesOf(data.asns);
       expect(returned.every((node) => node.date === latest)).toBe(true);
       // Unranked ASNs sort after ranked ones, so the first page starts with the ranked ones in rank order.
       const ranked = returned.filter((node) => node.rank !== null);
-      expect(ranked.map((node) => node.asn)).toEqual(expectedTop.slice(0, ranked.length).map((row) => String(row.asn)));
+      expect(ranked.map((node) => node.asn)).toEqual(
+        expectedTop.slice(0, ranked.length).map((row) => String(row.asn)),
+      );
       expect(new Set(data.asns.edges.map((edge) => edge.cursor)).size).toBe(returned.length);
     });
   });
 
   it('pages with first and offset consistently: two half pages equal one page', async () => {
-    const query = 'query Page($first: Int, $offset: Int) { asns(first: $first, offset: $offset, sort: "asn") { pageInfo { first offset hasPreviousPage } edges { node { asn } } } }';
-    const whole = await graphqlData<{ asns: Connection<{ asn: string }> }>(service.baseUrl, query, { variables: { first: 10, offset: 0 } });
-    const head = await graphqlData<{ asns: Connection<{ asn: string }> }>(service.baseUrl, query, { variables: { first: 5, offset: 0 } });
-    const tail = await graphqlData<{ asns: Connection<{ asn: string }> }>(service.baseUrl, query, { variables: { first: 5, offset: 5 } });
+    const query =
+      'query Page($first: Int, $offset: Int) { asns(first: $first, offset: $offset, sort: "asn") { pageInfo { first offset hasPreviousPage } edges { node { asn } } } }';
+    const whole = await graphqlData<{ asns: Connection<{ asn: string }> }>(service.baseUrl, query, {
+      variables: { first: 10, offset: 0 },
+    });
+    const head = await graphqlData<{ asns: Connection<{ asn: string }> }>(service.baseUrl, query, {
+      variables: { first: 5, offset: 0 },
+    });
+    const tail = await graphqlData<{ asns: Connection<{ asn: string }> }>(service.baseUrl, query, {
+      variables: { first: 5, offset: 5 },
+    });
     expect([...nodesOf(head.asns), ...nodesOf(tail.asns)]).toEqual(nodesOf(whole.asns));
     expect(tail.asns.pageInfo).toMatchObject({ first: 5, offset: 5, hasPreviousPage: true });
     const asns = nodesOf(whole.asns).map((node) => Number(node.asn));
@@ -139,7 +197,9 @@ export function defineServiceSuite(load: () => Promise<LoadedDatabase>): void {
   it('filters asns by a partial name, case-insensitively, and by an ASN list', async () => {
     const sample = await richAsn();
     const fragment = sample.asn_name.slice(0, Math.min(4, sample.asn_name.length)).toUpperCase();
-    const data = await graphqlData<{ asns: Connection<{ asn: string; asnName: string; organization: { orgName: string } | null }> }>(
+    const data = await graphqlData<{
+      asns: Connection<{ asn: string; asnName: string; organization: { orgName: string } | null }>;
+    }>(
       service.baseUrl,
       `{ asns(name: ${JSON.stringify(fragment)}, first: 1000) { totalCount edges { node { asn asnName organization { orgName } } } } }`,
     );
@@ -150,15 +210,33 @@ export function defineServiceSuite(load: () => Promise<LoadedDatabase>): void {
       .where(sql<boolean>`lower(search_text) like ${`%${fragment.toLowerCase()}%`}`)
       .execute();
     expect(data.asns.totalCount).toBe(expected.length);
-    expect(nodesOf(data.asns).map((node) => Number(node.asn)).sort(numeric)).toEqual(expected.map((row) => Number(row.asn)).sort(numeric));
+    expect(
+      nodesOf(data.asns)
+        .map((node) => Number(node.asn))
+        .sort(numeric),
+    ).toEqual(expected.map((row) => Number(row.asn)).sort(numeric));
     expect(nodesOf(data.asns).map((node) => node.asn)).toContain(String(sample.asn));
 
-    const some = await db().selectFrom('asns').select('asn').where('date', '=', latest).orderBy('asn').limit(3).execute();
-    const listed = await graphqlData<{ asns: Connection<{ asn: string }> }>(service.baseUrl, 'query L($asns: [String!]) { asns(asns: $asns) { totalCount edges { node { asn } } } }', {
-      variables: { asns: some.map((row) => String(row.asn)) },
-      method: 'GET',
-    });
-    expect(nodesOf(listed.asns).map((node) => node.asn).sort()).toEqual(some.map((row) => String(row.asn)).sort());
+    const some = await db()
+      .selectFrom('asns')
+      .select('asn')
+      .where('date', '=', latest)
+      .orderBy('asn')
+      .limit(3)
+      .execute();
+    const listed = await graphqlData<{ asns: Connection<{ asn: string }> }>(
+      service.baseUrl,
+      'query L($asns: [String!]) { asns(asns: $asns) { totalCount edges { node { asn } } } }',
+      {
+        variables: { asns: some.map((row) => String(row.asn)) },
+        method: 'GET',
+      },
+    );
+    expect(
+      nodesOf(listed.asns)
+        .map((node) => node.asn)
+        .sort(),
+    ).toEqual(some.map((row) => String(row.asn)).sort());
   });
 
   it('answers a historic asns query with one node per loaded month of the interval', async () => {
@@ -171,13 +249,24 @@ export function defineServiceSuite(load: () => Promise<LoadedDatabase>): void {
       .orderBy('asn')
       .limit(1)
       .executeTakeFirstOrThrow();
-    const expectedRows = await db().selectFrom('asns').select(['date', 'rank']).where('asn', '=', asnInAllMonths.asn).orderBy('date').execute();
+    const expectedRows = await db()
+      .selectFrom('asns')
+      .select(['date', 'rank'])
+      .where('asn', '=', asnInAllMonths.asn)
+      .orderBy('date')
+      .execute();
     const compact = (date: string) => date.replace(/-/g, '');
     const data = await graphqlData<{ asns: Connection<{ asn: string; rank: number | null; date: string }> }>(
       service.baseUrl,
       `{ asns(asns: ["${asnInAllMonths.asn}"], dateStart: "${compact(months[0]!)}", dateEnd: "${months.at(-1)}") { totalCount edges { node { asn rank date } } } }`,
     );
-    expect(nodesOf(data.asns)).toEqual(expectedRows.map((row) => ({ asn: String(asnInAllMonths.asn), rank: row.rank == null ? null : Number(row.rank), date: row.date })));
+    expect(nodesOf(data.asns)).toEqual(
+      expectedRows.map((row) => ({
+        asn: String(asnInAllMonths.asn),
+        rank: row.rank == null ? null : Number(row.rank),
+        date: row.date,
+      })),
+    );
     expect(months.length).toBeGreaterThan(1);
   });
 
@@ -198,7 +287,12 @@ export function defineServiceSuite(load: () => Promise<LoadedDatabase>): void {
       .orderBy('org_id')
       .limit(1)
       .executeTakeFirstOrThrow();
-    const memberRows = await db().selectFrom('asns').select('asn').where('date', '=', latest).where('org_id', '=', org.org_id).execute();
+    const memberRows = await db()
+      .selectFrom('asns')
+      .select('asn')
+      .where('date', '=', latest)
+      .where('org_id', '=', org.org_id)
+      .execute();
     const data = await graphqlData<{
       organization: {
         orgId: string;
@@ -233,7 +327,11 @@ export function defineServiceSuite(load: () => Promise<LoadedDatabase>): void {
       cone: { numberAsns: Number(org.cone_asns) },
       asnDegree: { total: Number(org.degree_total), transit: Number(org.degree_transit) },
     });
-    expect(nodesOf(result.members.asns).map((node) => Number(node.asn)).sort(numeric)).toEqual(memberRows.map((row) => Number(row.asn)).sort(numeric));
+    expect(
+      nodesOf(result.members.asns)
+        .map((node) => Number(node.asn))
+        .sort(numeric),
+    ).toEqual(memberRows.map((row) => Number(row.asn)).sort(numeric));
     const members = new Set(memberRows.map((row) => String(row.asn)));
     for (const link of nodesOf(result.asnLinks)) expect(members.has(link.asn0.asn)).toBe(true);
     expect(result.asnLinks.edges.length).toBeLessThanOrEqual(5);
@@ -245,8 +343,20 @@ export function defineServiceSuite(load: () => Promise<LoadedDatabase>): void {
       service.baseUrl,
       '{ organizations(first: 7, sort: "rank") { totalCount pageInfo { first hasNextPage } edges { node { orgId rank } } } }',
     );
-    const total = await db().selectFrom('organizations').select((eb) => eb.fn.countAll().as('n')).where('date', '=', latest).executeTakeFirstOrThrow();
-    const top = await db().selectFrom('organizations').select('org_id').where('date', '=', latest).where('rank', 'is not', null).orderBy('rank').orderBy('org_id').limit(7).execute();
+    const total = await db()
+      .selectFrom('organizations')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('date', '=', latest)
+      .executeTakeFirstOrThrow();
+    const top = await db()
+      .selectFrom('organizations')
+      .select('org_id')
+      .where('date', '=', latest)
+      .where('rank', 'is not', null)
+      .orderBy('rank')
+      .orderBy('org_id')
+      .limit(7)
+      .execute();
     expect(data.organizations.totalCount).toBe(Number(total.n));
     expect(data.organizations.pageInfo.first).toBe(7);
     const ranked = nodesOf(data.organizations).filter((node) => node.rank !== null);
@@ -255,9 +365,22 @@ export function defineServiceSuite(load: () => Promise<LoadedDatabase>): void {
 
   it('answers asnLink and asnLinks(asn) with asn1 always the other end', async () => {
     const sample = await richAsn();
-    const links = await db().selectFrom('asn_links').selectAll().where('date', '=', latest).where('asn0', '=', sample.asn).orderBy('asn1').execute();
+    const links = await db()
+      .selectFrom('asn_links')
+      .selectAll()
+      .where('date', '=', latest)
+      .where('asn0', '=', sample.asn)
+      .orderBy('asn1')
+      .execute();
     expect(links.length).toBeGreaterThan(0);
-    const data = await graphqlData<{ asnLinks: Connection<{ asn0: { asn: string }; asn1: { asn: string; asnName: string }; relationship: string; numberPaths: number | null }> }>(
+    const data = await graphqlData<{
+      asnLinks: Connection<{
+        asn0: { asn: string };
+        asn1: { asn: string; asnName: string };
+        relationship: string;
+        numberPaths: number | null;
+      }>;
+    }>(
       service.baseUrl,
       `{ asnLinks(asn: "${sample.asn}", first: 100) { totalCount edges { node { asn0 { asn } asn1 { asn asnName } relationship numberPaths } } } }`,
     );
@@ -272,19 +395,45 @@ export function defineServiceSuite(load: () => Promise<LoadedDatabase>): void {
     }
 
     const one = links[0]!;
-    const single = await graphqlData<{ asnLink: { asn0: { asn: string }; asn1: { asn: string }; relationship: string; locations: Connection<{ locId: string }> } }>(
+    const single = await graphqlData<{
+      asnLink: {
+        asn0: { asn: string };
+        asn1: { asn: string };
+        relationship: string;
+        locations: Connection<{ locId: string }>;
+      };
+    }>(
       service.baseUrl,
       `{ asnLink(asn0: "${one.asn0}", asn1: "${one.asn1}") { asn0 { asn } asn1 { asn } relationship locations { totalCount edges { node { locId } } } } }`,
     );
-    expect(single.asnLink).toMatchObject({ asn0: { asn: String(one.asn0) }, asn1: { asn: String(one.asn1) }, relationship: one.relationship });
+    expect(single.asnLink).toMatchObject({
+      asn0: { asn: String(one.asn0) },
+      asn1: { asn: String(one.asn1) },
+      relationship: one.relationship,
+    });
     const [low, high] = [Number(one.asn0), Number(one.asn1)].sort(numeric);
-    const locations = await db().selectFrom('link_locations').select('loc_id').where('date', '=', latest).where('asn0', '=', low!).where('asn1', '=', high!).execute();
-    expect(nodesOf(single.asnLink.locations).map((node) => node.locId).sort()).toEqual(locations.map((row) => row.loc_id).sort());
+    const locations = await db()
+      .selectFrom('link_locations')
+      .select('loc_id')
+      .where('date', '=', latest)
+      .where('asn0', '=', low!)
+      .where('asn1', '=', high!)
+      .execute();
+    expect(
+      nodesOf(single.asnLink.locations)
+        .map((node) => node.locId)
+        .sort(),
+    ).toEqual(locations.map((row) => row.loc_id).sort());
   });
 
   it('lists the links of an ASN as its nested asnLinks field', async () => {
     const sample = await richAsn();
-    const count = await db().selectFrom('asn_links').select((eb) => eb.fn.countAll().as('n')).where('date', '=', latest).where('asn0', '=', sample.asn).executeTakeFirstOrThrow();
+    const count = await db()
+      .selectFrom('asn_links')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('date', '=', latest)
+      .where('asn0', '=', sample.asn)
+      .executeTakeFirstOrThrow();
     const data = await graphqlData<{ asn: { asnLinks: Connection<{ asn1: { asn: string } }> } }>(
       service.baseUrl,
       `{ asn(asn: "${sample.asn}") { asnLinks(first: 3) { totalCount pageInfo { first } edges { node { asn1 { asn } } } } } }`,
@@ -294,8 +443,20 @@ export function defineServiceSuite(load: () => Promise<LoadedDatabase>): void {
   });
 
   it('pages locations sorted by -country,region as the spec sample does', async () => {
-    const total = await db().selectFrom('locations').select((eb) => eb.fn.countAll().as('n')).where('date', '=', latest).executeTakeFirstOrThrow();
-    const data = await graphqlData<{ locations: Connection<{ locId: string; city: string | null; region: string | null; country: { iso: string } | null; population: number | null }> }>(
+    const total = await db()
+      .selectFrom('locations')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('date', '=', latest)
+      .executeTakeFirstOrThrow();
+    const data = await graphqlData<{
+      locations: Connection<{
+        locId: string;
+        city: string | null;
+        region: string | null;
+        country: { iso: string } | null;
+        population: number | null;
+      }>;
+    }>(
       service.baseUrl,
       '{ locations(first: 25, sort: "-country,region") { totalCount edges { node { locId city region country { iso } population } } } }',
     );
@@ -309,7 +470,15 @@ export function defineServiceSuite(load: () => Promise<LoadedDatabase>): void {
     const stored = await db().selectFrom('datasets').selectAll().orderBy('date').execute();
     const last = stored.at(-1)!;
     const data = await graphqlData<{
-      dataset: { date: string; datasetId: string; ipVersion: number; numberAsns: number; numberPrefixes: number; numberOrganizations: number; clique: string[] };
+      dataset: {
+        date: string;
+        datasetId: string;
+        ipVersion: number;
+        numberAsns: number;
+        numberPrefixes: number;
+        numberOrganizations: number;
+        clique: string[];
+      };
       datasets: Connection<{ date: string }>;
     }>(
       service.baseUrl,
@@ -324,15 +493,33 @@ export function defineServiceSuite(load: () => Promise<LoadedDatabase>): void {
       numberPrefixes: Number(last.number_prefixes),
       numberOrganizations: Number(last.number_organizations),
     });
-    expect(data.dataset.clique.map(String).sort()).toEqual((JSON.parse(last.clique) as unknown[]).map(String).sort());
+    expect(data.dataset.clique.map(String).sort()).toEqual(
+      (JSON.parse(last.clique) as unknown[]).map(String).sort(),
+    );
     expect(data.datasets.totalCount).toBe(stored.length);
-    expect(nodesOf(data.datasets).map((node) => node.date).sort()).toEqual(stored.map((row) => row.date));
+    expect(
+      nodesOf(data.datasets)
+        .map((node) => node.date)
+        .sort(),
+    ).toEqual(stored.map((row) => row.date));
   });
 
   it('answers asnCone with the stored cone size and its member ASNs', async () => {
     const sample = await richAsn();
-    const members = await db().selectFrom('cone_members').select('member_asn').where('date', '=', latest).where('asn', '=', sample.asn).execute();
-    const data = await graphqlData<{ asnCone: { date: string; asn: { asn: string; rank: number | null }; cone: { numberAsns: number }; asns: Connection<{ asn: string; date: string }> } }>(
+    const members = await db()
+      .selectFrom('cone_members')
+      .select('member_asn')
+      .where('date', '=', latest)
+      .where('asn', '=', sample.asn)
+      .execute();
+    const data = await graphqlData<{
+      asnCone: {
+        date: string;
+        asn: { asn: string; rank: number | null };
+        cone: { numberAsns: number };
+        asns: Connection<{ asn: string; date: string }>;
+      };
+    }>(
       service.baseUrl,
       `{ asnCone(asn: "${sample.asn}") { date asn { asn rank date asnName } cone { numberAsns } asns(first: 10000) { totalCount pageInfo { hasNextPage } edges { node { asn date asnName } } } } }`,
     );
@@ -340,18 +527,37 @@ export function defineServiceSuite(load: () => Promise<LoadedDatabase>): void {
     expect(data.asnCone.asn.asn).toBe(String(sample.asn));
     expect(data.asnCone.cone.numberAsns).toBe(Number(sample.cone_asns));
     expect(data.asnCone.asns.totalCount).toBe(members.length);
-    expect(nodesOf(data.asnCone.asns).map((node) => Number(node.asn)).sort(numeric)).toEqual(members.map((row) => Number(row.member_asn)).sort(numeric));
+    expect(
+      nodesOf(data.asnCone.asns)
+        .map((node) => Number(node.asn))
+        .sort(numeric),
+    ).toEqual(members.map((row) => Number(row.member_asn)).sort(numeric));
   });
 
   it('walks asnConesStream page by page to the end, seeing every member and prefix exactly once', async () => {
     const sample = await richAsn();
-    const members = await db().selectFrom('cone_members').select('member_asn').where('date', '=', latest).where('asn', '=', sample.asn).execute();
+    const members = await db()
+      .selectFrom('cone_members')
+      .select('member_asn')
+      .where('date', '=', latest)
+      .where('asn', '=', sample.asn)
+      .execute();
     // Cone prefixes = distinct prefixes originated by any member, computed here from plain single-table reads
     // (a fresh store has no planner statistics yet, and the sample is small).
     const memberSet = new Set(members.map((row) => Number(row.member_asn)));
-    const origins = await db().selectFrom('prefix_origins').select(['asn', 'prefix_id']).where('date', '=', latest).execute();
-    const conePrefixIds = new Set(origins.filter((row) => memberSet.has(Number(row.asn))).map((row) => Number(row.prefix_id)));
-    const monthPrefixes = await db().selectFrom('prefixes').select(['prefix_id', 'network', 'length']).where('date', '=', latest).execute();
+    const origins = await db()
+      .selectFrom('prefix_origins')
+      .select(['asn', 'prefix_id'])
+      .where('date', '=', latest)
+      .execute();
+    const conePrefixIds = new Set(
+      origins.filter((row) => memberSet.has(Number(row.asn))).map((row) => Number(row.prefix_id)),
+    );
+    const monthPrefixes = await db()
+      .selectFrom('prefixes')
+      .select(['prefix_id', 'network', 'length'])
+      .where('date', '=', latest)
+      .execute();
     const conePrefixes = monthPrefixes.filter((row) => conePrefixIds.has(Number(row.prefix_id)));
     const seenAsns: number[] = [];
     const seenPrefixes: string[] = [];
@@ -393,22 +599,36 @@ export function defineServiceSuite(load: () => Promise<LoadedDatabase>): void {
       expect(pages).toBeLessThan(10_000);
     }
     // Pages hold at most the stream budget of items, so the walk needs at least this many of them.
-    expect(pages).toBeGreaterThanOrEqual(Math.ceil((members.length + conePrefixes.length) / DEFAULT_CONE_STREAM_BUDGET));
+    expect(pages).toBeGreaterThanOrEqual(
+      Math.ceil((members.length + conePrefixes.length) / DEFAULT_CONE_STREAM_BUDGET),
+    );
     expect(seenAsns).toEqual([...new Set(seenAsns)]);
     expect([...seenAsns].sort(numeric)).toEqual(members.map((row) => Number(row.member_asn)).sort(numeric));
     expect(seenPrefixes).toEqual([...new Set(seenPrefixes)]);
-    expect([...seenPrefixes].sort()).toEqual(conePrefixes.map((row) => `${row.network}/${row.length}`).sort());
+    expect([...seenPrefixes].sort()).toEqual(
+      conePrefixes.map((row) => `${row.network}/${row.length}`).sort(),
+    );
   });
 
   it('answers several root fields of different types in one query', async () => {
     const sample = await richAsn();
-    const data = await graphqlData<{ asn: { asn: string }; organization: { orgId: string }; datasets: { totalCount: number }; asnLinks: { totalCount: number } }>(
+    const data = await graphqlData<{
+      asn: { asn: string };
+      organization: { orgId: string };
+      datasets: { totalCount: number };
+      asnLinks: { totalCount: number };
+    }>(
       service.baseUrl,
       `{ asn(asn: "${sample.asn}") { asn } organization(orgId: "${sample.org_id}") { orgId } datasets { totalCount } asnLinks(asn: "${sample.asn}", first: 1) { totalCount } }`,
     );
     expect(data.asn.asn).toBe(String(sample.asn));
     expect(data.organization.orgId).toBe(sample.org_id);
-    const links = await db().selectFrom('asn_links').select((eb) => eb.fn.countAll().as('n')).where('date', '=', latest).where('asn0', '=', sample.asn).executeTakeFirstOrThrow();
+    const links = await db()
+      .selectFrom('asn_links')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('date', '=', latest)
+      .where('asn0', '=', sample.asn)
+      .executeTakeFirstOrThrow();
     expect(data.datasets.totalCount).toBe(store.dates.length);
     expect(data.asnLinks.totalCount).toBe(Number(links.n));
   });

@@ -29,7 +29,10 @@ describe('statement cache', () => {
     const cached = withStatementCache({ ...handle, close: async () => undefined });
     for (const limit of [1, 7, 50]) {
       const query = (db: DatabaseHandle['db']) =>
-        sql<{ n: number; label: string }>`select n, label from numbers where n <= ${limit} order by n desc`.execute(db);
+        sql<{
+          n: number;
+          label: string;
+        }>`select n, label from numbers where n <= ${limit} order by n desc`.execute(db);
       expect((await query(cached.db)).rows).toEqual((await query(handle.db)).rows);
     }
   });

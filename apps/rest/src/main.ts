@@ -27,11 +27,18 @@ async function main(): Promise<void> {
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
   await app.listen({ port: config.port, host: config.host });
-  app.log.info(`REST guide: http://${config.host}:${config.port}${config.basePath}/restful/doc (GraphQL at ${config.graphqlUrl})`);
+  app.log.info(
+    `REST guide: http://${config.host}:${config.port}${config.basePath}/restful/doc (GraphQL at ${config.graphqlUrl})`,
+  );
 }
 
 main().catch((error: unknown) => {
-  const message = error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  const message =
+    error instanceof ConfigError
+      ? error.message
+      : error instanceof Error
+        ? (error.stack ?? error.message)
+        : String(error);
   console.error(`asrank REST service failed to start: ${message}`);
   process.exit(1);
 });

@@ -22,7 +22,14 @@ export interface GraphqlAsn {
   country: GraphqlCountry | null;
   organization: { orgId: string; orgName: string } | null;
   cone?: { numberAsns: number; numberPrefixes: number; numberAddresses: number };
-  asnDegree?: { provider: number; peer: number; customer: number; transit: number; sibling: number; total: number };
+  asnDegree?: {
+    provider: number;
+    peer: number;
+    customer: number;
+    transit: number;
+    sibling: number;
+    total: number;
+  };
 }
 
 export interface GraphqlOrganization {
@@ -106,7 +113,11 @@ function count(value: number): string {
 }
 
 function coneRecord(cone: { numberAsns: number; numberPrefixes: number; numberAddresses: number }): RestCone {
-  return { prefixes: count(cone.numberPrefixes), addresses: count(cone.numberAddresses), asns: count(cone.numberAsns) };
+  return {
+    prefixes: count(cone.numberPrefixes),
+    addresses: count(cone.numberAddresses),
+    asns: count(cone.numberAsns),
+  };
 }
 
 /**
@@ -170,6 +181,9 @@ export function restAsnLinkRecord(link: GraphqlAsnLink): RestAsnLinkRecord {
 }
 
 /** A connection whose nodes are replaced by their REST records; totalCount, pageInfo and cursors are kept. */
-export function mapConnection<T, R>(connection: GraphqlConnection<T>, toRecord: (node: T) => R): GraphqlConnection<R> {
+export function mapConnection<T, R>(
+  connection: GraphqlConnection<T>,
+  toRecord: (node: T) => R,
+): GraphqlConnection<R> {
   return { ...connection, edges: connection.edges.map((edge) => ({ ...edge, node: toRecord(edge.node) })) };
 }

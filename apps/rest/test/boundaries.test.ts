@@ -30,12 +30,11 @@ describe('the REST service never touches the database', () => {
   it('finds the sources it checks', () => {
     expect(files.length).toBeGreaterThan(5);
     // The scanner itself recognises each import form.
-    expect(moduleSpecifiers(`import { x } from 'kysely';\nconst y = require("pg");\nawait import('@asrank/db');\nimport 'graphql';`)).toEqual([
-      'kysely',
-      'pg',
-      '@asrank/db',
-      'graphql',
-    ]);
+    expect(
+      moduleSpecifiers(
+        `import { x } from 'kysely';\nconst y = require("pg");\nawait import('@asrank/db');\nimport 'graphql';`,
+      ),
+    ).toEqual(['kysely', 'pg', '@asrank/db', 'graphql']);
   });
 
   it('imports no database, schema or GraphQL-execution module in src/', () => {

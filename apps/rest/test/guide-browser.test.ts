@@ -11,7 +11,10 @@ import { closedPortUrl, listenOnEphemeralPort } from './http';
 
 const chromiumPath = process.env['CHROMIUM_PATH'] || '/usr/bin/chromium';
 const hasChromium = existsSync(chromiumPath);
-if (!hasChromium) console.warn(`SKIP REST guide browser test: no Chromium at ${chromiumPath} (set CHROMIUM_PATH; CI installs Debian's chromium).`);
+if (!hasChromium)
+  console.warn(
+    `SKIP REST guide browser test: no Chromium at ${chromiumPath} (set CHROMIUM_PATH; CI installs Debian's chromium).`,
+  );
 
 const launchArgs = [
   '--headless',
@@ -34,7 +37,11 @@ const launchArgs = [
     app = await buildRestApp({ basePath: '/v2', graphqlUrl: await closedPortUrl(), logLevel: 'silent' });
     base = await listenOnEphemeralPort(app);
     userDataDir = mkdtempSync(path.join(os.tmpdir(), 'asrank-rest-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, { executablePath: chromiumPath, headless: true, args: launchArgs });
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: chromiumPath,
+      headless: true,
+      args: launchArgs,
+    });
   }, 60000);
 
   afterAll(async () => {
@@ -49,7 +56,8 @@ const launchArgs = [
     const pageErrors: string[] = [];
     await context.route('**', async (route) => {
       const url = new URL(route.request().url());
-      if (url.host === serviceHost || url.protocol === 'data:' || url.protocol === 'blob:') return route.continue();
+      if (url.host === serviceHost || url.protocol === 'data:' || url.protocol === 'blob:')
+        return route.continue();
       foreignRequests.push(url.href);
       return route.abort();
     });
@@ -58,7 +66,9 @@ const launchArgs = [
 
     await page.goto(`${base}/v2/restful/doc`);
     await page.locator('.opblock-summary-path').first().waitFor({ timeout: 20000 });
-    const paths = (await page.locator('.opblock-summary-path').allTextContents()).map((text) => text.replace(/\u200b/g, '').trim());
+    const paths = (await page.locator('.opblock-summary-path').allTextContents()).map((text) =>
+      text.replace(/\u200b/g, '').trim(),
+    );
     expect(paths).toEqual(
       expect.arrayContaining([
         '/v2/restful/asns',
@@ -73,7 +83,9 @@ const launchArgs = [
         '/v2/orgs/{orgId}',
       ]),
     );
-    await expect(page.locator('.info .title').textContent()).resolves.toContain('AS Rank v2.1 REST interface');
+    await expect(page.locator('.info .title').textContent()).resolves.toContain(
+      'AS Rank v2.1 REST interface',
+    );
 
     const outputDir = path.resolve(__dirname, '..', 'test-output');
     mkdirSync(outputDir, { recursive: true });

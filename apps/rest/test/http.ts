@@ -26,7 +26,11 @@ export async function getJson(url: string, headers: Record<string, string> = {})
   return { status: response.status, headers: response.headers, body };
 }
 
-export async function postGraphql(graphqlUrl: string, query: string, variables: Record<string, unknown> = {}): Promise<unknown> {
+export async function postGraphql(
+  graphqlUrl: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<unknown> {
   const response = await fetch(graphqlUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

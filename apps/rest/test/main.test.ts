@@ -20,8 +20,20 @@ describe('readConfig', () => {
   });
 
   it('reads every variable and drops a trailing slash from BASE_PATH', () => {
-    const config = readConfig({ PORT: '8081', HOST: '0.0.0.0', BASE_PATH: '/v2/', GRAPHQL_URL: 'http://graphql.internal:4000/v2/graphql', GRAPHQL_TIMEOUT_MS: '1500' });
-    expect(config).toMatchObject({ port: 8081, host: '0.0.0.0', basePath: '/v2', graphqlUrl: 'http://graphql.internal:4000/v2/graphql', graphqlTimeoutMs: 1500 });
+    const config = readConfig({
+      PORT: '8081',
+      HOST: '0.0.0.0',
+      BASE_PATH: '/v2/',
+      GRAPHQL_URL: 'http://graphql.internal:4000/v2/graphql',
+      GRAPHQL_TIMEOUT_MS: '1500',
+    });
+    expect(config).toMatchObject({
+      port: 8081,
+      host: '0.0.0.0',
+      basePath: '/v2',
+      graphqlUrl: 'http://graphql.internal:4000/v2/graphql',
+      graphqlTimeoutMs: 1500,
+    });
   });
 
   it.each([
@@ -40,8 +52,15 @@ describe('readConfig', () => {
   });
 });
 
-function run(env: Record<string, string>): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, [mainFile], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function run(env: Record<string, string>): {
+  child: ChildProcess;
+  output: () => string;
+  exit: Promise<number | null>;
+} {
+  const child = spawn(process.execPath, [mainFile], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -50,7 +69,10 @@ function run(env: Record<string, string>): { child: ChildProcess; output: () => 
 }
 
 const describeBuilt = existsSync(mainFile) ? describe : describe.skip;
-if (!existsSync(mainFile)) console.warn(`SKIP main.test.ts process tests: ${mainFile} is not built (run pnpm --filter @asrank/rest run build)`);
+if (!existsSync(mainFile))
+  console.warn(
+    `SKIP main.test.ts process tests: ${mainFile} is not built (run pnpm --filter @asrank/rest run build)`,
+  );
 
 describeBuilt('dist/main.js', () => {
   it('exits 1 with a one-line message naming a bad variable', async () => {
@@ -64,7 +86,13 @@ describeBuilt('dist/main.js', () => {
   it('serves under BASE_PATH and stops cleanly on SIGTERM', async () => {
     const port = new URL(await closedPortUrl()).port;
 
-    const service = run({ PORT: port, HOST: '127.0.0.1', BASE_PATH: '/v2', GRAPHQL_URL: await closedPortUrl(), LOG_LEVEL: 'info' });
+    const service = run({
+      PORT: port,
+      HOST: '127.0.0.1',
+      BASE_PATH: '/v2',
+      GRAPHQL_URL: await closedPortUrl(),
+      LOG_LEVEL: 'info',
+    });
     try {
       // Wait until the listener is up (the log line says so), then check it answers under the prefix.
       await new Promise<void>((resolve, reject) => {

@@ -49,8 +49,12 @@ describe('metrics', () => {
     const response = await fetch(`${restRoot}/metrics`);
     expect(response.status).toBe(200);
     const text = await response.text();
-    expect(text).toMatch(/asrank_rest_http_request_duration_seconds_bucket\{[^}]*route="\/v2\/restful\/asns"/);
-    expect(text).toMatch(/asrank_rest_graphql_call_duration_seconds_count\{operation="RestAsns",outcome="ok"\} [1-9]/);
+    expect(text).toMatch(
+      /asrank_rest_http_request_duration_seconds_bucket\{[^}]*route="\/v2\/restful\/asns"/,
+    );
+    expect(text).toMatch(
+      /asrank_rest_graphql_call_duration_seconds_count\{operation="RestAsns",outcome="ok"\} [1-9]/,
+    );
     expect(text).toMatch(/process_resident_memory_bytes/);
   });
 });
@@ -69,7 +73,9 @@ describe('HTTP caching', () => {
     expect(revalidated.status).toBe(304);
     expect(await revalidated.text()).toBe('');
 
-    const other = await fetch(`${services.restBase}/restful/asns?first=4`, { headers: { 'if-none-match': etag ?? '' } });
+    const other = await fetch(`${services.restBase}/restful/asns?first=4`, {
+      headers: { 'if-none-match': etag ?? '' },
+    });
     expect(other.status).toBe(200);
     expect(other.headers.get('etag')).not.toBe(etag);
     await other.text();
@@ -85,7 +91,12 @@ describe('HTTP caching', () => {
 
 describe('overload protection', () => {
   it('sheds data requests with 503 + Retry-After under memory pressure, keeping the probes up', async () => {
-    const app = await buildRestApp({ basePath: '', graphqlUrl: await closedPortUrl(), logLevel: 'silent', maxHeapUsedBytes: 1 });
+    const app = await buildRestApp({
+      basePath: '',
+      graphqlUrl: await closedPortUrl(),
+      logLevel: 'silent',
+      maxHeapUsedBytes: 1,
+    });
     try {
       const base = await listenOnEphemeralPort(app);
       // under-pressure samples memory on an interval; poll until the first sample has been taken.
@@ -105,11 +116,17 @@ describe('overload protection', () => {
   });
 
   it('applies the per-client rate limit only when RATE_LIMIT_MAX is set', async () => {
-    const limited = await buildRestApp({ basePath: '', graphqlUrl: services.graphqlUrl, logLevel: 'silent', rateLimitMax: 3 });
+    const limited = await buildRestApp({
+      basePath: '',
+      graphqlUrl: services.graphqlUrl,
+      logLevel: 'silent',
+      rateLimitMax: 3,
+    });
     try {
       const base = await listenOnEphemeralPort(limited);
       const statuses: number[] = [];
-      for (let index = 0; index < 5; index += 1) statuses.push((await getJson(`${base}/restful/datasets`)).status);
+      for (let index = 0; index < 5; index += 1)
+        statuses.push((await getJson(`${base}/restful/datasets`)).status);
       expect(statuses).toEqual([200, 200, 200, 429, 429]);
       // Probes are never rate limited.
       expect((await getJson(`${base}/healthz`)).status).toBe(200);
@@ -117,7 +134,8 @@ describe('overload protection', () => {
       await limited.close();
     }
     const statuses: number[] = [];
-    for (let index = 0; index < 5; index += 1) statuses.push((await getJson(`${services.restBase}/restful/datasets`)).status);
+    for (let index = 0; index < 5; index += 1)
+      statuses.push((await getJson(`${services.restBase}/restful/datasets`)).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200]);
   });
 });

@@ -1,8 +1,28 @@
 // populate=1 record shapes, field by field against the spec's lists, from GraphQL-shaped input.
-import { restAsnLinkRecord, restAsnRecord, restOrganizationRecord, mapConnection, type GraphqlAsn, type GraphqlOrganization } from '../src/populate';
+import {
+  restAsnLinkRecord,
+  restAsnRecord,
+  restOrganizationRecord,
+  mapConnection,
+  type GraphqlAsn,
+  type GraphqlOrganization,
+} from '../src/populate';
 
 /** The members the spec lists for an ASN record (plus `date`, which historic lists need). */
-const SPEC_ASN_MEMBERS = ['id', 'name', 'clique', 'source', 'rank', 'country', 'country_name', 'latitude', 'longitude', 'org', 'cone', 'degree'];
+const SPEC_ASN_MEMBERS = [
+  'id',
+  'name',
+  'clique',
+  'source',
+  'rank',
+  'country',
+  'country_name',
+  'latitude',
+  'longitude',
+  'org',
+  'cone',
+  'degree',
+];
 
 const fullAsn: GraphqlAsn = {
   asn: '3356',
@@ -55,13 +75,48 @@ describe('REST ASN record', () => {
   });
 
   it('keeps unknown values null rather than inventing strings', () => {
-    const record = restAsnRecord({ ...fullAsn, rank: null, cliqueMember: false, source: null, latitude: null, longitude: null, country: null, organization: null });
-    expect(record).toMatchObject({ rank: null, clique: '0', source: null, latitude: null, longitude: null, country: null, country_name: null, org: null });
+    const record = restAsnRecord({
+      ...fullAsn,
+      rank: null,
+      cliqueMember: false,
+      source: null,
+      latitude: null,
+      longitude: null,
+      country: null,
+      organization: null,
+    });
+    expect(record).toMatchObject({
+      rank: null,
+      clique: '0',
+      source: null,
+      latitude: null,
+      longitude: null,
+      country: null,
+      country_name: null,
+      org: null,
+    });
   });
 
   it('maps a link end from the summary fields the link query fetches', () => {
-    const end: GraphqlAsn = { asn: '174', asnName: 'COGENT', rank: 3, source: 'ARIN', cliqueMember: true, country: { iso: 'US', name: 'United States' }, organization: { orgId: 'COGC-ARIN', orgName: 'Cogent' } };
-    expect(restAsnRecord(end)).toEqual({ id: '174', name: 'COGENT', clique: '1', source: 'ARIN', rank: '3', country: 'US', country_name: 'United States', org: { id: 'COGC-ARIN', name: 'Cogent' } });
+    const end: GraphqlAsn = {
+      asn: '174',
+      asnName: 'COGENT',
+      rank: 3,
+      source: 'ARIN',
+      cliqueMember: true,
+      country: { iso: 'US', name: 'United States' },
+      organization: { orgId: 'COGC-ARIN', orgName: 'Cogent' },
+    };
+    expect(restAsnRecord(end)).toEqual({
+      id: '174',
+      name: 'COGENT',
+      clique: '1',
+      source: 'ARIN',
+      rank: '3',
+      country: 'US',
+      country_name: 'United States',
+      org: { id: 'COGC-ARIN', name: 'Cogent' },
+    });
   });
 });
 
@@ -70,23 +125,48 @@ describe('REST organization record', () => {
     const record = restOrganizationRecord(organization);
     expect(record.name).toBe('Level 3 Parent, LLC');
     expect(record.rank).toBe('2');
-    expect(record.degree).toEqual({ asn: { transit: '6000', global: '6100' }, org: { transit: '5800', global: '5900' } });
-    expect(record).toMatchObject({ id: 'LPL-141-ARIN', country: 'US', country_name: 'United States', date: '2024-02-01' });
+    expect(record.degree).toEqual({
+      asn: { transit: '6000', global: '6100' },
+      org: { transit: '5800', global: '5900' },
+    });
+    expect(record).toMatchObject({
+      id: 'LPL-141-ARIN',
+      country: 'US',
+      country_name: 'United States',
+      date: '2024-02-01',
+    });
     expect(record.cone).toEqual({ prefixes: '700000', addresses: '4000000000', asns: '50001' });
   });
 });
 
 describe('REST link record and connections', () => {
   it('maps both ends and the link values', () => {
-    const record = restAsnLinkRecord({ date: '2024-02-01', relationship: 'customer', numberPaths: 812, rank: 17, correctedBy: null, asn0: fullAsn, asn1: { ...fullAsn, asn: '64500', rank: null } });
+    const record = restAsnLinkRecord({
+      date: '2024-02-01',
+      relationship: 'customer',
+      numberPaths: 812,
+      rank: 17,
+      correctedBy: null,
+      asn0: fullAsn,
+      asn1: { ...fullAsn, asn: '64500', rank: null },
+    });
     expect(record.asn0.id).toBe('3356');
     expect(record.asn1).toMatchObject({ id: '64500', rank: null });
-    expect(record).toMatchObject({ relationship: 'customer', paths: '812', rank: '17', corrected_by: null, date: '2024-02-01' });
+    expect(record).toMatchObject({
+      relationship: 'customer',
+      paths: '812',
+      rank: '17',
+      corrected_by: null,
+      date: '2024-02-01',
+    });
   });
 
   it('replaces nodes but keeps totalCount, pageInfo and cursors', () => {
     const pageInfo = { first: 2, offset: 0, hasNextPage: true };
-    const mapped = mapConnection({ totalCount: 7, pageInfo, edges: [{ cursor: 'a', node: fullAsn }] }, restAsnRecord);
+    const mapped = mapConnection(
+      { totalCount: 7, pageInfo, edges: [{ cursor: 'a', node: fullAsn }] },
+      restAsnRecord,
+    );
     expect(mapped.totalCount).toBe(7);
     expect(mapped.pageInfo).toBe(pageInfo);
     expect(mapped.edges).toEqual([{ cursor: 'a', node: restAsnRecord(fullAsn) }]);

@@ -48,7 +48,9 @@ describe('REST query documents', () => {
           definition.kind === Kind.FRAGMENT_DEFINITION && definition.typeCondition.name.value === typeName,
       );
       if (!fragment) throw new Error(`no fragment on ${typeName}`);
-      return fragment.selectionSet.selections.flatMap((selection) => (selection.kind === Kind.FIELD ? [selection.name.value] : [])).sort();
+      return fragment.selectionSet.selections
+        .flatMap((selection) => (selection.kind === Kind.FIELD ? [selection.name.value] : []))
+        .sort();
     };
     expect(selected('Asn', queries.ASN_FIELDS)).toEqual(plainFields('Asn'));
     expect(selected('Organization', queries.ORGANIZATION_FIELDS)).toEqual(plainFields('Organization'));

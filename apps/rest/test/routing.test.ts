@@ -44,13 +44,16 @@ describe.each([
     '/restful/asns?first=0&offset=5&sort=-rank,asn&dateStart=20200101&dateEnd=2020-03-01&populate=1',
   ];
 
-  it.each(forwardedRoutes)('%s passes validation and reaches the GraphQL client (502 while it is down)', async (route) => {
-    const answer = await getJson(`${base}${route}`);
-    expect(answer.status).toBe(502);
-    const body = answer.body as ErrorAnswer;
-    expect(body.error).toBe('Bad Gateway');
-    expect(body.message).toMatch(/unreachable/);
-  });
+  it.each(forwardedRoutes)(
+    '%s passes validation and reaches the GraphQL client (502 while it is down)',
+    async (route) => {
+      const answer = await getJson(`${base}${route}`);
+      expect(answer.status).toBe(502);
+      const body = answer.body as ErrorAnswer;
+      expect(body.error).toBe('Bad Gateway');
+      expect(body.message).toMatch(/unreachable/);
+    },
+  );
 
   const badRequests: [string, string, RegExp][] = [
     ['/restful/asns/abc', 'asn', /digits only/],
@@ -101,8 +104,12 @@ describe.each([
   it('documents the default page size in the OpenAPI document', async () => {
     const answer = await getJson(`${base}/restful/doc/json`);
     expect(answer.status).toBe(200);
-    const document = answer.body as { paths: Record<string, { get: { parameters: { name: string; schema: { default?: unknown } }[] } }> };
-    const first = document.paths[`${basePath}/restful/asns`]?.get.parameters.find((parameter) => parameter.name === 'first');
+    const document = answer.body as {
+      paths: Record<string, { get: { parameters: { name: string; schema: { default?: unknown } }[] } }>;
+    };
+    const first = document.paths[`${basePath}/restful/asns`]?.get.parameters.find(
+      (parameter) => parameter.name === 'first',
+    );
     expect(first?.schema.default).toBe(DEFAULT_PAGE_SIZE);
   });
 });

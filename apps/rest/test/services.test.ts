@@ -41,14 +41,33 @@ describe.each([
     const probe = await graphql<{
       datasets: { edges: { node: { date: string } }[] };
       asns: { edges: { node: { asn: string; asnName: string; organization: { orgId: string } | null } }[] };
-    }>(`{
-      datasets(first: 100) { edges { node { date } } }
-      asns(first: 20, sort: "rank") { edges { node { asn asnName organization { orgId } } } }
-    }`);
+    }>(`
+      {
+        datasets(first: 100) {
+          edges {
+            node {
+              date
+            }
+          }
+        }
+        asns(first: 20, sort: "rank") {
+          edges {
+            node {
+              asn
+              asnName
+              organization {
+                orgId
+              }
+            }
+          }
+        }
+      }
+    `);
     const dates = probe.data.datasets.edges.map((edge) => edge.node.date).sort();
     const ranked = probe.data.asns.edges.map((edge) => edge.node);
     const withOrg = ranked.find((node) => node.organization !== null && node.asnName.length >= 3);
-    if (!withOrg?.organization || dates.length < 2) throw new Error('the sample needs >= 2 months and a ranked ASN with an organization');
+    if (!withOrg?.organization || dates.length < 2)
+      throw new Error('the sample needs >= 2 months and a ranked ASN with an organization');
     facts = {
       dates,
       topAsn: ranked[0]?.asn ?? withOrg.asn,
@@ -85,15 +104,31 @@ describe.each([
         query: queries.ASNS_QUERY,
         variables: { ...LIST_DEFAULTS, first: 25, sort: '-date,asn', dateStart: oldest, dateEnd: newest },
       },
-      { rest: `/restful/asns/${facts.topAsn}`, query: queries.ASN_QUERY, variables: { asn: facts.topAsn, date: null } },
-      { rest: `/restful/asns/${facts.linkedAsn}/`, query: queries.ASN_QUERY, variables: { asn: facts.linkedAsn, date: null } },
-      { rest: `/asns/${facts.topAsn}?date=${compact(oldest)}`, query: queries.ASN_QUERY, variables: { asn: facts.topAsn, date: oldest } },
+      {
+        rest: `/restful/asns/${facts.topAsn}`,
+        query: queries.ASN_QUERY,
+        variables: { asn: facts.topAsn, date: null },
+      },
+      {
+        rest: `/restful/asns/${facts.linkedAsn}/`,
+        query: queries.ASN_QUERY,
+        variables: { asn: facts.linkedAsn, date: null },
+      },
+      {
+        rest: `/asns/${facts.topAsn}?date=${compact(oldest)}`,
+        query: queries.ASN_QUERY,
+        variables: { asn: facts.topAsn, date: oldest },
+      },
       {
         rest: `/restful/asns/name/${encodeURIComponent(facts.nameFragment)}?first=10`,
         query: queries.ASNS_BY_NAME_QUERY,
         variables: { ...LIST_DEFAULTS, name: facts.nameFragment, first: 10 },
       },
-      { rest: '/restful/asnLinks?first=15&sort=-numberPaths', query: queries.ASN_LINKS_QUERY, variables: { ...LIST_DEFAULTS, first: 15, sort: '-numberPaths' } },
+      {
+        rest: '/restful/asnLinks?first=15&sort=-numberPaths',
+        query: queries.ASN_LINKS_QUERY,
+        variables: { ...LIST_DEFAULTS, first: 15, sort: '-numberPaths' },
+      },
       {
         rest: `/restful/asnLinks/${facts.linkedAsn}`,
         query: queries.ASN_LINKS_OF_ASN_QUERY,
@@ -109,12 +144,18 @@ describe.each([
         query: queries.ORGANIZATION_QUERY,
         variables: { orgId: facts.orgId, date: null },
       },
-      { rest: `/orgs/${encodeURIComponent(facts.orgId)}?date=${oldest}`, query: queries.ORGANIZATION_QUERY, variables: { orgId: facts.orgId, date: oldest } },
+      {
+        rest: `/orgs/${encodeURIComponent(facts.orgId)}?date=${oldest}`,
+        query: queries.ORGANIZATION_QUERY,
+        variables: { orgId: facts.orgId, date: oldest },
+      },
       {
         rest: '/restful/datasets',
         query: queries.DATASETS_QUERY,
         variables: { ...LIST_DEFAULTS, sort: '-date' },
-        expected: (body) => ({ data: (body.data.datasets as { edges: { node: unknown }[] }).edges.map((edge) => edge.node) }),
+        expected: (body) => ({
+          data: (body.data.datasets as { edges: { node: unknown }[] }).edges.map((edge) => edge.node),
+        }),
       },
     ];
     return cases.map((routeCase) => [routeCase.rest, routeCase]);
@@ -133,19 +174,28 @@ describe.each([
 
   it('serves the fields existing clients read', async () => {
     const asn = (await getJson(`${services.restBase}/restful/asns/${facts.topAsn}`)).body as {
-      data: { asn: { asn: string; rank: number; cone: { numberAsns: number }; asnDegree: { total: number } } };
+      data: {
+        asn: { asn: string; rank: number; cone: { numberAsns: number }; asnDegree: { total: number } };
+      };
     };
-    const independent = await graphql<{ asn: { rank: number; cone: { numberAsns: number }; asnDegree: { total: number } } }>(
-      'query ($asn: String!) { asn(asn: $asn) { rank cone { numberAsns } asnDegree { total } } }',
-      { asn: facts.topAsn },
-    );
+    const independent = await graphql<{
+      asn: { rank: number; cone: { numberAsns: number }; asnDegree: { total: number } };
+    }>('query ($asn: String!) { asn(asn: $asn) { rank cone { numberAsns } asnDegree { total } } }', {
+      asn: facts.topAsn,
+    });
     expect(asn.data.asn.asn).toBe(facts.topAsn);
     expect(asn.data.asn.rank).toBe(independent.data.asn.rank);
     expect(asn.data.asn.cone.numberAsns).toBe(independent.data.asn.cone.numberAsns);
     expect(asn.data.asn.asnDegree.total).toBe(independent.data.asn.asnDegree.total);
 
     const list = (await getJson(`${services.restBase}/restful/asns?first=3`)).body as {
-      data: { asns: { totalCount: number; pageInfo: { hasNextPage: boolean; first: number }; edges: { node: { asn: string } }[] } };
+      data: {
+        asns: {
+          totalCount: number;
+          pageInfo: { hasNextPage: boolean; first: number };
+          edges: { node: { asn: string } }[];
+        };
+      };
     };
     expect(list.data.asns.edges).toHaveLength(3);
     expect(list.data.asns.pageInfo.hasNextPage).toBe(list.data.asns.totalCount > 3);
@@ -159,12 +209,18 @@ describe.each([
       expect(edge.node.asn1.asn).not.toBe(facts.linkedAsn);
     }
 
-    const organization = (await getJson(`${services.restBase}/restful/organizations/${encodeURIComponent(facts.orgId)}`)).body as {
+    const organization = (
+      await getJson(`${services.restBase}/restful/organizations/${encodeURIComponent(facts.orgId)}`)
+    ).body as {
       data: { organization: { members: { asns: { edges: { node: { asn: string } }[] } } } };
     };
-    expect(organization.data.organization.members.asns.edges.map((edge) => edge.node.asn)).toContain(facts.linkedAsn);
+    expect(organization.data.organization.members.asns.edges.map((edge) => edge.node.asn)).toContain(
+      facts.linkedAsn,
+    );
 
-    const datasets = (await getJson(`${services.restBase}/restful/datasets`)).body as { data: { date: string }[] };
+    const datasets = (await getJson(`${services.restBase}/restful/datasets`)).body as {
+      data: { date: string }[];
+    };
     expect(datasets.data.map((dataset) => dataset.date)).toEqual([...facts.dates].reverse());
   });
 
@@ -215,12 +271,40 @@ describe.each([
           asnDegree: { peer: number; total: number; sibling: number; customer: number; transit: number };
         };
       }>(
-        `query ($asn: String!) { asn(asn: $asn) {
-          asn asnName cliqueMember source rank date latitude longitude
-          country { iso name } organization { orgId orgName }
-          cone { numberAsns numberPrefixes numberAddresses }
-          asnDegree { peer total sibling customer transit }
-        } }`,
+        `
+          query ($asn: String!) {
+            asn(asn: $asn) {
+              asn
+              asnName
+              cliqueMember
+              source
+              rank
+              date
+              latitude
+              longitude
+              country {
+                iso
+                name
+              }
+              organization {
+                orgId
+                orgName
+              }
+              cone {
+                numberAsns
+                numberPrefixes
+                numberAddresses
+              }
+              asnDegree {
+                peer
+                total
+                sibling
+                customer
+                transit
+              }
+            }
+          }
+        `,
         { asn: facts.linkedAsn },
       )
     ).data.asn;
@@ -228,7 +312,21 @@ describe.each([
     // The spec's list: id, name, clique, source, rank, country, country_name, latitude, longitude,
     // org (id, name), cone (prefixes, addresses, asns), degree (peers, globals, siblings, customers, transits).
     expect(Object.keys(record).sort()).toEqual(
-      ['id', 'name', 'clique', 'source', 'rank', 'country', 'country_name', 'latitude', 'longitude', 'org', 'cone', 'degree', 'date'].sort(),
+      [
+        'id',
+        'name',
+        'clique',
+        'source',
+        'rank',
+        'country',
+        'country_name',
+        'latitude',
+        'longitude',
+        'org',
+        'cone',
+        'degree',
+        'date',
+      ].sort(),
     );
     expect(record.id).toBe(truth.asn);
     expect(record.name).toBe(truth.asnName);
@@ -256,14 +354,24 @@ describe.each([
   });
 
   it('maps populate=1 organization records with the degree split into asn and org parts', async () => {
-    const answer = await getJson(`${services.restBase}/restful/organizations/${encodeURIComponent(facts.orgId)}?populate=1`);
+    const answer = await getJson(
+      `${services.restBase}/restful/organizations/${encodeURIComponent(facts.orgId)}?populate=1`,
+    );
     const record = (answer.body as { data: { organization: Record<string, unknown> } }).data.organization;
     const truth = (
       await graphql<{
-        organization: { orgName: string; rank: number | null; asnDegree: { transit: number; total: number }; orgDegree: { transit: number; total: number } };
-      }>('query ($id: String!) { organization(orgId: $id) { orgName rank asnDegree { transit total } orgDegree { transit total } } }', {
-        id: facts.orgId,
-      })
+        organization: {
+          orgName: string;
+          rank: number | null;
+          asnDegree: { transit: number; total: number };
+          orgDegree: { transit: number; total: number };
+        };
+      }>(
+        'query ($id: String!) { organization(orgId: $id) { orgName rank asnDegree { transit total } orgDegree { transit total } } }',
+        {
+          id: facts.orgId,
+        },
+      )
     ).data.organization;
     expect(record.name).toBe(truth.orgName);
     expect(record.rank).toBe(truth.rank === null ? null : String(truth.rank));
@@ -276,19 +384,40 @@ describe.each([
 
   it('keeps paging and cursors on populated lists and carries REST records in them', async () => {
     const plain = (await getJson(`${services.restBase}/restful/asns?first=4&offset=2`)).body as {
-      data: { asns: { totalCount: number; pageInfo: unknown; edges: { cursor: string; node: { asn: string; rank: number | null } }[] } };
+      data: {
+        asns: {
+          totalCount: number;
+          pageInfo: unknown;
+          edges: { cursor: string; node: { asn: string; rank: number | null } }[];
+        };
+      };
     };
-    const populated = (await getJson(`${services.restBase}/restful/asns?first=4&offset=2&populate=1`)).body as {
-      data: { asns: { totalCount: number; pageInfo: unknown; edges: { cursor: string; node: { id: string; rank: string | null } }[] } };
+    const populated = (await getJson(`${services.restBase}/restful/asns?first=4&offset=2&populate=1`))
+      .body as {
+      data: {
+        asns: {
+          totalCount: number;
+          pageInfo: unknown;
+          edges: { cursor: string; node: { id: string; rank: string | null } }[];
+        };
+      };
     };
     expect(populated.data.asns.totalCount).toBe(plain.data.asns.totalCount);
     expect(populated.data.asns.pageInfo).toEqual(plain.data.asns.pageInfo);
     expect(populated.data.asns.edges.map((edge) => [edge.cursor, edge.node.id, edge.node.rank])).toEqual(
-      plain.data.asns.edges.map((edge) => [edge.cursor, edge.node.asn, edge.node.rank === null ? null : String(edge.node.rank)]),
+      plain.data.asns.edges.map((edge) => [
+        edge.cursor,
+        edge.node.asn,
+        edge.node.rank === null ? null : String(edge.node.rank),
+      ]),
     );
 
-    const links = (await getJson(`${services.restBase}/restful/asnLinks/${facts.linkedAsn}?populate=1&first=3`)).body as {
-      data: { asnLinks: { edges: { node: { asn0: { id: string }; asn1: { id: string }; relationship: string } }[] } };
+    const links = (
+      await getJson(`${services.restBase}/restful/asnLinks/${facts.linkedAsn}?populate=1&first=3`)
+    ).body as {
+      data: {
+        asnLinks: { edges: { node: { asn0: { id: string }; asn1: { id: string }; relationship: string } }[] };
+      };
     };
     for (const edge of links.data.asnLinks.edges) {
       expect(edge.node.asn0.id).toBe(facts.linkedAsn);

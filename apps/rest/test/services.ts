@@ -37,7 +37,12 @@ export async function startServices(options: { basePath?: string } = {}): Promis
   let graphqlPort = 0;
   let graphql: FastifyInstance | null = null;
   const startGraphql = async () => {
-    const config = loadConfig({ DATABASE_URL: databaseFile, LOG_LEVEL: 'silent', PORT: graphqlPort, HOST: '127.0.0.1' });
+    const config = loadConfig({
+      DATABASE_URL: databaseFile,
+      LOG_LEVEL: 'silent',
+      PORT: graphqlPort,
+      HOST: '127.0.0.1',
+    });
     const app = await buildGraphqlApp(config);
     await app.listen({ port: graphqlPort, host: '127.0.0.1' });
     graphqlPort = (app.server.address() as AddressInfo).port;

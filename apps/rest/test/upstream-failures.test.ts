@@ -8,7 +8,9 @@ import type { FastifyInstance } from 'fastify';
 import { buildRestApp } from '../src/app';
 import { getJson, listenOnEphemeralPort } from './http';
 
-async function startUpstream(handler: (response: ServerResponse, requestHeaders: Record<string, unknown>) => void): Promise<{ server: Server; url: string }> {
+async function startUpstream(
+  handler: (response: ServerResponse, requestHeaders: Record<string, unknown>) => void,
+): Promise<{ server: Server; url: string }> {
   const server = createServer((request, response) => {
     request.resume();
     request.on('end', () => handler(response, request.headers));
@@ -67,9 +69,18 @@ describe('GraphQL service failures', () => {
     const seenIds: unknown[] = [];
     const upstream = await startUpstream((response, headers) => {
       seenIds.push(headers['x-request-id']);
-      response
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ data: null, errors: [{ message: 'first must be a whole number', extensions: { code: 'BAD_USER_INPUT', argument: 'first' } }, { message: 'second problem' }] }));
+      response.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          data: null,
+          errors: [
+            {
+              message: 'first must be a whole number',
+              extensions: { code: 'BAD_USER_INPUT', argument: 'first' },
+            },
+            { message: 'second problem' },
+          ],
+        }),
+      );
     });
     cleanups.push(() => new Promise((resolve) => upstream.server.close(resolve)));
     const base = await restAgainst(upstream.url);

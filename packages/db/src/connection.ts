@@ -40,10 +40,13 @@ export interface ParsedDatabaseUrl {
 
 export function parseDatabaseUrl(url: string = DEFAULT_DATABASE_URL): ParsedDatabaseUrl {
   const trimmed = url.trim();
-  if (trimmed === '') throw new Error('DATABASE_URL is empty: give a SQLite file path, sqlite:PATH, or postgres://…');
+  if (trimmed === '')
+    throw new Error('DATABASE_URL is empty: give a SQLite file path, sqlite:PATH, or postgres://…');
   if (/^postgres(ql)?:\/\//i.test(trimmed)) return { dialect: 'postgres', target: trimmed };
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
-    throw new Error(`DATABASE_URL scheme not supported: ${redact(trimmed)} (use a file path, sqlite:PATH, or postgres://…)`);
+    throw new Error(
+      `DATABASE_URL scheme not supported: ${redact(trimmed)} (use a file path, sqlite:PATH, or postgres://…)`,
+    );
   }
   const file = trimmed.startsWith('sqlite:') ? trimmed.slice('sqlite:'.length) : trimmed;
   if (file === ':memory:') return { dialect: 'sqlite', target: file };
@@ -67,7 +70,10 @@ export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOp
   if (parsed.target !== ':memory:' && !options.readonly) {
     fs.mkdirSync(path.dirname(parsed.target), { recursive: true });
   }
-  const sqlite = new BetterSqlite3(parsed.target, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+  const sqlite = new BetterSqlite3(parsed.target, {
+    readonly: options.readonly ?? false,
+    fileMustExist: options.readonly ?? false,
+  });
   if (!options.readonly) sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
   // Readers must not fail while a loader holds the write lock for a moment.

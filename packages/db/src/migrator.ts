@@ -41,7 +41,9 @@ export async function migrateToLatest(db: AnyKysely, dialect: DialectName): Prom
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     const reason = error instanceof Error ? error.message : String(error);
     // No failed migration means the database could not be reached or read at all (refused, missing, no rights).
-    throw new Error(failed ? `database migration ${failed} failed: ${reason}` : `database unavailable: ${reason}`);
+    throw new Error(
+      failed ? `database migration ${failed} failed: ${reason}` : `database unavailable: ${reason}`,
+    );
   }
 }
 

@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { openDatabase, migrateToLatest, pendingMigrations, parseDatabaseUrl, type DatabaseHandle } from '../src';
+import {
+  openDatabase,
+  migrateToLatest,
+  pendingMigrations,
+  parseDatabaseUrl,
+  type DatabaseHandle,
+} from '../src';
 
 const PG_URL = process.env.DATABASE_URL_PG;
 
@@ -33,7 +39,9 @@ describe('parseDatabaseUrl', () => {
     expect(parseDatabaseUrl('postgres://u@h/db').dialect).toBe('postgres');
   });
   it('rejects unknown schemes and empty values with a clear message', () => {
-    expect(() => parseDatabaseUrl('mysql://u:secret@h/db')).toThrow(/scheme not supported: mysql:\/\/u:\*\*\*@h\/db/);
+    expect(() => parseDatabaseUrl('mysql://u:secret@h/db')).toThrow(
+      /scheme not supported: mysql:\/\/u:\*\*\*@h\/db/,
+    );
     expect(() => parseDatabaseUrl('  ')).toThrow(/DATABASE_URL is empty/);
   });
 });
@@ -49,12 +57,19 @@ describe('migrations on a real SQLite file', () => {
     const file = path.join(dir, 'a.db');
     const handle = openDatabase(file);
     try {
-      expect(await pendingMigrations(handle.db, handle.dialect)).toEqual(['001_initial', '002_query_indexes']);
+      expect(await pendingMigrations(handle.db, handle.dialect)).toEqual([
+        '001_initial',
+        '002_query_indexes',
+      ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);
       expect(await pendingMigrations(handle.db, handle.dialect)).toEqual([]);
       expect(await tableNames(handle)).toEqual(expect.arrayContaining(expectedTables));
-      const version = await handle.db.selectFrom('meta').select('value').where('key', '=', 'data_version').executeTakeFirst();
+      const version = await handle.db
+        .selectFrom('meta')
+        .select('value')
+        .where('key', '=', 'data_version')
+        .executeTakeFirst();
       expect(version?.value).toBe('0');
       const journal = handle.sqlite!.pragma('journal_mode', { simple: true });
       expect(journal).toBe('wal');
@@ -68,13 +83,19 @@ describe('migrations on a real SQLite file', () => {
     try {
       await migrateToLatest(handle.db, handle.dialect);
       const plan = (query: string): string =>
-        (handle.sqlite!.prepare(`explain query plan ${query}`).all('2024-01-01') as { detail: string }[]).map((r) => r.detail).join('; ');
+        (handle.sqlite!.prepare(`explain query plan ${query}`).all('2024-01-01') as { detail: string }[])
+          .map((r) => r.detail)
+          .join('; ');
       for (const column of ['cone_asns', 'degree_transit', 'asn_name', 'source']) {
-        const detail = plan(`select asn from asns where date = ? order by ${column} desc, asn desc limit 40 offset 80`);
+        const detail = plan(
+          `select asn from asns where date = ? order by ${column} desc, asn desc limit 40 offset 80`,
+        );
         expect(detail).toContain(`asns_date_${column}`);
         expect(detail).not.toContain('TEMP B-TREE');
       }
-      const links = plan('select asn0, asn1 from asn_links where date = ? and canonical = 1 order by number_paths desc, asn0 desc, asn1 desc limit 40');
+      const links = plan(
+        'select asn0, asn1 from asn_links where date = ? and canonical = 1 order by number_paths desc, asn0 desc, asn1 desc limit 40',
+      );
       expect(links).toContain('asn_links_date_canonical_number_paths');
       expect(links).not.toContain('TEMP B-TREE');
     } finally {
@@ -89,7 +110,9 @@ describe('migrations on a real SQLite file', () => {
     await writer.close();
     const reader = openDatabase(file, { readonly: true });
     try {
-      await expect(sql`insert into meta (key, value) values ('x', 'y')`.execute(reader.db)).rejects.toThrow(/readonly/);
+      await expect(sql`insert into meta (key, value) values ('x', 'y')`.execute(reader.db)).rejects.toThrow(
+        /readonly/,
+      );
     } finally {
       await reader.close();
     }
@@ -132,19 +155,29 @@ describe('migrations on a real SQLite file', () => {
       await Promise.all(handles.map((h) => migrateToLatest(h.db, h.dialect)));
       for (const h of handles) {
         const indexes = await sql<{ indexname: string }>`
-          select indexname from pg_indexes where indexname in ('asns_search_trgm', 'organizations_search_trgm') order by indexname`.execute(h.db);
-        expect(indexes.rows.map((r) => r.indexname)).toEqual(['asns_search_trgm', 'organizations_search_trgm']);
+          select indexname from pg_indexes where indexname in ('asns_search_trgm', 'organizations_search_trgm') order by indexname`.execute(
+          h.db,
+        );
+        expect(indexes.rows.map((r) => r.indexname)).toEqual([
+          'asns_search_trgm',
+          'organizations_search_trgm',
+        ]);
         const extension = await sql<{ schema: string }>`
-          select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`.execute(h.db);
+          select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`.execute(
+          h.db,
+        );
         expect(extension.rows[0]?.schema).toBe('public');
       }
     } finally {
       for (const h of handles) await h.close();
-      for (const name of names) await sql`drop database if exists ${sql.id(name)} with (force)`.execute(handle.db);
+      for (const name of names)
+        await sql`drop database if exists ${sql.id(name)} with (force)`.execute(handle.db);
     }
   });
 });
 
 if (!PG_URL) {
-  console.warn('PostgreSQL migration tests skipped: set DATABASE_URL_PG (the CI script .ci/run always does).');
+  console.warn(
+    'PostgreSQL migration tests skipped: set DATABASE_URL_PG (the CI script .ci/run always does).',
+  );
 }

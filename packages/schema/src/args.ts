@@ -14,12 +14,18 @@ const MAX_ASN = 4294967295;
 export function parseAsnArgument(value: string, argument: string): number {
   const trimmed = value.trim();
   if (!/^\d{1,10}$/.test(trimmed) || Number(trimmed) > MAX_ASN) {
-    throw new ArgumentError(argument, `${argument} must be an ASN written as decimal digits (0 to ${MAX_ASN}), got "${value}"`);
+    throw new ArgumentError(
+      argument,
+      `${argument} must be an ASN written as decimal digits (0 to ${MAX_ASN}), got "${value}"`,
+    );
   }
   return Number(trimmed);
 }
 
-export function parseAsnList(values: readonly string[] | null | undefined, argument: string): number[] | null {
+export function parseAsnList(
+  values: readonly string[] | null | undefined,
+  argument: string,
+): number[] | null {
   if (values == null) return null;
   return [...new Set(values.map((value) => parseAsnArgument(value, argument)))];
 }
@@ -48,7 +54,11 @@ export async function monthsOf(
 }
 
 /** The month of a single-record query: the given date, or the latest loaded month (null when none is loaded). */
-export async function monthOf(context: AsrankContext, date: string | null | undefined, argument = 'date'): Promise<string | null> {
+export async function monthOf(
+  context: AsrankContext,
+  date: string | null | undefined,
+  argument = 'date',
+): Promise<string | null> {
   if (date != null && date !== '') return parseDateArgument(date, argument);
   return (await context.availableDates()).at(-1) ?? null;
 }

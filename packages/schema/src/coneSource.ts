@@ -70,7 +70,8 @@ async function* keysetWalk<T>(
   chunk: (after: { key: number; inclusive: boolean } | null, offset: number, limit: number) => Promise<T[]>,
 ): AsyncGenerator<T> {
   const remembered = resumeKeys.get(`${cacheKey}|${fromIndex}`);
-  let after: { key: number; inclusive: boolean } | null = remembered === undefined ? null : { key: remembered, inclusive: true };
+  let after: { key: number; inclusive: boolean } | null =
+    remembered === undefined ? null : { key: remembered, inclusive: true };
   let offset = remembered === undefined ? fromIndex : 0;
   let index = fromIndex;
   let last: T | undefined;
@@ -113,18 +114,29 @@ export function rowsPerQuery(wanted: number): number {
   return Math.max(1, Math.min(coneStreamTuning.chunk, wanted));
 }
 
-export function coneMembers(scope: WalkScope, cone: { date: string; asn: number }, fromIndex: number): AsyncGenerator<StreamMember> {
+export function coneMembers(
+  scope: WalkScope,
+  cone: { date: string; asn: number },
+  fromIndex: number,
+): AsyncGenerator<StreamMember> {
   const { db } = scope;
-  return keysetWalk<StreamMember>(resumeKeysOf(db), `m|${scope.dataVersion}|${cone.date}|${cone.asn}`, fromIndex, (member) => member.asn, scope.rows, async (after, offset, limit) => {
-    let query = db
-      .selectFrom('cone_members')
-      .select('member_asn')
-      .where('date', '=', cone.date)
-      .where('asn', '=', cone.asn);
-    if (after) query = query.where('member_asn', after.inclusive ? '>=' : '>', after.key);
-    const rows = await query.orderBy('member_asn').limit(limit).offset(offset).execute();
-    return rows.map((row) => ({ date: cone.date, asn: Number(row.member_asn) }));
-  });
+  return keysetWalk<StreamMember>(
+    resumeKeysOf(db),
+    `m|${scope.dataVersion}|${cone.date}|${cone.asn}`,
+    fromIndex,
+    (member) => member.asn,
+    scope.rows,
+    async (after, offset, limit) => {
+      let query = db
+        .selectFrom('cone_members')
+        .select('member_asn')
+        .where('date', '=', cone.date)
+        .where('asn', '=', cone.asn);
+      if (after) query = query.where('member_asn', after.inclusive ? '>=' : '>', after.key);
+      const rows = await query.orderBy('member_asn').limit(limit).offset(offset).execute();
+      return rows.map((row) => ({ date: cone.date, asn: Number(row.member_asn) }));
+    },
+  );
 }
 
 /**
@@ -151,7 +163,9 @@ async function conePrefixChunk(
         eb.exists(
           eb
             .selectFrom('prefix_origins as po')
-            .innerJoin('cone_members as cm', (join) => join.onRef('cm.date', '=', 'po.date').onRef('cm.member_asn', '=', 'po.asn'))
+            .innerJoin('cone_members as cm', (join) =>
+              join.onRef('cm.date', '=', 'po.date').onRef('cm.member_asn', '=', 'po.asn'),
+            )
             .select(sql`1`.as('one'))
             .whereRef('po.date', '=', 'p.date')
             .whereRef('po.prefix_id', '=', 'p.prefix_id')
@@ -163,8 +177,12 @@ async function conePrefixChunk(
   } else {
     let query = db
       .selectFrom('cone_members as cm')
-      .innerJoin('prefix_origins as po', (join) => join.onRef('po.date', '=', 'cm.date').onRef('po.asn', '=', 'cm.member_asn'))
-      .innerJoin('prefixes as p', (join) => join.onRef('p.date', '=', 'po.date').onRef('p.prefix_id', '=', 'po.prefix_id'))
+      .innerJoin('prefix_origins as po', (join) =>
+        join.onRef('po.date', '=', 'cm.date').onRef('po.asn', '=', 'cm.member_asn'),
+      )
+      .innerJoin('prefixes as p', (join) =>
+        join.onRef('p.date', '=', 'po.date').onRef('p.prefix_id', '=', 'po.prefix_id'),
+      )
       .select(['p.prefix_id', 'p.network', 'p.length'])
       .distinct()
       .where('cm.date', '=', cone.date)
@@ -172,7 +190,12 @@ async function conePrefixChunk(
     if (after) query = query.where('po.prefix_id', afterOp, after.key);
     rows = await query.orderBy('p.prefix_id').limit(limit).offset(offset).execute();
   }
-  return rows.map((row) => ({ date: cone.date, prefixId: Number(row.prefix_id), network: row.network, length: row.length }));
+  return rows.map((row) => ({
+    date: cone.date,
+    prefixId: Number(row.prefix_id),
+    network: row.network,
+    length: row.length,
+  }));
 }
 
 export function conePrefixes(
@@ -181,13 +204,21 @@ export function conePrefixes(
   fromIndex: number,
 ): AsyncGenerator<PrefixRecord> {
   const { db } = scope;
-  return keysetWalk<PrefixRecord>(resumeKeysOf(db), `p|${scope.dataVersion}|${cone.date}|${cone.asn}`, fromIndex, (prefix) => prefix.prefixId, scope.rows, (after, offset, limit) =>
-    conePrefixChunk(db, cone, after, offset, limit),
+  return keysetWalk<PrefixRecord>(
+    resumeKeysOf(db),
+    `p|${scope.dataVersion}|${cone.date}|${cone.asn}`,
+    fromIndex,
+    (prefix) => prefix.prefixId,
+    scope.rows,
+    (after, offset, limit) => conePrefixChunk(db, cone, after, offset, limit),
   );
 }
 
 /** Number of distinct prefixes of a cone (asnCone's prefixes totalCount; computed only when asked for). */
-export async function countConePrefixes(db: Kysely<Database>, cone: { date: string; asn: number }): Promise<number> {
+export async function countConePrefixes(
+  db: Kysely<Database>,
+  cone: { date: string; asn: number },
+): Promise<number> {
   const row = await db
     .selectFrom('prefixes as p')
     .select((eb) => eb.fn.countAll().as('total'))
@@ -196,7 +227,9 @@ export async function countConePrefixes(db: Kysely<Database>, cone: { date: stri
       eb.exists(
         eb
           .selectFrom('prefix_origins as po')
-          .innerJoin('cone_members as cm', (join) => join.onRef('cm.date', '=', 'po.date').onRef('cm.member_asn', '=', 'po.asn'))
+          .innerJoin('cone_members as cm', (join) =>
+            join.onRef('cm.date', '=', 'po.date').onRef('cm.member_asn', '=', 'po.asn'),
+          )
           .select(sql`1`.as('one'))
           .whereRef('po.date', '=', 'p.date')
           .whereRef('po.prefix_id', '=', 'p.prefix_id')

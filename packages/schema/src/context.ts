@@ -137,10 +137,16 @@ export function createContext(handle: DatabaseHandle): AsrankContext {
           const dates = new Set(keys.map((key) => key.date));
           await Promise.all(
             [...dates].map(async (date) => {
-              const asn0s = [...new Set(keys.filter((k) => k.date === date).map((k) => Number(String(k.id).split(',')[0])))];
+              const asn0s = [
+                ...new Set(
+                  keys.filter((k) => k.date === date).map((k) => Number(String(k.id).split(',')[0])),
+                ),
+              ];
               const rows = await db
                 .selectFrom('link_locations as ll')
-                .innerJoin('locations as l', (join) => join.onRef('l.date', '=', 'll.date').onRef('l.loc_id', '=', 'll.loc_id'))
+                .innerJoin('locations as l', (join) =>
+                  join.onRef('l.date', '=', 'll.date').onRef('l.loc_id', '=', 'll.loc_id'),
+                )
                 .selectAll('l')
                 .select(['ll.asn0 as link_asn0', 'll.asn1 as link_asn1'])
                 .where('ll.date', '=', date)

@@ -16,7 +16,8 @@ export function inValues(
 ): RawBuilder<boolean> {
   const ref = sql.ref(column);
   if (values.length === 0) return sql<boolean>`1 = 0`;
-  if (dialect === 'sqlite') return sql<boolean>`${ref} in (select value from json_each(${JSON.stringify(values)}))`;
+  if (dialect === 'sqlite')
+    return sql<boolean>`${ref} in (select value from json_each(${JSON.stringify(values)}))`;
   return kind === 'bigint'
     ? sql<boolean>`${ref} = any(${values.map(Number)}::bigint[])`
     : sql<boolean>`${ref} = any(${values.map(String)}::text[])`;
@@ -83,7 +84,8 @@ export async function nullsLastPage<Row>(
   if (page.first === 0) return [];
   const nonNull = await ranges.nonNull(page.first, page.offset);
   if (nonNull.length === page.first) return nonNull;
-  const nonNullCount = nonNull.length > 0 || page.offset === 0 ? page.offset + nonNull.length : await ranges.countNonNull();
+  const nonNullCount =
+    nonNull.length > 0 || page.offset === 0 ? page.offset + nonNull.length : await ranges.countNonNull();
   const nulls = await ranges.nulls(page.first - nonNull.length, Math.max(0, page.offset - nonNullCount));
   return [...nonNull, ...nulls];
 }

@@ -1,7 +1,14 @@
 // asnCone and asnConesStream against the stored cones: walking every page from an empty cursor yields each cone,
 // member and prefix exactly once, in order, and equal to cone_members / prefix_origins.
 import { coneStreamTuning } from '../src';
-import { LOAD_TIMEOUT_MS, openLoadedStore, queryData, queryError, STORE_KINDS, type LoadedStore } from './support/store';
+import {
+  LOAD_TIMEOUT_MS,
+  openLoadedStore,
+  queryData,
+  queryError,
+  STORE_KINDS,
+  type LoadedStore,
+} from './support/store';
 
 // Data tests run real SQL on a loaded store; a busy CI machine can be slow, and no assertion here is about time.
 jest.setTimeout(LOAD_TIMEOUT_MS);
@@ -10,7 +17,14 @@ interface StreamPage {
   asnConesStream: {
     totalCount: number;
     pageInfo: { pageCursor: string; nextPageCursor: string; hasNextPage: boolean };
-    pages: { rank: number | null; date: string; coneIndex: number; asn: { asn: string; date: string; asnName: string }; asns: { asn: string; date: string }[]; prefixes: { network: string; length: number; date: string }[] }[];
+    pages: {
+      rank: number | null;
+      date: string;
+      coneIndex: number;
+      asn: { asn: string; date: string; asnName: string };
+      asns: { asn: string; date: string }[];
+      prefixes: { network: string; length: number; date: string }[];
+    }[];
   };
 }
 
@@ -31,7 +45,10 @@ interface WalkedCone {
 }
 
 /** Follows nextPageCursor from the empty cursor to the end, joining the slices of each cone. */
-async function walk(store: LoadedStore, variables: Record<string, unknown>): Promise<{ cones: WalkedCone[]; pages: number; totalCount: number }> {
+async function walk(
+  store: LoadedStore,
+  variables: Record<string, unknown>,
+): Promise<{ cones: WalkedCone[]; pages: number; totalCount: number }> {
   const cones: WalkedCone[] = [];
   let cursor: string | null = null;
   let pages = 0;
@@ -73,7 +90,8 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
 
   const conePrefixesOf = (asn: number): string[] => {
     const ids = new Set<number>();
-    for (const member of membersOf.get(asn) ?? []) for (const id of prefixIdsOf.get(member) ?? []) ids.add(id);
+    for (const member of membersOf.get(asn) ?? [])
+      for (const id of prefixIdsOf.get(member) ?? []) ids.add(id);
     return [...ids].sort((a, b) => a - b).map((id) => prefixText.get(id)!);
   };
 
@@ -82,19 +100,33 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
     latest = store.dates.at(-1)!;
     const db = store.handle.db;
     membersOf = new Map();
-    for (const row of await db.selectFrom('cone_members').select(['asn', 'member_asn']).where('date', '=', latest).orderBy('asn').orderBy('member_asn').execute()) {
+    for (const row of await db
+      .selectFrom('cone_members')
+      .select(['asn', 'member_asn'])
+      .where('date', '=', latest)
+      .orderBy('asn')
+      .orderBy('member_asn')
+      .execute()) {
       const list = membersOf.get(Number(row.asn)) ?? [];
       list.push(Number(row.member_asn));
       membersOf.set(Number(row.asn), list);
     }
     prefixIdsOf = new Map();
-    for (const row of await db.selectFrom('prefix_origins').select(['asn', 'prefix_id']).where('date', '=', latest).execute()) {
+    for (const row of await db
+      .selectFrom('prefix_origins')
+      .select(['asn', 'prefix_id'])
+      .where('date', '=', latest)
+      .execute()) {
       const list = prefixIdsOf.get(Number(row.asn)) ?? [];
       list.push(Number(row.prefix_id));
       prefixIdsOf.set(Number(row.asn), list);
     }
     prefixText = new Map();
-    for (const row of await db.selectFrom('prefixes').select(['prefix_id', 'network', 'length']).where('date', '=', latest).execute()) {
+    for (const row of await db
+      .selectFrom('prefixes')
+      .select(['prefix_id', 'network', 'length'])
+      .where('date', '=', latest)
+      .execute()) {
       prefixText.set(Number(row.prefix_id), `${row.network}/${row.length}`);
     }
   }, LOAD_TIMEOUT_MS);
@@ -128,7 +160,10 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
   });
 
   it('resumes exactly across small pages and chunk edges, with both prefix strategies', async () => {
-    const largest = [...membersOf.entries()].sort((a, b) => b[1].length - a[1].length).slice(0, 3).map(([asn]) => String(asn));
+    const largest = [...membersOf.entries()]
+      .sort((a, b) => b[1].length - a[1].length)
+      .slice(0, 3)
+      .map(([asn]) => String(asn));
     // Small chunks make every page resume mid-chunk; a low threshold sends the biggest cones through the prefix scan.
     coneStreamTuning.chunk = 50;
     coneStreamTuning.largeConeAsns = membersOf.get(Number(largest[1]))!.length - 1;
@@ -148,19 +183,36 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
     const memberA = bigMembers.find((member) => member !== bigAsn)!;
     const memberB = bigMembers.at(-1)!;
     const seen = new Set(
-      (await store.handle.db.selectFrom('asns').select('asn').where('date', '=', latest).where('seen', '=', 1).where('cone_asns', '>', 0).execute()).map((row) =>
-        Number(row.asn),
-      ),
+      (
+        await store.handle.db
+          .selectFrom('asns')
+          .select('asn')
+          .where('date', '=', latest)
+          .where('seen', '=', 1)
+          .where('cone_asns', '>', 0)
+          .execute()
+      ).map((row) => Number(row.asn)),
     );
     const conesWith = (test: (members: number[]) => boolean) =>
-      [...membersOf.entries()].filter(([asn, members]) => seen.has(asn) && test(members)).map(([asn]) => String(asn)).sort();
-    const namesOf = async (variables: Record<string, unknown>) => (await walk(store, { first: 10000, ...variables })).cones.map((cone) => cone.asn).sort();
+      [...membersOf.entries()]
+        .filter(([asn, members]) => seen.has(asn) && test(members))
+        .map(([asn]) => String(asn))
+        .sort();
+    const namesOf = async (variables: Record<string, unknown>) =>
+      (await walk(store, { first: 10000, ...variables })).cones.map((cone) => cone.asn).sort();
 
-    expect(await namesOf({ all: [String(memberA), String(memberB)] })).toEqual(conesWith((m) => m.includes(memberA) && m.includes(memberB)));
-    expect(await namesOf({ some: [String(memberA), String(memberB)] })).toEqual(conesWith((m) => m.includes(memberA) || m.includes(memberB)));
+    expect(await namesOf({ all: [String(memberA), String(memberB)] })).toEqual(
+      conesWith((m) => m.includes(memberA) && m.includes(memberB)),
+    );
+    expect(await namesOf({ some: [String(memberA), String(memberB)] })).toEqual(
+      conesWith((m) => m.includes(memberA) || m.includes(memberB)),
+    );
     const prefix = conePrefixesOf(memberB)[0];
     if (prefix) {
-      const expected = [...membersOf.keys()].filter((asn) => seen.has(asn) && conePrefixesOf(asn).includes(prefix)).map(String).sort();
+      const expected = [...membersOf.keys()]
+        .filter((asn) => seen.has(asn) && conePrefixesOf(asn).includes(prefix))
+        .map(String)
+        .sort();
       expect(await namesOf({ prefixes: [prefix] })).toEqual(expected);
     }
   });
@@ -176,7 +228,11 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
           date: string;
           asn: { asn: string; rank: number };
           cone: { numberAsns: number };
-          asns: { totalCount: number; pageInfo: { offset: number; first: number }; edges: { node: { asn: string; date: string } }[] };
+          asns: {
+            totalCount: number;
+            pageInfo: { offset: number; first: number };
+            edges: { node: { asn: string; date: string } }[];
+          };
           prefixes: { totalCount: number; edges: { node: { network: string; length: number } }[] };
         };
       }>(
@@ -194,7 +250,9 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
       expect(cone.asns.pageInfo).toEqual({ offset, first: 200 });
       totals = { asns: cone.asns.totalCount, prefixes: cone.prefixes.totalCount };
       collected.members.push(...cone.asns.edges.map((edge) => edge.node.asn));
-      collected.prefixes.push(...cone.prefixes.edges.map((edge) => `${edge.node.network}/${edge.node.length}`));
+      collected.prefixes.push(
+        ...cone.prefixes.edges.map((edge) => `${edge.node.network}/${edge.node.length}`),
+      );
     }
     expect(collected.members).toEqual(members.map(String));
     expect(collected.prefixes).toEqual(expectedPrefixes);
@@ -209,18 +267,35 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
       `query($asn: String!, $date: String, $dates: [String!]) { a: asnCone(asn: $asn, date: $date) { date } b: asnCone(asn: $asn, dates: $dates) { date } c: asnCone(asn: "4294967294") { date } }`,
       { asn: String(asn), date: first.replaceAll('-', ''), dates: [first, '1990-01-01'] },
     );
-    const storedFirst = await store.handle.db.selectFrom('cone_members').select('asn').where('date', '=', first).where('asn', '=', asn!).executeTakeFirst();
+    const storedFirst = await store.handle.db
+      .selectFrom('cone_members')
+      .select('asn')
+      .where('date', '=', first)
+      .where('asn', '=', asn!)
+      .executeTakeFirst();
     expect(byDate.a?.date ?? null).toBe(storedFirst ? first : null);
     expect(byDate.b?.date ?? null).toBe(storedFirst ? first : null);
     expect(byDate.c).toBeNull();
   });
 
   it('rejects malformed cursors and page sizes with messages naming the argument', async () => {
-    expect(await queryError(store.handle, '{ asnConesStream(pageCursor: "abc") { totalCount } }')).toMatch(/pageCursor .*"abc".*must be/);
-    expect(await queryError(store.handle, '{ asnConesStream(pageCursor: "1,2,3") { totalCount } }')).toMatch(/pageCursor/);
-    expect(await queryError(store.handle, '{ asnConesStream(pageCursor: "999999,0,") { pages { rank } } }')).toMatch(/pageCursor .*beyond the end/);
-    expect(await queryError(store.handle, '{ asnConesStream(first: 0) { totalCount } }')).toMatch(/first .*from 1 to 10000/);
-    expect(await queryError(store.handle, '{ asnConesStream(prefixMembers: ["10.0.0.0/99"]) { totalCount } }')).toMatch(/prefixMembers/);
-    expect(await queryError(store.handle, '{ asnConesStream(asnMembersAll: ["AS12"]) { totalCount } }')).toMatch(/asnMembersAll must be an ASN/);
+    expect(await queryError(store.handle, '{ asnConesStream(pageCursor: "abc") { totalCount } }')).toMatch(
+      /pageCursor .*"abc".*must be/,
+    );
+    expect(await queryError(store.handle, '{ asnConesStream(pageCursor: "1,2,3") { totalCount } }')).toMatch(
+      /pageCursor/,
+    );
+    expect(
+      await queryError(store.handle, '{ asnConesStream(pageCursor: "999999,0,") { pages { rank } } }'),
+    ).toMatch(/pageCursor .*beyond the end/);
+    expect(await queryError(store.handle, '{ asnConesStream(first: 0) { totalCount } }')).toMatch(
+      /first .*from 1 to 10000/,
+    );
+    expect(
+      await queryError(store.handle, '{ asnConesStream(prefixMembers: ["10.0.0.0/99"]) { totalCount } }'),
+    ).toMatch(/prefixMembers/);
+    expect(
+      await queryError(store.handle, '{ asnConesStream(asnMembersAll: ["AS12"]) { totalCount } }'),
+    ).toMatch(/asnMembersAll must be an ASN/);
   });
 });

@@ -1,5 +1,12 @@
 // No N+1: nested joins are batched per request, so the number of SQL statements does not grow with the page size.
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 import type { DatabaseHandle } from '@asrank/db';
 import { LOAD_TIMEOUT_MS, openLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
 
@@ -33,7 +40,8 @@ describe.each(STORE_KINDS)('query count on %s', (kind) => {
   }
 
   it('asns(first: 10000) with each organization and its rank costs the same few statements as first: 10', async () => {
-    const query = 'query($first: Int) { asns(first: $first) { edges { node { asn organization { orgName rank } } } } }';
+    const query =
+      'query($first: Int) { asns(first: $first) { edges { node { asn organization { orgName rank } } } } }';
     const small = await statementsFor(query, 10);
     const large = await statementsFor(query, 10000);
     expect(large.nodes).toBeGreaterThan(100);

@@ -15,17 +15,35 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
   beforeAll(async () => {
     store = await openLoadedStore(kind);
     latest = store.dates.at(-1)!;
-    asnRows = await store.handle.db.selectFrom('asns').selectAll().where('date', '=', latest).orderBy('asn').execute();
+    asnRows = await store.handle.db
+      .selectFrom('asns')
+      .selectAll()
+      .where('date', '=', latest)
+      .orderBy('asn')
+      .execute();
   }, LOAD_TIMEOUT_MS);
   afterAll(() => store?.close());
 
   /** A ranked ASN with an organization and a country, the kind of record the spec's samples show. */
-  const sampleAsn = () => asnRows.find((row) => row.rank != null && row.org_id != null && row.country_iso != null && Number(row.degree_total) > 1)!;
+  const sampleAsn = () =>
+    asnRows.find(
+      (row) =>
+        row.rank != null && row.org_id != null && row.country_iso != null && Number(row.degree_total) > 1,
+    )!;
 
   it('asn returns every field of the stored record, its country and its organization with that organization’s rank (spec sample)', async () => {
     const row = sampleAsn();
-    const org = await store.handle.db.selectFrom('organizations').selectAll().where('date', '=', latest).where('org_id', '=', String(row.org_id)).executeTakeFirstOrThrow();
-    const country = await store.handle.db.selectFrom('countries').selectAll().where('iso', '=', String(row.country_iso)).executeTakeFirst();
+    const org = await store.handle.db
+      .selectFrom('organizations')
+      .selectAll()
+      .where('date', '=', latest)
+      .where('org_id', '=', String(row.org_id))
+      .executeTakeFirstOrThrow();
+    const country = await store.handle.db
+      .selectFrom('countries')
+      .selectAll()
+      .where('iso', '=', String(row.country_iso))
+      .executeTakeFirst();
     const data = await queryData<{ asn: Row & { organization: Row; country: Row | null } }>(
       store.handle,
       `query($asn: String!) { asn(asn: $asn) {
@@ -60,7 +78,11 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
           }
         : null,
       organization: { orgId: org.org_id, orgName: org.org_name, rank: num(org.rank), date: latest },
-      cone: { numberAsns: num(row.cone_asns), numberPrefixes: num(row.cone_prefixes), numberAddresses: num(row.cone_addresses) },
+      cone: {
+        numberAsns: num(row.cone_asns),
+        numberPrefixes: num(row.cone_prefixes),
+        numberAddresses: num(row.cone_addresses),
+      },
       asnDegree: {
         provider: row.degree_provider,
         peer: row.degree_peer,
@@ -69,7 +91,10 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
         transit: row.degree_transit,
         total: row.degree_total,
       },
-      announcing: { numberPrefixes: num(row.announcing_prefixes), numberAddresses: num(row.announcing_addresses) },
+      announcing: {
+        numberPrefixes: num(row.announcing_prefixes),
+        numberAddresses: num(row.announcing_addresses),
+      },
     });
   });
 
@@ -80,8 +105,18 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
       `query($asn: String!, $org: String!) { asn(asn: $asn) { asnName } organization(orgId: $org) { orgName } dataset { date } asns { totalCount } }`,
       { asn: String(row.asn), org: String(row.org_id) },
     );
-    const org = await store.handle.db.selectFrom('organizations').select('org_name').where('date', '=', latest).where('org_id', '=', String(row.org_id)).executeTakeFirstOrThrow();
-    expect(data).toEqual({ asn: { asnName: row.asn_name }, organization: { orgName: org.org_name }, dataset: { date: latest }, asns: { totalCount: asnRows.length } });
+    const org = await store.handle.db
+      .selectFrom('organizations')
+      .select('org_name')
+      .where('date', '=', latest)
+      .where('org_id', '=', String(row.org_id))
+      .executeTakeFirstOrThrow();
+    expect(data).toEqual({
+      asn: { asnName: row.asn_name },
+      organization: { orgName: org.org_name },
+      dataset: { date: latest },
+      asns: { totalCount: asnRows.length },
+    });
   });
 
   it('asns pages through the latest month by rank with connection metadata', async () => {
@@ -89,28 +124,72 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
       .sort((a, b) => (num(a.rank) ?? Infinity) - (num(b.rank) ?? Infinity) || Number(a.asn) - Number(b.asn))
       .map((row) => String(row.asn));
     const query = `query($first: Int, $offset: Int) { asns(first: $first, offset: $offset) { totalCount pageInfo { first offset status hasPreviousPage hasNextPage startCursor endCursor } edges { cursor node { asn date } } } }`;
-    const page1 = await queryData<{ asns: { totalCount: number; pageInfo: Row; edges: { cursor: string; node: { asn: string; date: string } }[] } }>(store.handle, query);
+    const page1 = await queryData<{
+      asns: {
+        totalCount: number;
+        pageInfo: Row;
+        edges: { cursor: string; node: { asn: string; date: string } }[];
+      };
+    }>(store.handle, query);
     expect(page1.asns.totalCount).toBe(asnRows.length);
-    expect(page1.asns.pageInfo).toMatchObject({ first: 40, offset: 0, status: 'success', hasPreviousPage: false, hasNextPage: asnRows.length > 40 });
+    expect(page1.asns.pageInfo).toMatchObject({
+      first: 40,
+      offset: 0,
+      status: 'success',
+      hasPreviousPage: false,
+      hasNextPage: asnRows.length > 40,
+    });
     expect(page1.asns.edges.map((edge) => edge.node.asn)).toEqual(expected.slice(0, 40));
     expect(new Set(page1.asns.edges.map((edge) => edge.node.date))).toEqual(new Set([latest]));
     expect(page1.asns.pageInfo.startCursor).toBe(page1.asns.edges[0]!.cursor);
     expect(page1.asns.pageInfo.endCursor).toBe(page1.asns.edges.at(-1)!.cursor);
     const offset = expected.length - 5;
-    const last = await queryData<{ asns: { pageInfo: Row; edges: { node: { asn: string } }[] } }>(store.handle, query, { first: 10, offset });
+    const last = await queryData<{ asns: { pageInfo: Row; edges: { node: { asn: string } }[] } }>(
+      store.handle,
+      query,
+      { first: 10, offset },
+    );
     expect(last.asns.edges.map((edge) => edge.node.asn)).toEqual(expected.slice(offset));
-    expect(last.asns.pageInfo).toMatchObject({ first: 10, offset, hasPreviousPage: true, hasNextPage: false });
+    expect(last.asns.pageInfo).toMatchObject({
+      first: 10,
+      offset,
+      hasPreviousPage: true,
+      hasNextPage: false,
+    });
     // A page across the end of the ranked ASNs continues with the unranked ones.
     const ranked = asnRows.filter((row) => row.rank != null).length;
     expect(ranked).toBeLessThan(asnRows.length);
-    const across = await queryData<{ asns: { edges: { node: { asn: string } }[] } }>(store.handle, query, { first: 10, offset: ranked - 3 });
+    const across = await queryData<{ asns: { edges: { node: { asn: string } }[] } }>(store.handle, query, {
+      first: 10,
+      offset: ranked - 3,
+    });
     expect(across.asns.edges.map((edge) => edge.node.asn)).toEqual(expected.slice(ranked - 3, ranked + 7));
   });
 
   it('Asn.asnLinks lists the stored links of the ASN with asn0 = the ASN and asn1 the neighbour', async () => {
     const row = sampleAsn();
-    const links = await store.handle.db.selectFrom('asn_links').selectAll().where('date', '=', latest).where('asn0', '=', Number(row.asn)).execute();
-    const data = await queryData<{ asn: { asnLinks: { totalCount: number; edges: { node: { asn0: { asn: string }; asn1: { asn: string; date: string }; relationship: string; numberPaths: number | null; date: string } }[] } } }>(
+    const links = await store.handle.db
+      .selectFrom('asn_links')
+      .selectAll()
+      .where('date', '=', latest)
+      .where('asn0', '=', Number(row.asn))
+      .execute();
+    const data = await queryData<{
+      asn: {
+        asnLinks: {
+          totalCount: number;
+          edges: {
+            node: {
+              asn0: { asn: string };
+              asn1: { asn: string; date: string };
+              relationship: string;
+              numberPaths: number | null;
+              date: string;
+            };
+          }[];
+        };
+      };
+    }>(
       store.handle,
       `query($asn: String!) { asn(asn: $asn) { asnLinks(first: 10000) { totalCount edges { node { asn0 { asn } asn1 { asn date } relationship numberPaths date } } } } }`,
       { asn: String(row.asn) },
@@ -125,16 +204,32 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
   });
 
   it('organization returns members, links, neighbours, cone and degrees of the stored organization', async () => {
-    const orgRows = await store.handle.db.selectFrom('organizations').selectAll().where('date', '=', latest).orderBy('number_asns', 'desc').orderBy('org_id').execute();
+    const orgRows = await store.handle.db
+      .selectFrom('organizations')
+      .selectAll()
+      .where('date', '=', latest)
+      .orderBy('number_asns', 'desc')
+      .orderBy('org_id')
+      .execute();
     const org = orgRows[0]!;
     const members = asnRows.filter((row) => row.org_id === org.org_id).map((row) => Number(row.asn));
     const memberSet = new Set(members);
     const orgOf = new Map(asnRows.map((row) => [Number(row.asn), row.org_id]));
-    const links = (await store.handle.db.selectFrom('asn_links').selectAll().where('date', '=', latest).execute()).filter(
-      (link) => memberSet.has(Number(link.asn0)) && orgOf.get(Number(link.asn1)) !== org.org_id,
-    );
+    const links = (
+      await store.handle.db.selectFrom('asn_links').selectAll().where('date', '=', latest).execute()
+    ).filter((link) => memberSet.has(Number(link.asn0)) && orgOf.get(Number(link.asn1)) !== org.org_id);
     const neighbors = new Set(links.map((link) => Number(link.asn1)).filter((asn) => orgOf.has(asn)));
-    const data = await queryData<{ organization: Row & { members: { numberAsns: number; numberAsnsSeen: number; asns: { totalCount: number; edges: { node: { asn: string; organization: { orgId: string } } }[] } }; asnLinks: { totalCount: number; edges: { node: { asn0: { asn: string }; asn1: { asn: string } } }[] }; neighbors: { totalCount: number; edges: { node: { asn: string } }[] } } }>(
+    const data = await queryData<{
+      organization: Row & {
+        members: {
+          numberAsns: number;
+          numberAsnsSeen: number;
+          asns: { totalCount: number; edges: { node: { asn: string; organization: { orgId: string } } }[] };
+        };
+        asnLinks: { totalCount: number; edges: { node: { asn0: { asn: string }; asn1: { asn: string } } }[] };
+        neighbors: { totalCount: number; edges: { node: { asn: string } }[] };
+      };
+    }>(
       store.handle,
       `query($org: String!) { organization(orgId: $org) {
         orgId orgName rank date seen
@@ -147,7 +242,13 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
       { org: org.org_id },
     );
     const got = data.organization;
-    expect({ orgId: got.orgId, orgName: got.orgName, rank: got.rank, date: got.date, seen: got.seen }).toEqual({
+    expect({
+      orgId: got.orgId,
+      orgName: got.orgName,
+      rank: got.rank,
+      date: got.date,
+      seen: got.seen,
+    }).toEqual({
       orgId: org.org_id,
       orgName: org.org_name,
       rank: num(org.rank),
@@ -157,13 +258,23 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
     expect(got.members.numberAsns).toBe(Number(org.number_asns));
     expect(got.members.numberAsnsSeen).toBe(Number(org.number_asns_seen));
     expect(got.members.asns.totalCount).toBe(members.length);
-    expect(got.members.asns.edges.map((edge) => Number(edge.node.asn)).sort((a, b) => a - b)).toEqual([...members].sort((a, b) => a - b));
-    expect(new Set(got.members.asns.edges.map((edge) => edge.node.organization.orgId))).toEqual(new Set([org.org_id]));
+    expect(got.members.asns.edges.map((edge) => Number(edge.node.asn)).sort((a, b) => a - b)).toEqual(
+      [...members].sort((a, b) => a - b),
+    );
+    expect(new Set(got.members.asns.edges.map((edge) => edge.node.organization.orgId))).toEqual(
+      new Set([org.org_id]),
+    );
     expect(got.asnLinks.totalCount).toBe(links.length);
-    expect(got.asnLinks.edges.map((edge) => `${edge.node.asn0.asn}-${edge.node.asn1.asn}`).sort()).toEqual(links.map((link) => `${link.asn0}-${link.asn1}`).sort());
+    expect(got.asnLinks.edges.map((edge) => `${edge.node.asn0.asn}-${edge.node.asn1.asn}`).sort()).toEqual(
+      links.map((link) => `${link.asn0}-${link.asn1}`).sort(),
+    );
     expect(got.neighbors.totalCount).toBe(neighbors.size);
     expect(new Set(got.neighbors.edges.map((edge) => Number(edge.node.asn)))).toEqual(neighbors);
-    expect(got.cone).toEqual({ numberAsns: num(org.cone_asns), numberPrefixes: num(org.cone_prefixes), numberAddresses: num(org.cone_addresses) });
+    expect(got.cone).toEqual({
+      numberAsns: num(org.cone_asns),
+      numberPrefixes: num(org.cone_prefixes),
+      numberAddresses: num(org.cone_addresses),
+    });
     expect(got.asnDegree).toEqual({
       provider: org.degree_provider,
       peer: org.degree_peer,
@@ -176,19 +287,49 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
   });
 
   it('organizations lists the latest month by rank', async () => {
-    const orgRows = await store.handle.db.selectFrom('organizations').select(['org_id', 'rank']).where('date', '=', latest).execute();
+    const orgRows = await store.handle.db
+      .selectFrom('organizations')
+      .select(['org_id', 'rank'])
+      .where('date', '=', latest)
+      .execute();
     const expected = orgRows
-      .sort((a, b) => (num(a.rank) ?? Infinity) - (num(b.rank) ?? Infinity) || (a.org_id < b.org_id ? -1 : a.org_id > b.org_id ? 1 : 0))
+      .sort(
+        (a, b) =>
+          (num(a.rank) ?? Infinity) - (num(b.rank) ?? Infinity) ||
+          (a.org_id < b.org_id ? -1 : a.org_id > b.org_id ? 1 : 0),
+      )
       .map((row) => row.org_id);
-    const data = await queryData<{ organizations: { totalCount: number; edges: { node: { orgId: string } }[] } }>(store.handle, '{ organizations(first: 10000) { totalCount edges { node { orgId } } } }');
+    const data = await queryData<{
+      organizations: { totalCount: number; edges: { node: { orgId: string } }[] };
+    }>(store.handle, '{ organizations(first: 10000) { totalCount edges { node { orgId } } } }');
     expect(data.organizations.totalCount).toBe(orgRows.length);
     expect(data.organizations.edges.map((edge) => edge.node.orgId)).toEqual(expected);
   });
 
   it('asnLink and asnLinks return the stored links; each link once without arguments', async () => {
-    const link = await store.handle.db.selectFrom('asn_links').selectAll().where('date', '=', latest).where('canonical', '=', 1).orderBy('asn0').executeTakeFirstOrThrow();
-    const locations = await store.handle.db.selectFrom('link_locations').select('loc_id').where('date', '=', latest).where('asn0', '=', link.asn0).where('asn1', '=', link.asn1).orderBy('loc_id').execute();
-    const data = await queryData<{ asnLink: Row & { asn0: { asn: string }; asn1: { asn: string }; locations: { totalCount: number; edges: { node: { locId: string } }[] } }; asnLinks: { totalCount: number } }>(
+    const link = await store.handle.db
+      .selectFrom('asn_links')
+      .selectAll()
+      .where('date', '=', latest)
+      .where('canonical', '=', 1)
+      .orderBy('asn0')
+      .executeTakeFirstOrThrow();
+    const locations = await store.handle.db
+      .selectFrom('link_locations')
+      .select('loc_id')
+      .where('date', '=', latest)
+      .where('asn0', '=', link.asn0)
+      .where('asn1', '=', link.asn1)
+      .orderBy('loc_id')
+      .execute();
+    const data = await queryData<{
+      asnLink: Row & {
+        asn0: { asn: string };
+        asn1: { asn: string };
+        locations: { totalCount: number; edges: { node: { locId: string } }[] };
+      };
+      asnLinks: { totalCount: number };
+    }>(
       store.handle,
       `query($a: String!, $b: String!) { asnLink(asn0: $a, asn1: $b) { asn0 { asn } asn1 { asn } relationship numberPaths correctedBy date locations { totalCount edges { node { locId } } } } asnLinks { totalCount } }`,
       { a: String(link.asn0), b: String(link.asn1) },
@@ -200,15 +341,29 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
       numberPaths: num(link.number_paths),
       correctedBy: num(link.corrected_by),
       date: latest,
-      locations: { totalCount: locations.length, edges: locations.map((location) => ({ node: { locId: location.loc_id } })) },
+      locations: {
+        totalCount: locations.length,
+        edges: locations.map((location) => ({ node: { locId: location.loc_id } })),
+      },
     });
-    const canonical = await store.handle.db.selectFrom('asn_links').select((eb) => eb.fn.countAll().as('n')).where('date', '=', latest).where('canonical', '=', 1).executeTakeFirstOrThrow();
+    const canonical = await store.handle.db
+      .selectFrom('asn_links')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('date', '=', latest)
+      .where('canonical', '=', 1)
+      .executeTakeFirstOrThrow();
     expect(data.asnLinks.totalCount).toBe(Number(canonical.n));
   });
 
   it('locations returns the stored locations with their countries', async () => {
-    const rows = await store.handle.db.selectFrom('locations').selectAll().where('date', '=', latest).execute();
-    const data = await queryData<{ locations: { totalCount: number; edges: { node: Row & { country: { iso: string } | null } }[] } }>(
+    const rows = await store.handle.db
+      .selectFrom('locations')
+      .selectAll()
+      .where('date', '=', latest)
+      .execute();
+    const data = await queryData<{
+      locations: { totalCount: number; edges: { node: Row & { country: { iso: string } | null } }[] };
+    }>(
       store.handle,
       '{ locations(first: 10000) { totalCount edges { node { locId city region country { iso } continent latitude longitude population date } } } }',
     );
@@ -232,7 +387,11 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
 
   it('dataset and datasets return the stored months', async () => {
     const rows = await store.handle.db.selectFrom('datasets').selectAll().orderBy('date').execute();
-    const data = await queryData<{ dataset: Row; first: Row | null; datasets: { totalCount: number; edges: { node: { date: string } }[] } }>(
+    const data = await queryData<{
+      dataset: Row;
+      first: Row | null;
+      datasets: { totalCount: number; edges: { node: { date: string } }[] };
+    }>(
       store.handle,
       `query($first: String) { dataset { datasetId modifiedAt date ipVersion country { iso } asnReservedRanges { start end } asnAssignedRanges { start end } clique asnIxs sources { url date name }
         numberAddresses numberPrefixes numberAsns numberAsnsSeen numberOrganizations numberOrganizationsSeen }
@@ -240,7 +399,8 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
       { first: rows[0]!.date.replaceAll('-', '') },
     );
     const row = rows.at(-1)!;
-    const ranges = (json: string) => (JSON.parse(json) as unknown[][]).map(([start, end]) => ({ start: String(start), end: String(end) }));
+    const ranges = (json: string) =>
+      (JSON.parse(json) as unknown[][]).map(([start, end]) => ({ start: String(start), end: String(end) }));
     expect(data.dataset).toEqual({
       datasetId: row.dataset_id,
       modifiedAt: row.modified_at,
@@ -251,7 +411,11 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
       asnAssignedRanges: ranges(row.asn_assigned_ranges),
       clique: (JSON.parse(row.clique) as unknown[]).map(String),
       asnIxs: (JSON.parse(row.asn_ixs) as unknown[]).map(String),
-      sources: (JSON.parse(row.sources) as Row[]).map((source) => ({ url: source.url ?? null, date: source.date ?? null, name: source.name ?? null })),
+      sources: (JSON.parse(row.sources) as Row[]).map((source) => ({
+        url: source.url ?? null,
+        date: source.date ?? null,
+        name: source.name ?? null,
+      })),
       numberAddresses: num(row.number_addresses),
       numberPrefixes: num(row.number_prefixes),
       numberAsns: num(row.number_asns),
@@ -266,8 +430,20 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
 
   it('a historic asns query returns one node per month in date order, each joined to its own month (spec sample)', async () => {
     const row = sampleAsn();
-    const stored = await store.handle.db.selectFrom('asns').select(['date', 'rank', 'org_id']).where('asn', '=', Number(row.asn)).orderBy('date').execute();
-    const data = await queryData<{ asns: { totalCount: number; edges: { node: { asn: string; rank: number | null; date: string; organization: { date: string } | null } }[] } }>(
+    const stored = await store.handle.db
+      .selectFrom('asns')
+      .select(['date', 'rank', 'org_id'])
+      .where('asn', '=', Number(row.asn))
+      .orderBy('date')
+      .execute();
+    const data = await queryData<{
+      asns: {
+        totalCount: number;
+        edges: {
+          node: { asn: string; rank: number | null; date: string; organization: { date: string } | null };
+        }[];
+      };
+    }>(
       store.handle,
       `query($asn: String!, $start: String, $end: String) { asns(asns: [$asn], dateStart: $start, dateEnd: $end) { totalCount edges { node { asn rank date organization { date } } } } }`,
       { asn: String(row.asn), start: store.dates[0], end: latest },
@@ -275,7 +451,12 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
     expect(data.asns.totalCount).toBe(stored.length);
     expect(stored.length).toBeGreaterThan(1);
     expect(data.asns.edges.map((edge) => edge.node)).toEqual(
-      stored.map((month) => ({ asn: String(row.asn), rank: num(month.rank), date: month.date, organization: month.org_id ? { date: month.date } : null })),
+      stored.map((month) => ({
+        asn: String(row.asn),
+        rank: num(month.rank),
+        date: month.date,
+        organization: month.org_id ? { date: month.date } : null,
+      })),
     );
   });
 });

@@ -25,7 +25,8 @@ describe('schema shape', () => {
     const query = schema.getQueryType();
     expect(query).toBeDefined();
     const fields = query!.getFields();
-    const argsOf = (name: string) => (fields[name]?.args ?? []).map((arg: { name: string }) => arg.name).sort();
+    const argsOf = (name: string) =>
+      (fields[name]?.args ?? []).map((arg: { name: string }) => arg.name).sort();
     const expected: Record<string, string[]> = {
       dataset: ['date'],
       datasets: ['first', 'offset', 'sort', 'dateStart', 'dateEnd'],
@@ -62,7 +63,9 @@ describe('schema shape', () => {
       expect(nodeType instanceof GraphQLNonNull && nodeType.ofType instanceof GraphQLList).toBe(false);
     }
     const pageInfo = schema.getType('PageInfo') as GraphQLObjectType;
-    const types = Object.fromEntries(Object.entries(pageInfo.getFields()).map(([name, field]) => [name, field.type.toString()]));
+    const types = Object.fromEntries(
+      Object.entries(pageInfo.getFields()).map(([name, field]) => [name, field.type.toString()]),
+    );
     expect(types).toEqual({
       hasPreviousPage: 'Boolean!',
       hasNextPage: 'Boolean!',

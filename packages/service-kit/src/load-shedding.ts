@@ -17,13 +17,21 @@ export interface LoadSheddingOptions {
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 const RETRY_AFTER_SECONDS = 5;
 
-type PressureHandler = (request: FastifyRequest, reply: FastifyReply, type: string, value: number | undefined) => void;
+type PressureHandler = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  type: string,
+  value: number | undefined,
+) => void;
 
 async function loadSheddingPlugin(app: FastifyInstance, options: LoadSheddingOptions): Promise<void> {
   const handler = (request: FastifyRequest, reply: FastifyReply, type: string, value: number | undefined) => {
     if (PROBES.has(request.url.split('?')[0] ?? '')) return undefined;
     request.log.warn({ type, value }, 'shedding load');
-    reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS)).type('application/json; charset=utf-8');
+    reply
+      .code(503)
+      .header('retry-after', String(RETRY_AFTER_SECONDS))
+      .type('application/json; charset=utf-8');
     return options.refusalBody(`the service is overloaded (${type}); retry in a few seconds`, request);
   };
   await app.register(underPressure, {

@@ -31,7 +31,8 @@ function resolveDatabaseUrl(url: string): string {
 
 function positiveInteger(name: string) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}"`);
+    if (!/^\d+$/.test(value) || Number(value) < 1)
+      throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}"`);
     return Number(value);
   };
 }
@@ -55,7 +56,8 @@ function printSummary(summary: IngestSummary, out: NodeJS.WritableStream): void 
   for (const { step, seconds } of summary.timings) out.write(`  ${step.padEnd(40)} ${seconds.toFixed(2)}\n`);
   if (summary.skippedLines > 0) {
     out.write(`skipped ${summary.skippedLines} malformed line(s):\n`);
-    for (const [file, count] of Object.entries(summary.skippedLinesPerFile)) out.write(`  ${file}: ${count}\n`);
+    for (const [file, count] of Object.entries(summary.skippedLinesPerFile))
+      out.write(`  ${file}: ${count}\n`);
   } else {
     out.write('skipped 0 malformed lines\n');
   }
@@ -64,7 +66,9 @@ function printSummary(summary: IngestSummary, out: NodeJS.WritableStream): void 
 /** The SQLite file a URL names when it does not exist yet (listing or dropping must not create an empty store). */
 function missingSqliteFile(url: string): string | null {
   const parsed = parseDatabaseUrl(resolveDatabaseUrl(url));
-  return parsed.dialect === 'sqlite' && parsed.target !== ':memory:' && !fs.existsSync(parsed.target) ? parsed.target : null;
+  return parsed.dialect === 'sqlite' && parsed.target !== ':memory:' && !fs.existsSync(parsed.target)
+    ? parsed.target
+    : null;
 }
 
 async function withDatabase<T>(url: string, work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
@@ -104,7 +108,9 @@ export function buildProgram(out: NodeJS.WritableStream = process.stdout): Comma
       parseDateArgument(String(opts.date), '--date');
       const linkGeo = opts.linkGeo as string[] | undefined;
       if (linkGeo && linkGeo.length !== 2) {
-        throw new IngestInputError(`--link-geo takes exactly two files (as-rel-geo, then locations); got ${linkGeo.length}`);
+        throw new IngestInputError(
+          `--link-geo takes exactly two files (as-rel-geo, then locations); got ${linkGeo.length}`,
+        );
       }
       const summary = await withDatabase(databaseUrl(), (handle) =>
         ingestMonth(handle, {
@@ -114,7 +120,9 @@ export function buildProgram(out: NodeJS.WritableStream = process.stdout): Comma
           pfx2as: ((opts.pfx2as as string[] | undefined) ?? []).map(resolvePath),
           ppdcAses: opts.ppdcAses ? resolvePath(String(opts.ppdcAses)) : undefined,
           asrankCounts: opts.asrankCounts ? resolvePath(String(opts.asrankCounts)) : undefined,
-          linkGeo: linkGeo ? { asRelGeo: resolvePath(linkGeo[0]!), locations: resolvePath(linkGeo[1]!) } : undefined,
+          linkGeo: linkGeo
+            ? { asRelGeo: resolvePath(linkGeo[0]!), locations: resolvePath(linkGeo[1]!) }
+            : undefined,
           skipBadLines: Boolean(opts.skipBadLines),
           progress: createProgress(opts.quiet ? 'silent' : 'auto'),
         }),
@@ -124,7 +132,9 @@ export function buildProgram(out: NodeJS.WritableStream = process.stdout): Comma
 
   program
     .command('import-jsonl')
-    .description('load one month from AS Rank API JSON-lines dumps (asns.jsonl, organizations.jsonl, asnLinks.jsonl)')
+    .description(
+      'load one month from AS Rank API JSON-lines dumps (asns.jsonl, organizations.jsonl, asnLinks.jsonl)',
+    )
     .requiredOption('--date <YYYY-MM-DD>', 'the month the dump describes')
     .argument('<dir>', 'directory holding the .jsonl files')
     .option('--skip-bad-lines', 'skip malformed lines (and report how many) instead of stopping')
@@ -152,7 +162,13 @@ export function buildProgram(out: NodeJS.WritableStream = process.stdout): Comma
     .option('--start-date <YYYY-MM-DD>', 'first month')
     .action(async (opts: { out: string; seed: number; asns: number; months: number; startDate?: string }) => {
       const outDir = resolvePath(opts.out);
-      await generateDataset({ outDir, seed: opts.seed, asns: opts.asns, months: opts.months, startDate: opts.startDate });
+      await generateDataset({
+        outDir,
+        seed: opts.seed,
+        asns: opts.asns,
+        months: opts.months,
+        startDate: opts.startDate,
+      });
       out.write(`Generated ${opts.months} month(s) of ${opts.asns} ASNs (seed ${opts.seed}) in ${outDir}\n`);
     });
 
@@ -184,9 +200,14 @@ export function buildProgram(out: NodeJS.WritableStream = process.stdout): Comma
         return;
       }
       const header = ['date', 'asns', 'asns seen', 'organizations', 'links', 'prefixes'];
-      const lines = rows.map((r) => [r.date, r.numberAsns, r.numberAsnsSeen, r.numberOrganizations, r.numberLinks, r.numberPrefixes].map(String));
+      const lines = rows.map((r) =>
+        [r.date, r.numberAsns, r.numberAsnsSeen, r.numberOrganizations, r.numberLinks, r.numberPrefixes].map(
+          String,
+        ),
+      );
       const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-      for (const line of [header, ...lines]) out.write(`${line.map((cell, i) => cell.padStart(widths[i]!)).join('  ')}\n`);
+      for (const line of [header, ...lines])
+        out.write(`${line.map((cell, i) => cell.padStart(widths[i]!)).join('  ')}\n`);
     });
 
   program
@@ -212,8 +233,11 @@ function isUserError(error: unknown): error is Error {
     error instanceof MalformedLineError ||
     error instanceof InputFileError ||
     error instanceof IngestInputError ||
-    (error instanceof Error && /^(DATABASE_URL|database migration|database unavailable)/.test(error.message)) ||
-    (error instanceof Error && 'code' in error && ['ECONNREFUSED', 'ENOTFOUND', '3D000', '28P01'].includes(String(error.code)))
+    (error instanceof Error &&
+      /^(DATABASE_URL|database migration|database unavailable)/.test(error.message)) ||
+    (error instanceof Error &&
+      'code' in error &&
+      ['ECONNREFUSED', 'ENOTFOUND', '3D000', '28P01'].includes(String(error.code)))
   );
 }
 
@@ -228,7 +252,9 @@ export async function runCli(argv: string[]): Promise<number> {
       process.stderr.write(`asrank: ${error.message}\n`);
       return 1;
     }
-    process.stderr.write(`asrank: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `asrank: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return 2;
   }
 }

@@ -42,10 +42,19 @@ export async function dropMonth(handle: DatabaseHandle, dateArgument: string): P
   const date = parseDateArgument(dateArgument, 'date');
   await migrateToLatest(handle.db, handle.dialect);
   return handle.db.transaction().execute(async (trx) => {
-    const existing = await trx.selectFrom('datasets').select('date').where('date', '=', date).executeTakeFirst();
+    const existing = await trx
+      .selectFrom('datasets')
+      .select('date')
+      .where('date', '=', date)
+      .executeTakeFirst();
     if (!existing) return false;
-    for (const table of MONTH_TABLES) await sql`delete from ${sql.table(table)} where date = ${date}`.execute(trx);
-    const current = await trx.selectFrom('meta').select('value').where('key', '=', 'data_version').executeTakeFirst();
+    for (const table of MONTH_TABLES)
+      await sql`delete from ${sql.table(table)} where date = ${date}`.execute(trx);
+    const current = await trx
+      .selectFrom('meta')
+      .select('value')
+      .where('key', '=', 'data_version')
+      .executeTakeFirst();
     const next = String((Number(current?.value ?? '0') || 0) + 1);
     await trx
       .insertInto('meta')

@@ -32,7 +32,11 @@ function findFile(dir: string, names: readonly string[]): string | null {
   return null;
 }
 
-async function* nodes(file: string, policy: BadLinePolicy, expected: string): AsyncGenerator<{ node: Json; lineNumber: number; line: string }> {
+async function* nodes(
+  file: string,
+  policy: BadLinePolicy,
+  expected: string,
+): AsyncGenerator<{ node: Json; lineNumber: number; line: string }> {
   for await (const { line, lineNumber } of readLines(file)) {
     if (line.trim() === '') continue;
     let value: unknown;
@@ -41,7 +45,10 @@ async function* nodes(file: string, policy: BadLinePolicy, expected: string): As
     } catch {
       value = undefined;
     }
-    const node = value && typeof value === 'object' && !Array.isArray(value) && 'node' in value ? (value as Json).node : value;
+    const node =
+      value && typeof value === 'object' && !Array.isArray(value) && 'node' in value
+        ? (value as Json).node
+        : value;
     if (!node || typeof node !== 'object' || Array.isArray(node)) {
       policy.reject(file, lineNumber, expected, line);
       continue;
@@ -50,19 +57,27 @@ async function* nodes(file: string, policy: BadLinePolicy, expected: string): As
   }
 }
 
-const obj = (value: unknown): Json => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {});
+const obj = (value: unknown): Json =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {};
 const num = (value: unknown): number | null => {
   if (value === null || value === undefined || value === '') return null;
   const n = Number(value);
   return Number.isFinite(n) ? n : null;
 };
 const int = (value: unknown): number => Math.trunc(num(value) ?? 0);
-const str = (value: unknown): string | null => (value === null || value === undefined || value === '' ? null : String(value));
+const str = (value: unknown): string | null =>
+  value === null || value === undefined || value === '' ? null : String(value);
 const bool = (value: unknown): boolean => value === true || value === 'true' || value === 1 || value === '1';
-const asnOf = (value: unknown): number | null => parseAsn(String(typeof value === 'object' && value !== null ? (value as Json).asn : (value ?? '')));
+const asnOf = (value: unknown): number | null =>
+  parseAsn(String(typeof value === 'object' && value !== null ? (value as Json).asn : (value ?? '')));
 
 const RELATIONSHIPS = new Set(['provider', 'customer', 'peer', 'sibling']);
-const REVERSE: Record<string, AsnLinksTable['relationship']> = { provider: 'customer', customer: 'provider', peer: 'peer', sibling: 'sibling' };
+const REVERSE: Record<string, AsnLinksTable['relationship']> = {
+  provider: 'customer',
+  customer: 'provider',
+  peer: 'peer',
+  sibling: 'sibling',
+};
 
 export interface ImportJsonlOptions {
   date: string;
@@ -71,13 +86,19 @@ export interface ImportJsonlOptions {
   progress?: Progress;
 }
 
-export async function importJsonl(handle: DatabaseHandle, options: ImportJsonlOptions): Promise<IngestSummary> {
+export async function importJsonl(
+  handle: DatabaseHandle,
+  options: ImportJsonlOptions,
+): Promise<IngestSummary> {
   const started = process.hrtime.bigint();
   const date = parseDateArgument(options.date, 'date');
   const policy = new BadLinePolicy(options.skipBadLines ?? false);
   const progress = options.progress ?? createProgress('silent');
   if (!fs.existsSync(options.dir) || !fs.statSync(options.dir).isDirectory()) {
-    throw new InputFileError(options.dir, 'not a directory (expected a folder holding asns.jsonl, organizations.jsonl, asnLinks.jsonl)');
+    throw new InputFileError(
+      options.dir,
+      'not a directory (expected a folder holding asns.jsonl, organizations.jsonl, asnLinks.jsonl)',
+    );
   }
   const asnsFile = findFile(options.dir, FILES.asns);
   const orgsFile = findFile(options.dir, FILES.organizations);
@@ -92,7 +113,11 @@ export async function importJsonl(handle: DatabaseHandle, options: ImportJsonlOp
   const givenNumberAsns = new Set<string>();
   const givenNumberAsnsSeen = new Set<string>();
   if (orgsFile) {
-    for await (const { node, lineNumber, line } of nodes(orgsFile, policy, 'one JSON Organization node per line')) {
+    for await (const { node, lineNumber, line } of nodes(
+      orgsFile,
+      policy,
+      'one JSON Organization node per line',
+    )) {
       const orgId = str(node.orgId);
       if (orgId === null) {
         policy.reject(orgsFile, lineNumber, 'an Organization node with a non-empty "orgId"', line);
@@ -146,9 +171,25 @@ export async function importJsonl(handle: DatabaseHandle, options: ImportJsonlOp
       const orgName = str(obj(node.organization).orgName) ?? (orgId ? orgNames.get(orgId) : undefined) ?? '';
       if (orgId !== null && !organizations.has(orgId)) {
         organizations.set(orgId, {
-          date, org_id: orgId, org_name: orgName, country_iso: null, rank: null, seen: 0, number_asns: 0, number_asns_seen: 0,
-          cone_asns: 0, cone_prefixes: 0, cone_addresses: 0, degree_provider: 0, degree_peer: 0, degree_customer: 0,
-          degree_sibling: 0, degree_transit: 0, degree_total: 0, org_degree_total: 0, org_degree_transit: 0,
+          date,
+          org_id: orgId,
+          org_name: orgName,
+          country_iso: null,
+          rank: null,
+          seen: 0,
+          number_asns: 0,
+          number_asns_seen: 0,
+          cone_asns: 0,
+          cone_prefixes: 0,
+          cone_addresses: 0,
+          degree_provider: 0,
+          degree_peer: 0,
+          degree_customer: 0,
+          degree_sibling: 0,
+          degree_transit: 0,
+          degree_total: 0,
+          org_degree_total: 0,
+          org_degree_transit: 0,
           search_text: `${orgName} ${orgId}`.trim().toLowerCase(),
         });
       }
@@ -157,21 +198,50 @@ export async function importJsonl(handle: DatabaseHandle, options: ImportJsonlOp
 
   const links = new Map<string, AsnLinksTable>();
   if (linksFile) {
-    for await (const { node, lineNumber, line } of nodes(linksFile, policy, 'one JSON AsnLink node per line')) {
+    for await (const { node, lineNumber, line } of nodes(
+      linksFile,
+      policy,
+      'one JSON AsnLink node per line',
+    )) {
       const asn0 = asnOf(node.asn0);
       const asn1 = asnOf(node.asn1);
       const relationship = String(node.relationship ?? '');
       if (asn0 === null || asn1 === null || asn0 === asn1 || !RELATIONSHIPS.has(relationship)) {
-        policy.reject(linksFile, lineNumber, 'an AsnLink node with two different "asn0"/"asn1" ASNs and "relationship" provider, customer, peer or sibling', line);
+        policy.reject(
+          linksFile,
+          lineNumber,
+          'an AsnLink node with two different "asn0"/"asn1" ASNs and "relationship" provider, customer, peer or sibling',
+          line,
+        );
         continue;
       }
-      const shared = { date, number_paths: num(node.numberPaths), rank: num(node.rank), corrected_by: num(node.correctedBy) };
-      const forward = { ...shared, asn0, asn1, relationship: relationship as AsnLinksTable['relationship'], canonical: asn0 < asn1 ? 1 : 0 };
-      const backward = { ...shared, asn0: asn1, asn1: asn0, relationship: REVERSE[relationship]!, canonical: asn1 < asn0 ? 1 : 0 };
+      const shared = {
+        date,
+        number_paths: num(node.numberPaths),
+        rank: num(node.rank),
+        corrected_by: num(node.correctedBy),
+      };
+      const forward = {
+        ...shared,
+        asn0,
+        asn1,
+        relationship: relationship as AsnLinksTable['relationship'],
+        canonical: asn0 < asn1 ? 1 : 0,
+      };
+      const backward = {
+        ...shared,
+        asn0: asn1,
+        asn1: asn0,
+        relationship: REVERSE[relationship]!,
+        canonical: asn1 < asn0 ? 1 : 0,
+      };
       links.set(`${asn0}|${asn1}`, forward);
       links.set(`${asn1}|${asn0}`, backward);
       // The ends are often nested Asn objects (asn1 { asn asnName rank organization ... }): keep what they carry.
-      for (const [asn, end] of [[asn0, node.asn0], [asn1, node.asn1]] as const) {
+      for (const [asn, end] of [
+        [asn0, node.asn0],
+        [asn1, node.asn1],
+      ] as const) {
         if (asns.has(asn)) continue;
         const row = asnRow(date, asn, obj(end), orgNames);
         // An end of a routed link was seen in the routing data, whatever the nested object omits.
@@ -198,9 +268,11 @@ export async function importJsonl(handle: DatabaseHandle, options: ImportJsonlOp
     if (org.number_asns_seen > 0) org.seen = 1;
   }
   const datasetFile = findFile(options.dir, FILES.dataset);
-  const dataset = datasetFile ? (await firstNode(datasetFile, policy)) : {};
+  const dataset = datasetFile ? await firstNode(datasetFile, policy) : {};
   const sortedAsns = [...asns.values()].sort((a, b) => a.asn - b.asn);
-  const sortedOrgs = [...organizations.values()].sort((a, b) => (a.org_id < b.org_id ? -1 : a.org_id > b.org_id ? 1 : 0));
+  const sortedOrgs = [...organizations.values()].sort((a, b) =>
+    a.org_id < b.org_id ? -1 : a.org_id > b.org_id ? 1 : 0,
+  );
   const sortedLinks = [...links.values()].sort((a, b) => a.asn0 - b.asn0 || a.asn1 - b.asn1);
   const month: MonthData = {
     date,
@@ -210,20 +282,33 @@ export async function importJsonl(handle: DatabaseHandle, options: ImportJsonlOp
       ip_version: int(dataset.ipVersion ?? 4) || 4,
       modified_at: str(dataset.modifiedAt) ?? `${date}T00:00:00.000Z`,
       country_iso: str(obj(dataset.country).iso),
-      clique: JSON.stringify(Array.isArray(dataset.clique) ? dataset.clique.map(String) : sortedAsns.filter((a) => a.clique_member === 1).map((a) => String(a.asn))),
+      clique: JSON.stringify(
+        Array.isArray(dataset.clique)
+          ? dataset.clique.map(String)
+          : sortedAsns.filter((a) => a.clique_member === 1).map((a) => String(a.asn)),
+      ),
       asn_ixs: JSON.stringify(Array.isArray(dataset.asnIxs) ? dataset.asnIxs.map(String) : []),
-      asn_reserved_ranges: JSON.stringify(Array.isArray(dataset.asnReservedRanges) ? dataset.asnReservedRanges : []),
-      asn_assigned_ranges: JSON.stringify(Array.isArray(dataset.asnAssignedRanges) ? dataset.asnAssignedRanges : []),
+      asn_reserved_ranges: JSON.stringify(
+        Array.isArray(dataset.asnReservedRanges) ? dataset.asnReservedRanges : [],
+      ),
+      asn_assigned_ranges: JSON.stringify(
+        Array.isArray(dataset.asnAssignedRanges) ? dataset.asnAssignedRanges : [],
+      ),
       sources: JSON.stringify([
         ...(Array.isArray(dataset.sources) ? dataset.sources : []),
-        { url: '', date: date.replaceAll('-', ''), name: `Imported from AS Rank API JSON-lines dumps (${path.basename(path.resolve(options.dir))})` },
+        {
+          url: '',
+          date: date.replaceAll('-', ''),
+          name: `Imported from AS Rank API JSON-lines dumps (${path.basename(path.resolve(options.dir))})`,
+        },
       ]),
       number_addresses: int(dataset.numberAddresses),
       number_prefixes: int(dataset.numberPrefixes),
       number_asns: num(dataset.numberAsns) ?? sortedAsns.length,
       number_asns_seen: num(dataset.numberAsnsSeen) ?? sortedAsns.filter((a) => a.seen === 1).length,
       number_organizations: num(dataset.numberOrganizations) ?? sortedOrgs.length,
-      number_organizations_seen: num(dataset.numberOrganizationsSeen) ?? sortedOrgs.filter((o) => o.seen === 1).length,
+      number_organizations_seen:
+        num(dataset.numberOrganizationsSeen) ?? sortedOrgs.filter((o) => o.seen === 1).length,
       number_links: sortedLinks.length / 2,
     },
     asns: sortedAsns,

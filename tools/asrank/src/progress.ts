@@ -54,7 +54,11 @@ class TimedProgress implements Progress {
         record();
         const seconds = this.timings.at(-1)!.seconds.toFixed(2);
         if (this.mode !== 'silent') {
-          this.stream.write(total < 0 || unit === 'bytes' ? `${step}: done (${seconds} s)\n` : `${step}: ${done} rows (${seconds} s)\n`);
+          this.stream.write(
+            total < 0 || unit === 'bytes'
+              ? `${step}: done (${seconds} s)\n`
+              : `${step}: ${done} rows (${seconds} s)\n`,
+          );
         }
       },
     };
@@ -65,13 +69,21 @@ class TimedProgress implements Progress {
   }
 }
 
-export function createProgress(mode: 'auto' | 'silent', stream: NodeJS.WriteStream = process.stderr): Progress {
+export function createProgress(
+  mode: 'auto' | 'silent',
+  stream: NodeJS.WriteStream = process.stderr,
+): Progress {
   if (mode === 'silent') return new TimedProgress('silent', stream);
   return new TimedProgress(stream.isTTY ? 'tty' : 'plain', stream);
 }
 
 /** Times a parsing step, with a bar over the input files' bytes when on a terminal. */
-export async function timedRead<T>(progress: Progress, step: string, files: readonly string[], work: () => Promise<T>): Promise<T> {
+export async function timedRead<T>(
+  progress: Progress,
+  step: string,
+  files: readonly string[],
+  work: () => Promise<T>,
+): Promise<T> {
   let totalBytes = 0;
   for (const file of files) {
     try {

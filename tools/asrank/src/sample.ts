@@ -21,7 +21,8 @@ interface ManifestMonth {
 export function readManifest(dir: string = SAMPLE_DATA_DIR): { date: string; options: IngestOptions }[] {
   const manifestFile = path.join(dir, 'manifest.json');
   if (!fs.existsSync(manifestFile)) throw new Error(`sample manifest not found: ${manifestFile}`);
-  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { months?: ManifestMonth[] } | ManifestMonth[];
+  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as
+    { months?: ManifestMonth[] } | ManifestMonth[];
   const months = Array.isArray(manifest) ? manifest : (manifest.months ?? []);
   const resolve = (file: string | undefined) => (file === undefined ? undefined : path.resolve(dir, file));
   return months.map((month) => ({
@@ -31,14 +32,22 @@ export function readManifest(dir: string = SAMPLE_DATA_DIR): { date: string; opt
       asRel: resolve(month.asRel),
       ppdcAses: resolve(month.ppdcAses),
       asOrg: resolve(month.asOrg),
-      pfx2as: (typeof month.pfx2as === 'string' ? [month.pfx2as] : (month.pfx2as ?? [])).map((f) => path.resolve(dir, f)),
-      linkGeo: month.asRelGeo && month.locations ? { asRelGeo: resolve(month.asRelGeo)!, locations: resolve(month.locations)! } : undefined,
+      pfx2as: (typeof month.pfx2as === 'string' ? [month.pfx2as] : (month.pfx2as ?? [])).map((f) =>
+        path.resolve(dir, f),
+      ),
+      linkGeo:
+        month.asRelGeo && month.locations
+          ? { asRelGeo: resolve(month.asRelGeo)!, locations: resolve(month.locations)! }
+          : undefined,
     },
   }));
 }
 
 /** Loads every sample month (each atomically) and returns their dates, oldest first. */
-export async function loadSampleData(handle: DatabaseHandle, dir: string = SAMPLE_DATA_DIR): Promise<string[]> {
+export async function loadSampleData(
+  handle: DatabaseHandle,
+  dir: string = SAMPLE_DATA_DIR,
+): Promise<string[]> {
   const dates: string[] = [];
   for (const { options } of readManifest(dir).sort((a, b) => a.date.localeCompare(b.date))) {
     const summary = await ingestMonth(handle, options);

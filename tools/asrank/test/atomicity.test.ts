@@ -24,13 +24,26 @@ function optionsFor(month: GeneratedMonth, date = month.date): IngestOptions {
 function cliArgs(options: IngestOptions): string[] {
   const pfx2as = typeof options.pfx2as === 'string' ? [options.pfx2as] : (options.pfx2as ?? []);
   return [
-    'ingest', '--date', options.date, '--as-rel', options.asRel!, '--as-org', options.asOrg!, '--ppdc-ases', options.ppdcAses!,
+    'ingest',
+    '--date',
+    options.date,
+    '--as-rel',
+    options.asRel!,
+    '--as-org',
+    options.asOrg!,
+    '--ppdc-ases',
+    options.ppdcAses!,
     ...pfx2as.flatMap((f) => ['--pfx2as', f]),
-    '--link-geo', options.linkGeo!.asRelGeo, options.linkGeo!.locations,
+    '--link-geo',
+    options.linkGeo!.asRelGeo,
+    options.linkGeo!.locations,
   ];
 }
 
-async function snapshot(handle: DatabaseHandle, tables: readonly string[] = ALL_TABLES): Promise<Record<string, unknown[]>> {
+async function snapshot(
+  handle: DatabaseHandle,
+  tables: readonly string[] = ALL_TABLES,
+): Promise<Record<string, unknown[]>> {
   const result: Record<string, unknown[]> = {};
   for (const table of tables) result[table] = await dumpTable(handle, table);
   return result;
@@ -39,7 +52,8 @@ async function snapshot(handle: DatabaseHandle, tables: readonly string[] = ALL_
 let dir: string;
 beforeAll(() => {
   dir = tempDir('atomic');
-  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: build the package first (pnpm --filter @asrank/cli run build)`);
+  if (!fs.existsSync(CLI))
+    throw new Error(`${CLI} is missing: build the package first (pnpm --filter @asrank/cli run build)`);
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -53,10 +67,15 @@ describe('atomic month loads', () => {
     await handle.close();
 
     // A bigger month for the same date, so the write phase lasts long enough to be interrupted.
-    const big = (await generateDataset({ outDir: path.join(dir, 'big'), seed: 11, asns: 8000, months: 1 })).months[0]!;
-    const child = spawn(process.execPath, [CLI, '--database', file, ...cliArgs(optionsFor(big, small.date))], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const big = (await generateDataset({ outDir: path.join(dir, 'big'), seed: 11, asns: 8000, months: 1 }))
+      .months[0]!;
+    const child = spawn(
+      process.execPath,
+      [CLI, '--database', file, ...cliArgs(optionsFor(big, small.date))],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -70,7 +89,9 @@ describe('atomic month loads', () => {
           resolve(stderr);
         }
       });
-      child.on('exit', () => reject(new Error(`the loader exited before it could be killed:\n${stderr}\n${stdout}`)));
+      child.on('exit', () =>
+        reject(new Error(`the loader exited before it could be killed:\n${stderr}\n${stdout}`)),
+      );
     });
     const exit = await new Promise<NodeJS.Signals | null>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) resolve(child.signalCode);
@@ -95,10 +116,18 @@ describe('atomic month loads', () => {
       await ingestMonth(handle, optionsFor(month));
       const tables = ALL_TABLES.filter((t) => t !== 'meta');
       const first = await snapshot(handle, tables);
-      const version1 = await handle.db.selectFrom('meta').select('value').where('key', '=', 'data_version').executeTakeFirstOrThrow();
+      const version1 = await handle.db
+        .selectFrom('meta')
+        .select('value')
+        .where('key', '=', 'data_version')
+        .executeTakeFirstOrThrow();
       await ingestMonth(handle, optionsFor(month));
       const second = await snapshot(handle, tables);
-      const version2 = await handle.db.selectFrom('meta').select('value').where('key', '=', 'data_version').executeTakeFirstOrThrow();
+      const version2 = await handle.db
+        .selectFrom('meta')
+        .select('value')
+        .where('key', '=', 'data_version')
+        .executeTakeFirstOrThrow();
       expect(second).toEqual(first);
       expect(first.asns!.length).toBeGreaterThan(0);
       expect(Number(version2.value)).toBe(Number(version1.value) + 1);
@@ -118,9 +147,13 @@ describe('malformed input through the CLI', () => {
 
   it('stops with the file, line number and expectation, exit code 1, no stack trace, nothing stored', () => {
     const db = path.join(dir, 'malformed.db');
-    const run = spawnSync(process.execPath, [CLI, '--database', db, 'ingest', '--date', '2024-02-01', '--as-rel', asRelFile, '--quiet'], {
-      encoding: 'utf8',
-    });
+    const run = spawnSync(
+      process.execPath,
+      [CLI, '--database', db, 'ingest', '--date', '2024-02-01', '--as-rel', asRelFile, '--quiet'],
+      {
+        encoding: 'utf8',
+      },
+    );
     expect(run.status).toBe(1);
     expect(run.stderr.trim()).toBe(
       `asrank: ${asRelFile}:4: malformed line "2|four|-1": expected asn|asn|relationship (-1, 0 or 1) with an optional |source field`,
@@ -132,31 +165,65 @@ describe('malformed input through the CLI', () => {
   it('with --skip-bad-lines loads the rest and reports how many lines were skipped; relative paths follow INIT_CWD', () => {
     const run = spawnSync(
       process.execPath,
-      [CLI, '--database', 'lenient.db', 'ingest', '--date', '20240201', '--as-rel', 'broken.as-rel.txt', '--skip-bad-lines'],
+      [
+        CLI,
+        '--database',
+        'lenient.db',
+        'ingest',
+        '--date',
+        '20240201',
+        '--as-rel',
+        'broken.as-rel.txt',
+        '--skip-bad-lines',
+      ],
       { encoding: 'utf8', cwd: path.dirname(CLI), env: { ...process.env, INIT_CWD: dir, DATABASE_URL: '' } },
     );
     expect(run.stderr).not.toMatch(/unexpected error/);
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('skipped 2 malformed line(s)');
     expect(run.stdout).toMatch(/asn_links\s+6\n/);
-    const listing = spawnSync(process.execPath, [CLI, '--database', path.join(dir, 'lenient.db'), 'datasets', '--json'], { encoding: 'utf8' });
-    const rows = JSON.parse(listing.stdout) as { date: string; numberLinks: number; numberAsnsSeen: number }[];
-    expect(rows).toEqual([expect.objectContaining({ date: '2024-02-01', numberLinks: 3, numberAsnsSeen: 4 })]);
+    const listing = spawnSync(
+      process.execPath,
+      [CLI, '--database', path.join(dir, 'lenient.db'), 'datasets', '--json'],
+      { encoding: 'utf8' },
+    );
+    const rows = JSON.parse(listing.stdout) as {
+      date: string;
+      numberLinks: number;
+      numberAsnsSeen: number;
+    }[];
+    expect(rows).toEqual([
+      expect.objectContaining({ date: '2024-02-01', numberLinks: 3, numberAsnsSeen: 4 }),
+    ]);
   });
 
   it('rejects a bad --date and an unknown drop with one clear line', () => {
-    const bad = spawnSync(process.execPath, [CLI, '--database', path.join(dir, 'x.db'), 'ingest', '--date', '2024-13-01', '--as-rel', asRelFile], { encoding: 'utf8' });
+    const bad = spawnSync(
+      process.execPath,
+      [CLI, '--database', path.join(dir, 'x.db'), 'ingest', '--date', '2024-13-01', '--as-rel', asRelFile],
+      { encoding: 'utf8' },
+    );
     expect(bad.status).toBe(1);
-    expect(bad.stderr).toMatch(/^asrank: --date must be a real calendar date written YYYY-MM-DD or YYYYMMDD; "2024-13-01" does not exist/);
+    expect(bad.stderr).toMatch(
+      /^asrank: --date must be a real calendar date written YYYY-MM-DD or YYYYMMDD; "2024-13-01" does not exist/,
+    );
     const missing = path.join(dir, 'never-created.db');
-    const listMissing = spawnSync(process.execPath, [CLI, '--database', missing, 'datasets'], { encoding: 'utf8' });
+    const listMissing = spawnSync(process.execPath, [CLI, '--database', missing, 'datasets'], {
+      encoding: 'utf8',
+    });
     expect(listMissing.stdout).toBe(`No months loaded (no database at ${missing}).\n`);
     expect(fs.existsSync(missing)).toBe(false);
-    const dropMissing = spawnSync(process.execPath, [CLI, '--database', missing, 'drop', '--date', '2020-01-01'], { encoding: 'utf8' });
+    const dropMissing = spawnSync(
+      process.execPath,
+      [CLI, '--database', missing, 'drop', '--date', '2020-01-01'],
+      { encoding: 'utf8' },
+    );
     expect(dropMissing.status).toBe(1);
     expect(dropMissing.stderr.trim()).toBe(`asrank: no database at ${missing} (nothing to drop)`);
     const existing = path.join(dir, 'malformed.db');
-    const drop = spawnSync(process.execPath, [CLI, '--database', existing, 'drop', '--date', '2020-01-01'], { encoding: 'utf8' });
+    const drop = spawnSync(process.execPath, [CLI, '--database', existing, 'drop', '--date', '2020-01-01'], {
+      encoding: 'utf8',
+    });
     expect(drop.status).toBe(1);
     expect(drop.stderr.trim()).toBe('asrank: no month 2020-01-01 is loaded (see "asrank datasets")');
   });

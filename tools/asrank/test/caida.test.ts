@@ -6,7 +6,8 @@ import { openDatabase, type DatabaseHandle } from '@asrank/db';
 import { ingestMonth, listDatasets } from '../src';
 import { CAIDA_DIR, HAVE_CAIDA, tempDir } from './helpers';
 
-if (!HAVE_CAIDA) console.warn(`CAIDA data tests skipped: ${CAIDA_DIR} is absent (set ASRANK_SHARED_DATA to its location).`);
+if (!HAVE_CAIDA)
+  console.warn(`CAIDA data tests skipped: ${CAIDA_DIR} is absent (set ASRANK_SHARED_DATA to its location).`);
 const caida = HAVE_CAIDA ? describe : describe.skip;
 const file = (...parts: string[]) => path.join(CAIDA_DIR, ...parts);
 
@@ -22,10 +23,21 @@ interface CountRow {
 /** The asn_count file read independently of the ingest's parser. */
 function readAsnCounts(): Map<number, CountRow> {
   const rows = new Map<number, CountRow>();
-  for (const line of fs.readFileSync(file('asrank', '20171201', '20171201-asn_count.txt'), 'utf8').split('\n')) {
+  for (const line of fs
+    .readFileSync(file('asrank', '20171201', '20171201-asn_count.txt'), 'utf8')
+    .split('\n')) {
     if (line === '' || line.startsWith('#')) continue;
-    const [asn, coneAsns, conePrefixes, coneAddresses, degreeTotal, degreeTransit] = line.split('|').map(Number) as number[];
-    rows.set(asn!, { asn: asn!, coneAsns: coneAsns!, conePrefixes: conePrefixes!, coneAddresses: coneAddresses!, degreeTotal: degreeTotal!, degreeTransit: degreeTransit! });
+    const [asn, coneAsns, conePrefixes, coneAddresses, degreeTotal, degreeTransit] = line
+      .split('|')
+      .map(Number) as number[];
+    rows.set(asn!, {
+      asn: asn!,
+      coneAsns: coneAsns!,
+      conePrefixes: conePrefixes!,
+      coneAddresses: coneAddresses!,
+      degreeTotal: degreeTotal!,
+      degreeTransit: degreeTransit!,
+    });
   }
   return rows;
 }
@@ -50,12 +62,41 @@ caida('CAIDA December 2017 (as-rel + AS Rank counts + as-org + pfx2as) into SQLi
   });
 
   it('has 60,152 seen ASNs, and every ASN of the organizations file', async () => {
-    const dataset = await handle.db.selectFrom('datasets').selectAll().where('date', '=', '2017-12-01').executeTakeFirstOrThrow();
+    const dataset = await handle.db
+      .selectFrom('datasets')
+      .selectAll()
+      .where('date', '=', '2017-12-01')
+      .executeTakeFirstOrThrow();
     expect(Number(dataset.number_asns_seen)).toBe(60152);
-    const seen = await handle.db.selectFrom('asns').select('asn').where('date', '=', '2017-12-01').where('seen', '=', 1).execute();
+    const seen = await handle.db
+      .selectFrom('asns')
+      .select('asn')
+      .where('date', '=', '2017-12-01')
+      .where('seen', '=', 1)
+      .execute();
     expect(seen).toHaveLength(60152);
     expect(Number(dataset.number_asns)).toBeGreaterThanOrEqual(80070);
-    expect(JSON.parse(dataset.clique)).toEqual(['174', '209', '286', '701', '1239', '1299', '2828', '2914', '3257', '3320', '3356', '3491', '5511', '6453', '6461', '6762', '6830', '7018', '12956']);
+    expect(JSON.parse(dataset.clique)).toEqual([
+      '174',
+      '209',
+      '286',
+      '701',
+      '1239',
+      '1299',
+      '2828',
+      '2914',
+      '3257',
+      '3320',
+      '3356',
+      '3491',
+      '5511',
+      '6453',
+      '6461',
+      '6762',
+      '6830',
+      '7018',
+      '12956',
+    ]);
     const sources = JSON.parse(dataset.sources) as { name: string }[];
     expect(sources.map((s) => s.name)).toContain('AS Relationships');
     expect(sources.some((s) => /sizes from AS Rank counts; cone members computed/.test(s.name))).toBe(true);
@@ -66,7 +107,15 @@ caida('CAIDA December 2017 (as-rel + AS Rank counts + as-org + pfx2as) into SQLi
     expect(expected.size).toBe(60152);
     const rows = await handle.db
       .selectFrom('asns')
-      .select(['asn', 'cone_asns', 'cone_prefixes', 'cone_addresses', 'degree_total', 'degree_transit', 'seen'])
+      .select([
+        'asn',
+        'cone_asns',
+        'cone_prefixes',
+        'cone_addresses',
+        'degree_total',
+        'degree_transit',
+        'seen',
+      ])
       .where('date', '=', '2017-12-01')
       .where('seen', '=', 1)
       .execute();
@@ -87,17 +136,29 @@ caida('CAIDA December 2017 (as-rel + AS Rank counts + as-org + pfx2as) into SQLi
   it('ranks follow the rule: competition ranking by cone ASNs, prefixes, addresses, degree, transit degree', async () => {
     const rows = await handle.db
       .selectFrom('asns')
-      .select(['asn', 'rank', 'seen', 'cone_asns', 'cone_prefixes', 'cone_addresses', 'degree_total', 'degree_transit'])
+      .select([
+        'asn',
+        'rank',
+        'seen',
+        'cone_asns',
+        'cone_prefixes',
+        'cone_addresses',
+        'degree_total',
+        'degree_transit',
+      ])
       .where('date', '=', '2017-12-01')
       .execute();
     expect(rows.filter((row) => (row.rank === null) !== (row.seen === 0))).toEqual([]);
-    const key = (r: (typeof rows)[number]) => [r.cone_asns, r.cone_prefixes, r.cone_addresses, r.degree_total, r.degree_transit].map(Number);
-    const ranked = rows.filter((r) => r.seen === 1).sort((a, b) => {
-      const ka = key(a);
-      const kb = key(b);
-      for (let i = 0; i < ka.length; i += 1) if (ka[i] !== kb[i]) return kb[i]! - ka[i]!;
-      return 0;
-    });
+    const key = (r: (typeof rows)[number]) =>
+      [r.cone_asns, r.cone_prefixes, r.cone_addresses, r.degree_total, r.degree_transit].map(Number);
+    const ranked = rows
+      .filter((r) => r.seen === 1)
+      .sort((a, b) => {
+        const ka = key(a);
+        const kb = key(b);
+        for (let i = 0; i < ka.length; i += 1) if (ka[i] !== kb[i]) return kb[i]! - ka[i]!;
+        return 0;
+      });
     let wrong = 0;
     ranked.forEach((row, index) => {
       const previous = ranked[index - 1];
@@ -110,7 +171,12 @@ caida('CAIDA December 2017 (as-rel + AS Rank counts + as-org + pfx2as) into SQLi
   });
 
   it('stores computed recursive cone members (AS174: 48,064 members while its AS Rank cone is 23,771)', async () => {
-    const as174 = await handle.db.selectFrom('asns').select('cone_asns').where('date', '=', '2017-12-01').where('asn', '=', 174).executeTakeFirstOrThrow();
+    const as174 = await handle.db
+      .selectFrom('asns')
+      .select('cone_asns')
+      .where('date', '=', '2017-12-01')
+      .where('asn', '=', 174)
+      .executeTakeFirstOrThrow();
     expect(Number(as174.cone_asns)).toBe(23771);
     const members = await handle.db
       .selectFrom('cone_members')
@@ -130,7 +196,16 @@ caida('CAIDA December 2017 (as-rel + AS Rank counts + as-org + pfx2as) into SQLi
   });
 });
 
-const QUARTERS = ['20111201', '20120301', '20120601', '20120901', '20121201', '20130301', '20130601', '20130901'];
+const QUARTERS = [
+  '20111201',
+  '20120301',
+  '20120601',
+  '20120901',
+  '20121201',
+  '20130301',
+  '20130601',
+  '20130901',
+];
 
 caida('eight quarterly months of AS relationships alone (2011-12 .. 2013-09) into SQLite', () => {
   let dir: string;
@@ -154,13 +229,24 @@ caida('eight quarterly months of AS relationships alone (2011-12 .. 2013-09) int
       expect(dataset.numberAsnsSeen).toBe(dataset.numberAsns);
       expect(dataset.numberLinks).toBeGreaterThan(100000);
     }
-    for (let i = 1; i < listed.length; i += 1) expect(listed[i]!.numberAsns).toBeGreaterThan(listed[0]!.numberAsns);
-    const unranked = await handle.db.selectFrom('asns').select('asn').where('rank', 'is', null).limit(1).execute();
+    for (let i = 1; i < listed.length; i += 1)
+      expect(listed[i]!.numberAsns).toBeGreaterThan(listed[0]!.numberAsns);
+    const unranked = await handle.db
+      .selectFrom('asns')
+      .select('asn')
+      .where('rank', 'is', null)
+      .limit(1)
+      .execute();
     expect(unranked).toEqual([]);
   });
 
   it('serves one ASN across months, its cone size equal to its stored cone members each month', async () => {
-    const history = await handle.db.selectFrom('asns').select(['date', 'rank', 'cone_asns']).where('asn', '=', 3356).orderBy('date').execute();
+    const history = await handle.db
+      .selectFrom('asns')
+      .select(['date', 'rank', 'cone_asns'])
+      .where('asn', '=', 3356)
+      .orderBy('date')
+      .execute();
     expect(history).toHaveLength(8);
     for (const month of history) {
       const members = await handle.db

@@ -108,7 +108,8 @@ function hashTree(root: string): Map<string, string> {
     for (const name of readdirSync(directory).sort()) {
       const full = path.join(directory, name);
       if (statSync(full).isDirectory()) walk(full);
-      else hashes.set(path.relative(root, full), createHash('sha256').update(readFileSync(full)).digest('hex'));
+      else
+        hashes.set(path.relative(root, full), createHash('sha256').update(readFileSync(full)).digest('hex'));
     }
   };
   walk(root);
@@ -132,11 +133,25 @@ describe('generateDataset: format of every file', () => {
     expect(files.months.map((month) => month.date)).toEqual(['2024-01-01', '2024-02-01']);
     const manifest = JSON.parse(readFileSync(files.manifest, 'utf8')) as GeneratedManifest;
     expect(manifest.synthetic).toBe(true);
-    expect(manifest.options).toMatchObject({ seed: 7, asns: 400, months: 2, links: 2500, prefixes: 5000, gzip: false });
+    expect(manifest.options).toMatchObject({
+      seed: 7,
+      asns: 400,
+      months: 2,
+      links: 2500,
+      prefixes: 5000,
+      gzip: false,
+    });
     for (const [index, month] of manifest.months.entries()) {
       const absolute = files.months[index];
       expect(path.join(files.outDir, month.asRel)).toBe(absolute?.asRel);
-      for (const file of [month.asRel, month.ppdcAses, month.asOrg, ...month.pfx2as, month.asRelGeo, month.locations]) {
+      for (const file of [
+        month.asRel,
+        month.ppdcAses,
+        month.asOrg,
+        ...month.pfx2as,
+        month.asRelGeo,
+        month.locations,
+      ]) {
         expect(path.isAbsolute(file)).toBe(false);
         expect(existsSync(path.join(files.outDir, file))).toBe(true);
       }
@@ -204,7 +219,9 @@ describe('generateDataset: format of every file', () => {
       expectAllMatch(v6Rows, PFX2AS_V6_ROW, v6File);
 
       const locationRows = dataLines(month.locations);
-      expect(readLines(month.locations)).toContain('# format:loc_id|continent|country|region|city|latitude|longitude|population');
+      expect(readLines(month.locations)).toContain(
+        '# format:loc_id|continent|country|region|city|latitude|longitude|population',
+      );
       expectAllMatch(locationRows, LOCATION_ROW, month.locations);
       const locationIds = new Set(locationRows.map((row) => row.split('|')[0]));
       const badIds = locationRows.filter((row) => {
@@ -217,7 +234,11 @@ describe('generateDataset: format of every file', () => {
       const geoRows = dataLines(month.asRelGeo);
       expect(readLines(month.asRelGeo)).toContain('# format:asn0|asn1|loc_id,loc_id,...');
       expectAllMatch(geoRows, GEO_ROW, month.asRelGeo);
-      const linkedPairs = new Set([...relationships.links].map((link) => link.split('|').map(Number)).map(([a, b]) => pairId(a as number, b as number)));
+      const linkedPairs = new Set(
+        [...relationships.links]
+          .map((link) => link.split('|').map(Number))
+          .map(([a, b]) => pairId(a as number, b as number)),
+      );
       const badGeoRows = geoRows.filter((row) => {
         const [first, second, locations] = row.split('|') as [string, string, string];
         return (
@@ -257,7 +278,9 @@ describe('generateDataset: a realistic Internet', () => {
     for (const month of files.months) {
       const relationships = readAsRel2(month.asRel);
       // Kahn's algorithm over provider -> customer edges consumes every AS only when there is no cycle.
-      const inDegree = new Map<number, number>([...relationships.asns].map((asn) => [asn, relationships.providers.get(asn)?.length ?? 0]));
+      const inDegree = new Map<number, number>(
+        [...relationships.asns].map((asn) => [asn, relationships.providers.get(asn)?.length ?? 0]),
+      );
       const queue = [...relationships.asns].filter((asn) => inDegree.get(asn) === 0);
       let consumed = 0;
       while (queue.length > 0) {
@@ -273,7 +296,8 @@ describe('generateDataset: a realistic Internet', () => {
 
       // Every AS lies in the customer cone of some clique member.
       const coveredByClique = new Set<number>();
-      for (const member of relationships.clique) for (const asn of customerCone(relationships, member)) coveredByClique.add(asn);
+      for (const member of relationships.clique)
+        for (const asn of customerCone(relationships, member)) coveredByClique.add(asn);
       const orphans = [...relationships.asns].filter((asn) => !coveredByClique.has(asn));
       expect(orphans).toEqual([]);
     }
@@ -287,7 +311,9 @@ describe('generateDataset: a realistic Internet', () => {
       const mismatches = rows.filter((row) => {
         const [asn, ...members] = row.split(' ').map(Number) as [number, ...number[]];
         // Exactly the closure without the AS itself, ascending.
-        const expected = [...customerCone(relationships, asn)].filter((member) => member !== asn).sort((a, b) => a - b);
+        const expected = [...customerCone(relationships, asn)]
+          .filter((member) => member !== asn)
+          .sort((a, b) => a - b);
         return members.join(' ') !== expected.join(' ');
       });
       expect(mismatches).toEqual([]);
@@ -313,21 +339,30 @@ describe('generateDataset: a realistic Internet', () => {
 
   test('degrees and cones are heavy-tailed: mostly stubs with 1-3 providers, a few very large transit networks', () => {
     const relationships = readAsRel2(files.months[0]?.asRel as string);
-    const coneSizes = [...relationships.asns].map((asn) => customerCone(relationships, asn).size).sort((a, b) => b - a);
+    const coneSizes = [...relationships.asns]
+      .map((asn) => customerCone(relationships, asn).size)
+      .sort((a, b) => b - a);
     const stubs = coneSizes.filter((size) => size === 1).length;
     expect(stubs / coneSizes.length).toBeGreaterThan(0.7);
     expect(coneSizes[0]).toBeGreaterThan(relationships.asns.size * 0.2);
-    const providerCounts = [...relationships.asns].filter((asn) => !relationships.clique.includes(asn)).map((asn) => relationships.providers.get(asn)?.length ?? 0);
+    const providerCounts = [...relationships.asns]
+      .filter((asn) => !relationships.clique.includes(asn))
+      .map((asn) => relationships.providers.get(asn)?.length ?? 0);
     expect(Math.min(...providerCounts)).toBeGreaterThanOrEqual(1);
     expect(providerCounts.filter((count) => count <= 3).length / providerCounts.length).toBeGreaterThan(0.9);
-    expect(relationships.peers.size).toBeGreaterThan(relationships.clique.length * (relationships.clique.length - 1) / 2);
+    expect(relationships.peers.size).toBeGreaterThan(
+      (relationships.clique.length * (relationships.clique.length - 1)) / 2,
+    );
   });
 
   test('organizations own 1-5 ASNs (siblings), with real country codes and all five registries', () => {
     const month = files.months[0];
     const lines = readLines(month?.asOrg as string);
     const autRows = lines.slice(lines.indexOf('# format:aut|changed|aut_name|org_id|opaque_id|source') + 1);
-    const orgRows = lines.slice(lines.indexOf('# format:org_id|changed|org_name|country|source') + 1, lines.indexOf('# format:aut|changed|aut_name|org_id|opaque_id|source'));
+    const orgRows = lines.slice(
+      lines.indexOf('# format:org_id|changed|org_name|country|source') + 1,
+      lines.indexOf('# format:aut|changed|aut_name|org_id|opaque_id|source'),
+    );
     const membersPerOrg = new Map<string, number>();
     for (const row of autRows) {
       const orgId = row.split('|')[3] as string;
@@ -341,7 +376,9 @@ describe('generateDataset: a realistic Internet', () => {
       const country = row.split('|')[3] as string;
       expect(regionNames.of(country)).not.toBe(country);
     }
-    expect(new Set(orgRows.map((row) => row.split('|')[4]))).toEqual(new Set(['ARIN', 'RIPE', 'APNIC', 'LACNIC', 'AFRINIC']));
+    expect(new Set(orgRows.map((row) => row.split('|')[4]))).toEqual(
+      new Set(['ARIN', 'RIPE', 'APNIC', 'LACNIC', 'AFRINIC']),
+    );
     // The organizations file also lists a few registered ASNs that are not routed (AS Rank's "not seen").
     const routed = readAsRel2(month?.asRel as string).asns;
     const listed = autRows.map((row) => Number(row.split('|')[0]));
@@ -350,7 +387,9 @@ describe('generateDataset: a realistic Internet', () => {
   });
 
   test('ASNs span the 16-bit and 32-bit ranges and avoid reserved numbers', () => {
-    const listed = dataLines(files.months[0]?.asOrg as string).map((row) => Number(row.split('|')[0])).filter((asn) => Number.isInteger(asn));
+    const listed = dataLines(files.months[0]?.asOrg as string)
+      .map((row) => Number(row.split('|')[0]))
+      .filter((asn) => Number.isInteger(asn));
     expect(listed.filter((asn) => asn < 65536).length).toBeGreaterThan(listed.length * 0.3);
     expect(listed.filter((asn) => asn > 131071).length).toBeGreaterThan(listed.length * 0.2);
     for (const asn of listed) {
@@ -365,7 +404,9 @@ describe('generateDataset: a realistic Internet', () => {
     const moas = rows.filter((row) => row.split('\t')[2]?.includes('_'));
     expect(moas.length / rows.length).toBeGreaterThan(0.002);
     expect(moas.length / rows.length).toBeLessThan(0.03);
-    const unknownOrigins = rows.flatMap((row) => (row.split('\t')[2] as string).split(/[_,]/)).filter((origin) => !routed.has(Number(origin)));
+    const unknownOrigins = rows
+      .flatMap((row) => (row.split('\t')[2] as string).split(/[_,]/))
+      .filter((origin) => !routed.has(Number(origin)));
     expect(unknownOrigins).toEqual([]);
   });
 
@@ -383,8 +424,14 @@ describe('generateDataset: a realistic Internet', () => {
       expect(removedAsns).toBeGreaterThan(0);
       expect(addedAsns).toBeGreaterThan(0);
       expect((removedAsns + addedAsns) / before.asns.size).toBeLessThan(0.1);
-      const beforePrefixes = new Set(readLines(files.months[index - 1]?.pfx2as[0] as string).map((row) => row.split('\t').slice(0, 2).join('/')));
-      const afterPrefixes = readLines(files.months[index]?.pfx2as[0] as string).map((row) => row.split('\t').slice(0, 2).join('/'));
+      const beforePrefixes = new Set(
+        readLines(files.months[index - 1]?.pfx2as[0] as string).map((row) =>
+          row.split('\t').slice(0, 2).join('/'),
+        ),
+      );
+      const afterPrefixes = readLines(files.months[index]?.pfx2as[0] as string).map((row) =>
+        row.split('\t').slice(0, 2).join('/'),
+      );
       const kept = afterPrefixes.filter((prefix) => beforePrefixes.has(prefix)).length;
       expect(kept / beforePrefixes.size).toBeGreaterThan(0.9);
       expect(kept).toBeLessThan(afterPrefixes.length);
@@ -394,24 +441,41 @@ describe('generateDataset: a realistic Internet', () => {
 
 describe('generateDataset: sizes follow the arguments', () => {
   test('asns, links and prefixes set the first month exactly; defaults scale per ASN', async () => {
-    const small = await generateDataset({ outDir: freshDir('small'), seed: 3, asns: 200, months: 1, links: 900, prefixes: 2000 });
+    const small = await generateDataset({
+      outDir: freshDir('small'),
+      seed: 3,
+      asns: 200,
+      months: 1,
+      links: 900,
+      prefixes: 2000,
+    });
     const month = small.months[0];
     const relationships = readAsRel2(month?.asRel as string);
     expect(relationships.asns.size).toBe(200);
     expect(relationships.links.size).toBe(900);
-    expect(readLines(month?.pfx2as[0] as string).length + readLines(month?.pfx2as[1] as string).length).toBe(2000);
+    expect(readLines(month?.pfx2as[0] as string).length + readLines(month?.pfx2as[1] as string).length).toBe(
+      2000,
+    );
 
     const larger = await generateDataset({ outDir: freshDir('larger'), seed: 3, asns: 800, months: 1 });
     const largerMonth = larger.months[0];
     const largerRelationships = readAsRel2(largerMonth?.asRel as string);
     expect(largerRelationships.asns.size).toBe(800);
     expect(largerRelationships.links.size).toBe(5000);
-    expect(readLines(largerMonth?.pfx2as[0] as string).length + readLines(largerMonth?.pfx2as[1] as string).length).toBe(10000);
+    expect(
+      readLines(largerMonth?.pfx2as[0] as string).length + readLines(largerMonth?.pfx2as[1] as string).length,
+    ).toBe(10000);
     expect(dataLines(largerMonth?.ppdcAses as string).length).toBe(800);
   });
 
   test('startDate picks the first month; months run on across year ends', async () => {
-    const files = await generateDataset({ outDir: freshDir('dates'), seed: 1, asns: 20, months: 3, startDate: '20231101' });
+    const files = await generateDataset({
+      outDir: freshDir('dates'),
+      seed: 1,
+      asns: 20,
+      months: 3,
+      startDate: '20231101',
+    });
     expect(files.months.map((month) => month.date)).toEqual(['2023-11-01', '2023-12-01', '2024-01-01']);
     expect(path.basename(files.months[2]?.asRel ?? '')).toBe('20240101.as-rel2.txt');
   });
@@ -428,7 +492,9 @@ describe('generateDataset: sizes follow the arguments', () => {
     [{ startDate: 'soon' }, 'startDate'],
   ])('rejects %j with an ArgumentError naming %s', async (override, argument) => {
     const outDir = freshDir('invalid');
-    const error = await generateDataset({ outDir, seed: 1, asns: 20, months: 1, ...override }).catch((caught: unknown) => caught);
+    const error = await generateDataset({ outDir, seed: 1, asns: 20, months: 1, ...override }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(ArgumentError);
     expect((error as ArgumentError).argument).toBe(argument);
     expect((error as Error).message).toContain(argument);
@@ -446,8 +512,12 @@ describe('generateDataset: determinism', () => {
     expect(firstHashes.size).toBe(1 + 2 * 7);
     expect(hashTree(second.outDir)).toEqual(firstHashes);
     const otherHashes = hashTree(other.outDir);
-    expect(otherHashes.get('20240101/20240101.as-rel2.txt')).not.toBe(firstHashes.get('20240101/20240101.as-rel2.txt'));
-    expect(otherHashes.get('20240101/routeviews-rv2-20240101-1200.pfx2as')).not.toBe(firstHashes.get('20240101/routeviews-rv2-20240101-1200.pfx2as'));
+    expect(otherHashes.get('20240101/20240101.as-rel2.txt')).not.toBe(
+      firstHashes.get('20240101/20240101.as-rel2.txt'),
+    );
+    expect(otherHashes.get('20240101/routeviews-rv2-20240101-1200.pfx2as')).not.toBe(
+      firstHashes.get('20240101/routeviews-rv2-20240101-1200.pfx2as'),
+    );
   });
 
   test('gzip output is reproducible and decompresses to the plain files', async () => {
@@ -488,7 +558,10 @@ describe('the committed sample-data/', () => {
   });
 
   test('is small: a few hundred KB of plain text', () => {
-    const total = [...hashTree(SAMPLE_DATA_DIR).keys()].reduce((sum, file) => sum + statSync(path.join(SAMPLE_DATA_DIR, file)).size, 0);
+    const total = [...hashTree(SAMPLE_DATA_DIR).keys()].reduce(
+      (sum, file) => sum + statSync(path.join(SAMPLE_DATA_DIR, file)).size,
+      0,
+    );
     expect(total).toBeLessThan(600 * 1024);
   });
 });

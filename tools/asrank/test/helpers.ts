@@ -10,7 +10,8 @@ import { generateDataset, type GeneratedFiles } from '../src/generate';
 
 export const PG_URL = process.env.DATABASE_URL_PG;
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
-export const CAIDA_DIR = process.env.ASRANK_SHARED_DATA ?? path.resolve(REPO_ROOT, '..', 'shared', 'data', 'caida');
+export const CAIDA_DIR =
+  process.env.ASRANK_SHARED_DATA ?? path.resolve(REPO_ROOT, '..', 'shared', 'data', 'caida');
 export const HAVE_CAIDA = fs.existsSync(path.join(CAIDA_DIR, 'as-rel'));
 
 export function tempDir(prefix: string): string {
@@ -60,9 +61,14 @@ export const ALL_TABLES = [
 
 /** Every row of a table in a canonical order, values normalised (numbers as numbers) so two stores compare equal. */
 export async function dumpTable(handle: DatabaseHandle, table: string): Promise<Record<string, unknown>[]> {
-  const columns = (await handle.db.introspection.getTables()).find((t) => t.name === table)!.columns.map((c) => c.name).sort();
+  const columns = (await handle.db.introspection.getTables())
+    .find((t) => t.name === table)!
+    .columns.map((c) => c.name)
+    .sort();
   const order = sql.join(columns.map((c) => sql.ref(c)));
-  const result = await sql<Record<string, unknown>>`select * from ${sql.table(table)} order by ${order}`.execute(handle.db);
+  const result = await sql<
+    Record<string, unknown>
+  >`select * from ${sql.table(table)} order by ${order}`.execute(handle.db);
   return result.rows.map((row) =>
     Object.fromEntries(columns.map((c) => [c, typeof row[c] === 'bigint' ? Number(row[c]) : row[c]])),
   );

@@ -24,12 +24,31 @@ describe('import-jsonl with dumps shaped as the spec nodes', () => {
       path.join(dumpDir, 'asns.jsonl'),
       jsonl([
         {
-          asn: '3356', asnName: 'LEVEL3', rank: 1, source: 'ARIN', date: '2019-08-01', cliqueMember: true, seen: true, ixp: null,
-          longitude: -97.8, latitude: 37.7, organization: { orgId: 'LPL-141-ARIN', orgName: 'Level 3 Parent, LLC' }, country: { iso: 'US' },
+          asn: '3356',
+          asnName: 'LEVEL3',
+          rank: 1,
+          source: 'ARIN',
+          date: '2019-08-01',
+          cliqueMember: true,
+          seen: true,
+          ixp: null,
+          longitude: -97.8,
+          latitude: 37.7,
+          organization: { orgId: 'LPL-141-ARIN', orgName: 'Level 3 Parent, LLC' },
+          country: { iso: 'US' },
           cone: { numberAsns: 35292, numberPrefixes: 529469, numberAddresses: 1431488865 },
           asnDegree: { provider: 0, peer: 54, customer: 5201, transit: 5255, sibling: 3, total: 5258 },
         },
-        { node: { asn: '64512', asnName: 'STUB', rank: 2, seen: true, organization: { orgId: 'ORG-STUB' }, cone: { numberAsns: 1 } } },
+        {
+          node: {
+            asn: '64512',
+            asnName: 'STUB',
+            rank: 2,
+            seen: true,
+            organization: { orgId: 'ORG-STUB' },
+            cone: { numberAsns: 1 },
+          },
+        },
         { asn: '64999', asnName: 'UNSEEN', seen: false },
       ]),
     );
@@ -37,7 +56,15 @@ describe('import-jsonl with dumps shaped as the spec nodes', () => {
       path.join(dumpDir, 'organizations.jsonl.gz'),
       zlib.gzipSync(
         jsonl([
-          { orgId: 'LPL-141-ARIN', orgName: 'Level 3 Parent, LLC', rank: 1, country: { iso: 'US' }, members: { numberAsns: 19, numberAsnsSeen: 12 }, cone: { numberAsns: 35363 }, asnDegree: { transit: 7006, total: 7010 } },
+          {
+            orgId: 'LPL-141-ARIN',
+            orgName: 'Level 3 Parent, LLC',
+            rank: 1,
+            country: { iso: 'US' },
+            members: { numberAsns: 19, numberAsnsSeen: 12 },
+            cone: { numberAsns: 35363 },
+            asnDegree: { transit: 7006, total: 7010 },
+          },
           { node: { orgId: 'ORG-STUB', orgName: 'Stub Networks', rank: 2 } },
         ]),
       ),
@@ -45,8 +72,20 @@ describe('import-jsonl with dumps shaped as the spec nodes', () => {
     fs.writeFileSync(
       path.join(dumpDir, 'asnLinks.jsonl'),
       jsonl([
-        { asn0: { asn: '3356' }, asn1: { asn: '64512', asnName: 'STUB' }, relationship: 'customer', numberPaths: 1200 },
-        { node: { asn0: '3356', asn1: { asn: '1299', asnName: 'TELIANET', rank: 2 }, relationship: 'peer', numberPaths: 278564 } },
+        {
+          asn0: { asn: '3356' },
+          asn1: { asn: '64512', asnName: 'STUB' },
+          relationship: 'customer',
+          numberPaths: 1200,
+        },
+        {
+          node: {
+            asn0: '3356',
+            asn1: { asn: '1299', asnName: 'TELIANET', rank: 2 },
+            relationship: 'peer',
+            numberPaths: 278564,
+          },
+        },
       ]),
     );
     handle = openDatabase(path.join(dir, 'jsonl.db'));
@@ -55,36 +94,80 @@ describe('import-jsonl with dumps shaped as the spec nodes', () => {
   afterAll(async () => handle.close());
 
   it('stores ASNs with their organization, cone, degrees and flags', async () => {
-    const level3 = await handle.db.selectFrom('asns').selectAll().where('asn', '=', 3356).executeTakeFirstOrThrow();
+    const level3 = await handle.db
+      .selectFrom('asns')
+      .selectAll()
+      .where('asn', '=', 3356)
+      .executeTakeFirstOrThrow();
     expect(level3).toMatchObject({
-      date: '2019-08-01', asn_name: 'LEVEL3', org_id: 'LPL-141-ARIN', country_iso: 'US', source: 'ARIN', clique_member: 1, seen: 1,
-      ixp: null, degree_customer: 5201, degree_transit: 5255, search_text: 'level3 level 3 parent, llc',
+      date: '2019-08-01',
+      asn_name: 'LEVEL3',
+      org_id: 'LPL-141-ARIN',
+      country_iso: 'US',
+      source: 'ARIN',
+      clique_member: 1,
+      seen: 1,
+      ixp: null,
+      degree_customer: 5201,
+      degree_transit: 5255,
+      search_text: 'level3 level 3 parent, llc',
     });
     expect(Number(level3.cone_addresses)).toBe(1431488865);
-    const unseen = await handle.db.selectFrom('asns').select(['seen', 'rank']).where('asn', '=', 64999).executeTakeFirstOrThrow();
+    const unseen = await handle.db
+      .selectFrom('asns')
+      .select(['seen', 'rank'])
+      .where('asn', '=', 64999)
+      .executeTakeFirstOrThrow();
     expect(unseen).toEqual({ seen: 0, rank: null });
-    const telia = await handle.db.selectFrom('asns').select(['asn_name', 'rank', 'seen']).where('asn', '=', 1299).executeTakeFirstOrThrow();
+    const telia = await handle.db
+      .selectFrom('asns')
+      .select(['asn_name', 'rank', 'seen'])
+      .where('asn', '=', 1299)
+      .executeTakeFirstOrThrow();
     expect({ ...telia, rank: Number(telia.rank) }).toEqual({ asn_name: 'TELIANET', rank: 2, seen: 1 });
   });
 
   it('stores organizations (gzip-compressed file, {node} wrapper) with member counts filled from the ASNs', async () => {
-    const orgs = await handle.db.selectFrom('organizations').select(['org_id', 'org_name', 'number_asns', 'number_asns_seen', 'seen']).orderBy('org_id').execute();
+    const orgs = await handle.db
+      .selectFrom('organizations')
+      .select(['org_id', 'org_name', 'number_asns', 'number_asns_seen', 'seen'])
+      .orderBy('org_id')
+      .execute();
     expect(orgs).toEqual([
-      { org_id: 'LPL-141-ARIN', org_name: 'Level 3 Parent, LLC', number_asns: 19, number_asns_seen: 12, seen: 1 },
+      {
+        org_id: 'LPL-141-ARIN',
+        org_name: 'Level 3 Parent, LLC',
+        number_asns: 19,
+        number_asns_seen: 12,
+        seen: 1,
+      },
       { org_id: 'ORG-STUB', org_name: 'Stub Networks', number_asns: 1, number_asns_seen: 1, seen: 1 },
     ]);
   });
 
   it('stores each link from both ends with the mirrored relationship', async () => {
-    const links = await handle.db.selectFrom('asn_links').select(['asn0', 'asn1', 'relationship', 'canonical', 'number_paths']).orderBy('asn0').orderBy('asn1').execute();
-    expect(links.map((l) => [Number(l.asn0), Number(l.asn1), l.relationship, l.canonical, Number(l.number_paths)])).toEqual([
+    const links = await handle.db
+      .selectFrom('asn_links')
+      .select(['asn0', 'asn1', 'relationship', 'canonical', 'number_paths'])
+      .orderBy('asn0')
+      .orderBy('asn1')
+      .execute();
+    expect(
+      links.map((l) => [Number(l.asn0), Number(l.asn1), l.relationship, l.canonical, Number(l.number_paths)]),
+    ).toEqual([
       [1299, 3356, 'peer', 1, 278564],
       [3356, 1299, 'peer', 0, 278564],
       [3356, 64512, 'customer', 1, 1200],
       [64512, 3356, 'provider', 0, 1200],
     ]);
     const [dataset] = await listDatasets(handle);
-    expect(dataset).toMatchObject({ date: '2019-08-01', numberAsns: 4, numberAsnsSeen: 3, numberLinks: 2, numberOrganizations: 2 });
+    expect(dataset).toMatchObject({
+      date: '2019-08-01',
+      numberAsns: 4,
+      numberAsnsSeen: 3,
+      numberLinks: 2,
+      numberOrganizations: 2,
+    });
   });
 
   it('reports a malformed line with file and line number', async () => {
@@ -93,35 +176,65 @@ describe('import-jsonl with dumps shaped as the spec nodes', () => {
     fs.writeFileSync(path.join(badDir, 'asns.jsonl'), '{"asn":"1"}\n{"asn": "x"}\n');
     const error = await importJsonl(handle, { date: '2019-09-01', dir: badDir }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MalformedLineError);
-    expect((error as Error).message).toMatch(/asns\.jsonl:2: malformed line .* expected an Asn node with "asn" a string of decimal digits/);
+    expect((error as Error).message).toMatch(
+      /asns\.jsonl:2: malformed line .* expected an Asn node with "asn" a string of decimal digits/,
+    );
     expect((await listDatasets(handle)).map((d) => d.date)).toEqual(['2019-08-01']);
   });
 });
 
-(HAVE_CAIDA ? describe : describe.skip)("import-jsonl with CAIDA's real AS Rank API responses (2019-08)", () => {
-  it('loads the ASNs, organizations, links and dataset of the API test fixtures', async () => {
-    const api = (name: string) => JSON.parse(fs.readFileSync(path.join(CAIDA_DIR, 'asrank', 'api-test-201908', name), 'utf8'));
-    const dumpDir = path.join(dir, 'caida');
-    fs.mkdirSync(dumpDir);
-    const unwrap = (edge: Record<string, unknown>) => (edge.node ?? edge) as Record<string, unknown>;
-    fs.writeFileSync(path.join(dumpDir, 'asns.jsonl'), jsonl(api('asn.json').edges.map(unwrap)));
-    fs.writeFileSync(path.join(dumpDir, 'organizations.jsonl'), jsonl(api('orgs.json').edges.map(unwrap)));
-    // links.json answers asnLinks(asn: "3356"), whose nodes omit the queried end: a dump names it.
-    fs.writeFileSync(path.join(dumpDir, 'asnLinks.jsonl'), jsonl(api('links.json').edges.map((e: Record<string, unknown>) => ({ asn0: '3356', ...unwrap(e) }))));
-    fs.writeFileSync(path.join(dumpDir, 'dataset.jsonl'), jsonl([api('dataset.json')]));
-    const handle = openDatabase(path.join(dir, 'caida-api.db'));
-    try {
-      await importJsonl(handle, { date: '2019-08-01', dir: dumpDir });
-      const level3 = await handle.db.selectFrom('asns').selectAll().where('asn', '=', 3356).executeTakeFirstOrThrow();
-      expect([Number(level3.rank), Number(level3.cone_asns), level3.org_id]).toEqual([1, 35292, 'LPL-141-ARIN']);
-      const org = await handle.db.selectFrom('organizations').selectAll().where('org_id', '=', 'LPL-141-ARIN').executeTakeFirstOrThrow();
-      expect([Number(org.rank), Number(org.cone_asns), org.number_asns_seen]).toEqual([1, 35363, 12]);
-      const link = await handle.db.selectFrom('asn_links').selectAll().where('asn0', '=', 3356).where('asn1', '=', 1299).executeTakeFirstOrThrow();
-      expect([link.relationship, Number(link.number_paths)]).toEqual(['peer', 278564]);
-      const dataset = await handle.db.selectFrom('datasets').selectAll().executeTakeFirstOrThrow();
-      expect([dataset.dataset_id, Number(dataset.number_asns), Number(dataset.number_asns_seen)]).toEqual(['20190801.4.world', 92615, 65955]);
-    } finally {
-      await handle.close();
-    }
-  });
-});
+(HAVE_CAIDA ? describe : describe.skip)(
+  "import-jsonl with CAIDA's real AS Rank API responses (2019-08)",
+  () => {
+    it('loads the ASNs, organizations, links and dataset of the API test fixtures', async () => {
+      const api = (name: string) =>
+        JSON.parse(fs.readFileSync(path.join(CAIDA_DIR, 'asrank', 'api-test-201908', name), 'utf8'));
+      const dumpDir = path.join(dir, 'caida');
+      fs.mkdirSync(dumpDir);
+      const unwrap = (edge: Record<string, unknown>) => (edge.node ?? edge) as Record<string, unknown>;
+      fs.writeFileSync(path.join(dumpDir, 'asns.jsonl'), jsonl(api('asn.json').edges.map(unwrap)));
+      fs.writeFileSync(path.join(dumpDir, 'organizations.jsonl'), jsonl(api('orgs.json').edges.map(unwrap)));
+      // links.json answers asnLinks(asn: "3356"), whose nodes omit the queried end: a dump names it.
+      fs.writeFileSync(
+        path.join(dumpDir, 'asnLinks.jsonl'),
+        jsonl(api('links.json').edges.map((e: Record<string, unknown>) => ({ asn0: '3356', ...unwrap(e) }))),
+      );
+      fs.writeFileSync(path.join(dumpDir, 'dataset.jsonl'), jsonl([api('dataset.json')]));
+      const handle = openDatabase(path.join(dir, 'caida-api.db'));
+      try {
+        await importJsonl(handle, { date: '2019-08-01', dir: dumpDir });
+        const level3 = await handle.db
+          .selectFrom('asns')
+          .selectAll()
+          .where('asn', '=', 3356)
+          .executeTakeFirstOrThrow();
+        expect([Number(level3.rank), Number(level3.cone_asns), level3.org_id]).toEqual([
+          1,
+          35292,
+          'LPL-141-ARIN',
+        ]);
+        const org = await handle.db
+          .selectFrom('organizations')
+          .selectAll()
+          .where('org_id', '=', 'LPL-141-ARIN')
+          .executeTakeFirstOrThrow();
+        expect([Number(org.rank), Number(org.cone_asns), org.number_asns_seen]).toEqual([1, 35363, 12]);
+        const link = await handle.db
+          .selectFrom('asn_links')
+          .selectAll()
+          .where('asn0', '=', 3356)
+          .where('asn1', '=', 1299)
+          .executeTakeFirstOrThrow();
+        expect([link.relationship, Number(link.number_paths)]).toEqual(['peer', 278564]);
+        const dataset = await handle.db.selectFrom('datasets').selectAll().executeTakeFirstOrThrow();
+        expect([dataset.dataset_id, Number(dataset.number_asns), Number(dataset.number_asns_seen)]).toEqual([
+          '20190801.4.world',
+          92615,
+          65955,
+        ]);
+      } finally {
+        await handle.close();
+      }
+    });
+  },
+);

@@ -38,7 +38,11 @@ describe('ingest of the generated dataset into SQLite', () => {
     const listed = await listDatasets(handle);
     expect(listed.map((d) => d.date)).toEqual(files.months.map((m) => m.date));
     for (const dataset of listed) {
-      const asns = await handle.db.selectFrom('asns').select((eb) => eb.fn.countAll<number>().as('n')).where('date', '=', dataset.date).executeTakeFirstOrThrow();
+      const asns = await handle.db
+        .selectFrom('asns')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('date', '=', dataset.date)
+        .executeTakeFirstOrThrow();
       const seen = await handle.db
         .selectFrom('asns')
         .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -63,7 +67,10 @@ describe('ingest of the generated dataset into SQLite', () => {
     const [latest] = (await listDatasets(handle)).slice(-1);
     const rows = await handle.db.selectFrom('asns').selectAll().where('date', '=', latest!.date).execute();
     for (const row of rows) expect(row.rank === null).toBe(row.seen === 0);
-    const ranks = rows.filter((r) => r.rank !== null).map((r) => Number(r.rank)).sort((a, b) => a - b);
+    const ranks = rows
+      .filter((r) => r.rank !== null)
+      .map((r) => Number(r.rank))
+      .sort((a, b) => a - b);
     expect(ranks[0]).toBe(1);
     const members = await handle.db
       .selectFrom('cone_members')
@@ -72,12 +79,17 @@ describe('ingest of the generated dataset into SQLite', () => {
       .groupBy('asn')
       .execute();
     const sizeByAsn = new Map(members.map((m) => [Number(m.asn), Number(m.n)]));
-    for (const row of rows.filter((r) => r.seen === 1)) expect(sizeByAsn.get(Number(row.asn))).toBe(Number(row.cone_asns));
+    for (const row of rows.filter((r) => r.seen === 1))
+      expect(sizeByAsn.get(Number(row.asn))).toBe(Number(row.cone_asns));
   });
 
   it('stores every link from both ends with mirrored relationships', async () => {
     const [latest] = (await listDatasets(handle)).slice(-1);
-    const links = await handle.db.selectFrom('asn_links').selectAll().where('date', '=', latest!.date).execute();
+    const links = await handle.db
+      .selectFrom('asn_links')
+      .selectAll()
+      .where('date', '=', latest!.date)
+      .execute();
     const byPair = new Map(links.map((l) => [`${l.asn0}|${l.asn1}`, l]));
     const mirror = { provider: 'customer', customer: 'provider', peer: 'peer', sibling: 'sibling' } as const;
     for (const link of links) {
@@ -86,17 +98,31 @@ describe('ingest of the generated dataset into SQLite', () => {
       expect(link.canonical).toBe(Number(link.asn0) < Number(link.asn1) ? 1 : 0);
       expect(other.rank).toBe(link.rank);
     }
-    const located = await handle.db.selectFrom('link_locations').selectAll().where('date', '=', latest!.date).execute();
+    const located = await handle.db
+      .selectFrom('link_locations')
+      .selectAll()
+      .where('date', '=', latest!.date)
+      .execute();
     expect(located.length).toBeGreaterThan(0);
   });
 
   it('drops one month and bumps data_version', async () => {
-    const before = await handle.db.selectFrom('meta').select('value').where('key', '=', 'data_version').executeTakeFirstOrThrow();
+    const before = await handle.db
+      .selectFrom('meta')
+      .select('value')
+      .where('key', '=', 'data_version')
+      .executeTakeFirstOrThrow();
     const [first] = await listDatasets(handle);
     expect(await dropMonth(handle, first!.date)).toBe(true);
     expect((await listDatasets(handle)).map((d) => d.date)).not.toContain(first!.date);
-    expect(await handle.db.selectFrom('asns').select('asn').where('date', '=', first!.date).execute()).toEqual([]);
-    const after = await handle.db.selectFrom('meta').select('value').where('key', '=', 'data_version').executeTakeFirstOrThrow();
+    expect(
+      await handle.db.selectFrom('asns').select('asn').where('date', '=', first!.date).execute(),
+    ).toEqual([]);
+    const after = await handle.db
+      .selectFrom('meta')
+      .select('value')
+      .where('key', '=', 'data_version')
+      .executeTakeFirstOrThrow();
     expect(Number(after.value)).toBe(Number(before.value) + 1);
     expect(await dropMonth(handle, first!.date)).toBe(false);
   });
@@ -131,4 +157,7 @@ describe('ingest of the generated dataset into SQLite', () => {
   });
 });
 
-if (!PG_URL) console.warn('PostgreSQL ingest comparison skipped: set DATABASE_URL_PG (the CI script .ci/run always does).');
+if (!PG_URL)
+  console.warn(
+    'PostgreSQL ingest comparison skipped: set DATABASE_URL_PG (the CI script .ci/run always does).',
+  );

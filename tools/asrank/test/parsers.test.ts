@@ -48,9 +48,14 @@ describe('compression detection', () => {
 
   it('names a missing file and a corrupt compressed file', async () => {
     await expect(parseAsRel(path.join(dir, 'nope.txt'), strict())).rejects.toThrow(InputFileError);
-    await expect(parseAsRel(path.join(dir, 'nope.txt'), strict())).rejects.toThrow(/nope\.txt: file not found/);
+    await expect(parseAsRel(path.join(dir, 'nope.txt'), strict())).rejects.toThrow(
+      /nope\.txt: file not found/,
+    );
     const corrupt = write('corrupt.gz', '');
-    fs.writeFileSync(corrupt, Buffer.concat([zlib.gzipSync('1|2|0\n').subarray(0, 12), Buffer.from('garbage')]));
+    fs.writeFileSync(
+      corrupt,
+      Buffer.concat([zlib.gzipSync('1|2|0\n').subarray(0, 12), Buffer.from('garbage')]),
+    );
     await expect(parseAsRel(corrupt, strict())).rejects.toThrow(/corrupt\.gz: corrupt gzip data/);
   });
 
@@ -105,7 +110,8 @@ describe('as-rel', () => {
 });
 
 describe('as-org2info', () => {
-  const orgTable = '# format:org_id|changed|org_name|country|source\nORG-A|20170101|Alpha Net|de|RIPE\nORG-B|20170101|Beta | Gamma Inc|US|ARIN\n';
+  const orgTable =
+    '# format:org_id|changed|org_name|country|source\nORG-A|20170101|Alpha Net|de|RIPE\nORG-B|20170101|Beta | Gamma Inc|US|ARIN\n';
   it('reads the old 5-field AS layout with the org table first', async () => {
     const file = write(
       'old.as-org2info.txt',
@@ -113,9 +119,19 @@ describe('as-org2info', () => {
     );
     const parsed = await parseAsOrg(file, strict());
     expect(parsed.date).toBe('201704');
-    expect(parsed.organizations.get('ORG-A')).toEqual({ orgId: 'ORG-A', orgName: 'Alpha Net', country: 'DE', source: 'RIPE' });
+    expect(parsed.organizations.get('ORG-A')).toEqual({
+      orgId: 'ORG-A',
+      orgName: 'Alpha Net',
+      country: 'DE',
+      source: 'RIPE',
+    });
     expect(parsed.organizations.get('ORG-B')?.orgName).toBe('Beta | Gamma Inc');
-    expect(parsed.asns.get(64500)).toEqual({ asn: 64500, asnName: 'ALPHA-AS', orgId: 'ORG-A', source: 'RIPE' });
+    expect(parsed.asns.get(64500)).toEqual({
+      asn: 64500,
+      asnName: 'ALPHA-AS',
+      orgId: 'ORG-A',
+      source: 'RIPE',
+    });
   });
 
   it('reads the new 6-field AS layout (opaque_id) in either table order', async () => {
@@ -124,19 +140,29 @@ describe('as-org2info', () => {
       `# format:aut|changed|aut_name|org_id|opaque_id|source\n64500|20190101|ALPHA-AS|ORG-A|abc_RIPE|RIPE\n${orgTable}`,
     );
     const parsed = await parseAsOrg(file, strict());
-    expect(parsed.asns.get(64500)).toEqual({ asn: 64500, asnName: 'ALPHA-AS', orgId: 'ORG-A', source: 'RIPE' });
+    expect(parsed.asns.get(64500)).toEqual({
+      asn: 64500,
+      asnName: 'ALPHA-AS',
+      orgId: 'ORG-A',
+      source: 'RIPE',
+    });
     expect(parsed.organizations.size).toBe(2);
   });
 
   it('rejects data before any format header', async () => {
     const file = write('headless.as-org2info.txt', 'ORG-A|20170101|Alpha|DE|RIPE\n');
-    await expect(parseAsOrg(file, strict())).rejects.toThrow(/:1: malformed line .* expected a "# format:org_id\|\.\.\." or "# format:aut\|\.\.\." header/);
+    await expect(parseAsOrg(file, strict())).rejects.toThrow(
+      /:1: malformed line .* expected a "# format:org_id\|\.\.\." or "# format:aut\|\.\.\." header/,
+    );
   });
 });
 
 describe('pfx2as', () => {
   it('reads MOAS (_) and AS-set (,) origins, IPv4 and IPv6, accumulating several files', async () => {
-    const v4 = write('rv2.pfx2as', '1.0.0.0\t24\t13335\n1.2.4.0\t24\t24151_24409\n5.5.0.0\t16\t100,200_300\n1.0.0.0\t24\t13335\n');
+    const v4 = write(
+      'rv2.pfx2as',
+      '1.0.0.0\t24\t13335\n1.2.4.0\t24\t24151_24409\n5.5.0.0\t16\t100,200_300\n1.0.0.0\t24\t13335\n',
+    );
     const v6 = write('rv6.pfx2as', '2001:db8::\t32\t64500\n', 'gzip');
     const prefixes = new Map<string, PrefixEntry>();
     await parsePfx2as(v4, strict(), prefixes);
@@ -144,12 +170,19 @@ describe('pfx2as', () => {
     expect(prefixes.get('1.0.0.0/24')?.origins).toEqual([13335]);
     expect(prefixes.get('1.2.4.0/24')?.origins).toEqual([24151, 24409]);
     expect(prefixes.get('5.5.0.0/16')?.origins).toEqual([100, 200, 300]);
-    expect(prefixes.get('2001:db8::/32')).toEqual({ network: '2001:db8::', length: 32, ipVersion: 6, origins: [64500] });
+    expect(prefixes.get('2001:db8::/32')).toEqual({
+      network: '2001:db8::',
+      length: 32,
+      ipVersion: 6,
+      origins: [64500],
+    });
   });
 
   it('rejects impossible prefixes', async () => {
     const file = write('bad.pfx2as', '1.0.0.0\t33\t1\n');
-    await expect(parsePfx2as(file, strict(), new Map())).rejects.toThrow(/bad\.pfx2as:1: .*expected network<TAB>length<TAB>origin ASNs/);
+    await expect(parsePfx2as(file, strict(), new Map())).rejects.toThrow(
+      /bad\.pfx2as:1: .*expected network<TAB>length<TAB>origin ASNs/,
+    );
   });
 });
 
@@ -162,13 +195,25 @@ describe('ppdc-ases and link geography', () => {
   });
 
   it("reads CAIDA's and the generator's as-rel-geo layouts and the locations file", async () => {
-    const geo = write('x.as-rel-geo.txt', '# format\n10|20|Aachen-NW-DE,bgp,lg|Paris-IDF-FR,bgp\n10|30|Paris-IDF-FR,Aachen-NW-DE\n');
+    const geo = write(
+      'x.as-rel-geo.txt',
+      '# format\n10|20|Aachen-NW-DE,bgp,lg|Paris-IDF-FR,bgp\n10|30|Paris-IDF-FR,Aachen-NW-DE\n',
+    );
     const links = await parseAsRelGeo(geo, strict());
     expect(links[0]).toEqual({ asn0: 10, asn1: 20, locIds: ['Aachen-NW-DE', 'bgp', 'lg', 'Paris-IDF-FR'] });
     expect(links[1]?.locIds).toEqual(['Paris-IDF-FR', 'Aachen-NW-DE']);
     const locations = write('x.locations.txt', 'Aachen-NW-DE|Europe|DE|NW|Aachen|50.77|6.08|245885\n');
     expect(await parseGeoLocations(locations, strict())).toEqual([
-      { locId: 'Aachen-NW-DE', continent: 'Europe', country: 'DE', region: 'NW', city: 'Aachen', latitude: 50.77, longitude: 6.08, population: 245885 },
+      {
+        locId: 'Aachen-NW-DE',
+        continent: 'Europe',
+        country: 'DE',
+        region: 'NW',
+        city: 'Aachen',
+        latitude: 50.77,
+        longitude: 6.08,
+        population: 245885,
+      },
     ]);
   });
 });

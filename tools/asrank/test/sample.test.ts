@@ -22,12 +22,21 @@ afterAll(async () => {
 describe('loadSampleData', () => {
   it('loads every month of sample-data/manifest.json and returns their dates', async () => {
     const dates = await loadSampleData(handle);
-    expect(dates).toEqual(readManifest(SAMPLE_DATA_DIR).map((m) => m.date).sort());
+    expect(dates).toEqual(
+      readManifest(SAMPLE_DATA_DIR)
+        .map((m) => m.date)
+        .sort(),
+    );
     expect(dates.length).toBeGreaterThanOrEqual(2);
     const listed = await listDatasets(handle);
     expect(listed.map((d) => d.date)).toEqual(dates);
     for (const dataset of listed) expect(dataset.numberAsnsSeen).toBeGreaterThan(0);
-    const locations = await handle.db.selectFrom('link_locations').select('loc_id').where('date', '=', dates.at(-1)!).limit(1).execute();
+    const locations = await handle.db
+      .selectFrom('link_locations')
+      .select('loc_id')
+      .where('date', '=', dates.at(-1)!)
+      .limit(1)
+      .execute();
     expect(locations).toHaveLength(1);
   });
 
@@ -49,24 +58,48 @@ describe('loadSampleData', () => {
 describe('asrank generate (built CLI)', () => {
   it('writes a manifest and files that asrank ingest loads', () => {
     const out = path.join(dir, 'generated');
-    const generate = spawnSync(process.execPath, [CLI, 'generate', '--out', out, '--seed', '5', '--asns', '60', '--months', '1'], { encoding: 'utf8' });
+    const generate = spawnSync(
+      process.execPath,
+      [CLI, 'generate', '--out', out, '--seed', '5', '--asns', '60', '--months', '1'],
+      { encoding: 'utf8' },
+    );
     expect(generate.stderr).toBe('');
     expect(generate.status).toBe(0);
-    const manifest = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8')) as { months: { date: string; asRel: string }[] };
+    const manifest = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8')) as {
+      months: { date: string; asRel: string }[];
+    };
     expect(manifest.months).toHaveLength(1);
     const db = path.join(dir, 'generated.db');
     const ingest = spawnSync(
       process.execPath,
-      [CLI, '--database', db, 'ingest', '--date', manifest.months[0]!.date, '--as-rel', path.join(out, manifest.months[0]!.asRel), '--quiet'],
+      [
+        CLI,
+        '--database',
+        db,
+        'ingest',
+        '--date',
+        manifest.months[0]!.date,
+        '--as-rel',
+        path.join(out, manifest.months[0]!.asRel),
+        '--quiet',
+      ],
       { encoding: 'utf8' },
     );
     expect(ingest.status).toBe(0);
     const listing = spawnSync(process.execPath, [CLI, '--database', db, 'datasets'], { encoding: 'utf8' });
-    expect(listing.stdout).toMatch(new RegExp(`^\\s*date\\s+asns\\s+asns seen\\s+organizations\\s+links\\s+prefixes\\n\\s*${manifest.months[0]!.date}\\s+\\d+`));
+    expect(listing.stdout).toMatch(
+      new RegExp(
+        `^\\s*date\\s+asns\\s+asns seen\\s+organizations\\s+links\\s+prefixes\\n\\s*${manifest.months[0]!.date}\\s+\\d+`,
+      ),
+    );
   });
 
   it('rejects a non-numeric --asns with a clear message', () => {
-    const run = spawnSync(process.execPath, [CLI, 'generate', '--out', path.join(dir, 'x'), '--asns', 'many'], { encoding: 'utf8' });
+    const run = spawnSync(
+      process.execPath,
+      [CLI, 'generate', '--out', path.join(dir, 'x'), '--asns', 'many'],
+      { encoding: 'utf8' },
+    );
     expect(run.status).not.toBe(0);
     expect(run.stderr).toContain('--asns must be a positive integer, got "many"');
   });

@@ -18,8 +18,21 @@ import BetterSqlite3 from 'better-sqlite3';
 import { BENCH_ROOT, REPO_ROOT, prepareGenerated, prepareReal, type PreparedStores } from './datasets';
 import { parseSuiteOptions, type SuiteOptions } from './options';
 import { CEILING_MAIN, GRAPHQL_MAIN, REST_MAIN, rssMb, startService, type ServiceProcess } from './processes';
-import { formatMarkdown, updatePerformanceDoc, type StoreReport, type SuiteReport, type ThroughputFigures } from './report';
-import { W5_QUERY, buildWorkloads, rawConeWalk, readFacts, type HttpRequestSpec, type ThroughputWorkload } from './workloads';
+import {
+  formatMarkdown,
+  updatePerformanceDoc,
+  type StoreReport,
+  type SuiteReport,
+  type ThroughputFigures,
+} from './report';
+import {
+  W5_QUERY,
+  buildWorkloads,
+  rawConeWalk,
+  readFacts,
+  type HttpRequestSpec,
+  type ThroughputWorkload,
+} from './workloads';
 
 const RESULTS_DIR = path.join(BENCH_ROOT, 'results');
 /** Longest time spent sending each distinct request once before a measurement. */
@@ -54,7 +67,11 @@ function log(message: string): void {
 }
 
 /** autocannon over loopback, rotating through `requests` so consecutive requests hit different keys. */
-async function measure(baseUrl: string, requests: readonly HttpRequestSpec[], options: SuiteOptions): Promise<ThroughputFigures> {
+async function measure(
+  baseUrl: string,
+  requests: readonly HttpRequestSpec[],
+  options: SuiteOptions,
+): Promise<ThroughputFigures> {
   let next = 0;
   const result = await autocannon({
     url: baseUrl,
@@ -64,7 +81,13 @@ async function measure(baseUrl: string, requests: readonly HttpRequestSpec[], op
       {
         setupRequest: (request) => {
           const spec = requests[next++ % requests.length] as HttpRequestSpec;
-          return { ...request, method: spec.method, path: spec.path, body: spec.body, headers: spec.body ? jsonHeaders() : {} };
+          return {
+            ...request,
+            method: spec.method,
+            path: spec.path,
+            body: spec.body,
+            headers: spec.body ? jsonHeaders() : {},
+          };
         },
       },
     ],
@@ -86,7 +109,11 @@ async function measure(baseUrl: string, requests: readonly HttpRequestSpec[], op
  */
 async function fetchOnce(url: string, spec: HttpRequestSpec): Promise<{ response: Response; body: string }> {
   const send = async () => {
-    const response = await fetch(url, { method: spec.method, body: spec.body, headers: spec.body ? jsonHeaders() : {} });
+    const response = await fetch(url, {
+      method: spec.method,
+      body: spec.body,
+      headers: spec.body ? jsonHeaders() : {},
+    });
     return { response, body: await response.text() };
   };
   try {
@@ -97,18 +124,26 @@ async function fetchOnce(url: string, spec: HttpRequestSpec): Promise<{ response
 }
 
 /** Sends every request once, checks the answer, and returns the exact bytes keyed as the ceiling looks them up. */
-async function record(baseUrl: string, requests: readonly HttpRequestSpec[], id: string): Promise<{ key: string; body: string }[]> {
+async function record(
+  baseUrl: string,
+  requests: readonly HttpRequestSpec[],
+  id: string,
+): Promise<{ key: string; body: string }[]> {
   const recorded: { key: string; body: string }[] = [];
   const deadline = Date.now() + RECORD_BUDGET_MS;
   for (const spec of requests) {
     // A pathologically slow workload is still measured, over the requests recorded within the budget.
     if (recorded.length > 0 && Date.now() > deadline) {
-      log(`${id}: recording stopped after ${recorded.length} of ${requests.length} requests (${RECORD_BUDGET_MS / 1000} s budget); measuring with those`);
+      log(
+        `${id}: recording stopped after ${recorded.length} of ${requests.length} requests (${RECORD_BUDGET_MS / 1000} s budget); measuring with those`,
+      );
       break;
     }
     const { response, body } = await fetchOnce(baseUrl + spec.path, spec);
     if (!response.ok || body.includes('"errors"')) {
-      throw new Error(`${id}: ${spec.method} ${spec.path} ${spec.body ?? ''} answered ${response.status}: ${body.slice(0, 400)}`);
+      throw new Error(
+        `${id}: ${spec.method} ${spec.path} ${spec.body ?? ''} answered ${response.status}: ${body.slice(0, 400)}`,
+      );
     }
     recorded.push({ key: spec.body ?? spec.path, body });
   }
@@ -154,14 +189,22 @@ async function runThroughput(
   report: StoreReport,
 ): Promise<void> {
   const service = workload.service === 'rest' ? services.rest : services.graphql;
-  log(`${report.label} / ${dialect} / ${workload.id}: warm-up and recording ${workload.requests.length} distinct requests`);
+  log(
+    `${report.label} / ${dialect} / ${workload.id}: warm-up and recording ${workload.requests.length} distinct requests`,
+  );
   const recorded = await record(service.baseUrl, workload.requests, workload.id);
   const requests = workload.requests.slice(0, recorded.length);
   const meanBytes = recorded.reduce((sum, entry) => sum + Buffer.byteLength(entry.body), 0) / recorded.length;
   const recordFile = path.join(RESULTS_DIR, 'tmp', `${workload.id}-answers.json`);
   mkdirSync(path.dirname(recordFile), { recursive: true });
   writeFileSync(recordFile, JSON.stringify(recorded));
-  await (await fetch(`${services.ceiling.baseUrl}/__load`, { method: 'POST', headers: jsonHeaders(), body: JSON.stringify({ file: recordFile }) })).text();
+  await (
+    await fetch(`${services.ceiling.baseUrl}/__load`, {
+      method: 'POST',
+      headers: jsonHeaders(),
+      body: JSON.stringify({ file: recordFile }),
+    })
+  ).text();
 
   log(`${workload.id}: ceiling`);
   const ceiling = await measure(services.ceiling.baseUrl, requests, options);
@@ -185,7 +228,13 @@ async function runThroughput(
   });
 }
 
-async function runConeWalk(asns: readonly string[], services: Services, store: PreparedStores, dialect: 'sqlite' | 'postgres', report: StoreReport): Promise<void> {
+async function runConeWalk(
+  asns: readonly string[],
+  services: Services,
+  store: PreparedStores,
+  dialect: 'sqlite' | 'postgres',
+  report: StoreReport,
+): Promise<void> {
   const url = `${services.graphql.baseUrl}/graphql`;
   const pid = services.graphql.child.pid;
   const walk = async (): Promise<{ bytes: number; pages: number; seconds: number; rss: number[] }> => {
@@ -233,7 +282,9 @@ async function runConeWalk(asns: readonly string[], services: Services, store: P
     }
   }
   const mbPerSecond = measured.bytes / 1e6 / measured.seconds;
-  log(`W5: ${(measured.bytes / 1e6).toFixed(1)} MB in ${measured.pages} pages, ${mbPerSecond.toFixed(1)} MB/s`);
+  log(
+    `W5: ${(measured.bytes / 1e6).toFixed(1)} MB in ${measured.pages} pages, ${mbPerSecond.toFixed(1)} MB/s`,
+  );
   report.stream = {
     dialect,
     pages: measured.pages,
@@ -251,18 +302,36 @@ async function runConeWalk(asns: readonly string[], services: Services, store: P
 async function measureStartup(databaseUrl: string, logDir: string): Promise<number[]> {
   const times: number[] = [];
   for (let attempt = 0; attempt < 3; attempt++) {
-    const service = await startService({ name: `startup-${attempt}`, script: GRAPHQL_MAIN, env: { DATABASE_URL: databaseUrl }, readyPath: '/health', logDir });
+    const service = await startService({
+      name: `startup-${attempt}`,
+      script: GRAPHQL_MAIN,
+      env: { DATABASE_URL: databaseUrl },
+      readyPath: '/health',
+      logDir,
+    });
     times.push(service.readyMs);
     await service.stop();
   }
   return times;
 }
 
-async function runStore(store: PreparedStores, dialect: 'sqlite' | 'postgres', options: SuiteOptions, logDir: string): Promise<StoreReport> {
+async function runStore(
+  store: PreparedStores,
+  dialect: 'sqlite' | 'postgres',
+  options: SuiteOptions,
+  logDir: string,
+): Promise<StoreReport> {
   const databaseUrl = dialect === 'sqlite' ? store.sqliteFile : (store.postgresUrl as string);
   const facts = await readFacts(databaseUrl);
   const { throughput, stream } = buildWorkloads(facts);
-  const report: StoreReport = { label: store.label, dialect, months: store.dates.length, startupMs: [], workloads: [], stream: null };
+  const report: StoreReport = {
+    label: store.label,
+    dialect,
+    months: store.dates.length,
+    startupMs: [],
+    workloads: [],
+    stream: null,
+  };
   report.startupMs = await measureStartup(databaseUrl, logDir);
   log(`${store.label} / ${dialect}: start-up ${report.startupMs.map((ms) => ms.toFixed(0)).join(', ')} ms`);
 
@@ -286,7 +355,13 @@ async function runStore(store: PreparedStores, dialect: 'sqlite' | 'postgres', o
       profileDir,
     });
     started.push(rest);
-    const ceiling = await startService({ name: 'ceiling', script: CEILING_MAIN, env: {}, readyPath: '/health', logDir });
+    const ceiling = await startService({
+      name: 'ceiling',
+      script: CEILING_MAIN,
+      env: {},
+      readyPath: '/health',
+      logDir,
+    });
     started.push(ceiling);
     const services: Services = { graphql, rest, ceiling };
     for (const workload of throughput) {
@@ -302,9 +377,22 @@ async function runStore(store: PreparedStores, dialect: 'sqlite' | 'postgres', o
     // Cached, reported apart: the same W1 rotation against a second instance with the result cache on.
     const pointLookup = throughput.find((workload) => workload.id === 'W1');
     if (pointLookup && (!options.only || options.only.has('W1'))) {
-      const cached = await startService({ name: `graphql-cached-${dialect}`, script: GRAPHQL_MAIN, env: { DATABASE_URL: databaseUrl, MAX_EVENT_LOOP_DELAY_MS: '0' }, readyPath: '/health', logDir });
+      const cached = await startService({
+        name: `graphql-cached-${dialect}`,
+        script: GRAPHQL_MAIN,
+        env: { DATABASE_URL: databaseUrl, MAX_EVENT_LOOP_DELAY_MS: '0' },
+        readyPath: '/health',
+        logDir,
+      });
       try {
-        await runThroughput({ ...pointLookup, title: `${pointLookup.title} — result cache ON`, raw: null }, { ...services, graphql: cached }, store, dialect, options, report);
+        await runThroughput(
+          { ...pointLookup, title: `${pointLookup.title} — result cache ON`, raw: null },
+          { ...services, graphql: cached },
+          store,
+          dialect,
+          options,
+          report,
+        );
       } catch (error) {
         report.failures = [...(report.failures ?? []), `W1 cached: ${describeError(error)}`];
       } finally {

@@ -10,7 +10,9 @@ const answers = new Map<string, Buffer>();
 const app = Fastify({ logger: false, bodyLimit: 16 * 1024 * 1024 });
 
 // The body is only a lookup key, so it is kept as the raw string instead of being parsed.
-app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
+  done(null, body),
+);
 
 app.post<{ Body: { file: string } | string }>('/__load', async (request) => {
   const { file } = JSON.parse(request.body as string) as { file: string };

@@ -153,13 +153,19 @@ async function prepareStores(
 }
 
 /** Generates (cached) the synthetic months and loads them into the stores. */
-export async function prepareGenerated(spec: GeneratedSpec, pgServer: string | null, stores: StoreChoice = 'both'): Promise<PreparedStores> {
+export async function prepareGenerated(
+  spec: GeneratedSpec,
+  pgServer: string | null,
+  stores: StoreChoice = 'both',
+): Promise<PreparedStores> {
   const key = generatedKey(spec);
   const label = `generated ${spec.asns} ASNs / ${spec.links} links / ${spec.prefixes} prefixes x ${spec.months} months`;
   const filesDir = path.join(CACHE_DIR, key, 'files');
   const filesMarker = path.join(CACHE_DIR, key, 'files.done.json');
   let months: IngestOptions[];
-  const cached = existsSync(filesMarker) ? (JSON.parse(readFileSync(filesMarker, 'utf8')) as { months: IngestOptions[] }) : null;
+  const cached = existsSync(filesMarker)
+    ? (JSON.parse(readFileSync(filesMarker, 'utf8')) as { months: IngestOptions[] })
+    : null;
   if (cached) {
     months = cached.months;
     log(`${label}: input files cached`);
@@ -183,7 +189,10 @@ export async function prepareGenerated(spec: GeneratedSpec, pgServer: string | n
 }
 
 /** The real CAIDA December 2017 month, or null (with a message) when the shared data is absent. */
-export async function prepareReal(pgServer: string | null, stores: StoreChoice = 'both'): Promise<PreparedStores | null> {
+export async function prepareReal(
+  pgServer: string | null,
+  stores: StoreChoice = 'both',
+): Promise<PreparedStores | null> {
   const caida = sharedCaidaDir();
   const files = {
     asRel: path.join(caida, 'as-rel', '20171201.as-rel.txt.bz2'),
@@ -193,8 +202,16 @@ export async function prepareReal(pgServer: string | null, stores: StoreChoice =
   };
   const missing = Object.values(files).filter((file) => !existsSync(file));
   if (missing.length > 0) {
-    log(`skipping the real December 2017 month: ${missing.join(', ')} not found (set ASRANK_SHARED_DATA to the caida folder)`);
+    log(
+      `skipping the real December 2017 month: ${missing.join(', ')} not found (set ASRANK_SHARED_DATA to the caida folder)`,
+    );
     return null;
   }
-  return prepareStores('caida-20171201', 'CAIDA 2017-12-01 (real)', [{ date: '2017-12-01', ...files }], pgServer, stores);
+  return prepareStores(
+    'caida-20171201',
+    'CAIDA 2017-12-01 (real)',
+    [{ date: '2017-12-01', ...files }],
+    pgServer,
+    stores,
+  );
 }

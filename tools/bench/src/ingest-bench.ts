@@ -89,7 +89,9 @@ async function runChild(request: RunRequest): Promise<RunResult> {
 
 function runInChild(request: RunRequest): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = fork(__filename, ['--child', JSON.stringify(request)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(__filename, ['--child', JSON.stringify(request)], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     let result: RunResult | null = null;
     child.on('message', (message) => {
       result = message as RunResult;
@@ -141,14 +143,20 @@ function realMonthInputs(): IngestOptions | null {
   };
   const missing = Object.values(files).filter((file) => !existsSync(file));
   if (missing.length > 0) {
-    console.log(`Skipping the real December 2017 month: ${missing.join(', ')} not found (set ASRANK_SHARED_DATA to the caida data folder).`);
+    console.log(
+      `Skipping the real December 2017 month: ${missing.join(', ')} not found (set ASRANK_SHARED_DATA to the caida data folder).`,
+    );
     return null;
   }
   return { date: '2017-12-01', ...files };
 }
 
-function formatTable(results: readonly RunResult[], generation: { seconds: number; label: string } | null): string {
-  const rowCount = (result: RunResult, table: string): string => (result.rows[table] === undefined ? '' : String(result.rows[table]));
+function formatTable(
+  results: readonly RunResult[],
+  generation: { seconds: number; label: string } | null,
+): string {
+  const rowCount = (result: RunResult, table: string): string =>
+    result.rows[table] === undefined ? '' : String(result.rows[table]);
   const lines = [
     '| dataset | store | ingest (s) | peak RSS (MB, kernel) | peak RSS (MB, sampled) | asns | asn_links | prefixes | cone_members |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|',
@@ -158,7 +166,11 @@ function formatTable(results: readonly RunResult[], generation: { seconds: numbe
         : `| ${result.label} | ${result.store} | ${result.seconds.toFixed(1)} | ${result.maxRssMb} | ${result.sampledPeakRssMb} | ${rowCount(result, 'asns')} | ${rowCount(result, 'asn_links')} | ${rowCount(result, 'prefixes')} | ${rowCount(result, 'cone_members')} |`,
     ),
   ];
-  if (generation) lines.push('', `Writing the input files of the ${generation.label} month took ${generation.seconds.toFixed(1)} s.`);
+  if (generation)
+    lines.push(
+      '',
+      `Writing the input files of the ${generation.label} month took ${generation.seconds.toFixed(1)} s.`,
+    );
   return lines.join('\n');
 }
 
@@ -175,7 +187,8 @@ async function main(): Promise<void> {
   });
   const integer = (name: 'asns' | 'links' | 'prefixes' | 'seed'): number => {
     const value = Number(values[name]);
-    if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} must be a non-negative integer, got ${JSON.stringify(values[name])}`);
+    if (!Number.isInteger(value) || value < 0)
+      throw new Error(`--${name} must be a non-negative integer, got ${JSON.stringify(values[name])}`);
     return value;
   };
   if (values.only !== undefined && values.only !== 'real' && values.only !== 'generated') {
@@ -196,7 +209,12 @@ async function main(): Promise<void> {
       const sizes = { asns: integer('asns'), links: integer('links'), prefixes: integer('prefixes') };
       const label = `generated ${sizes.asns} ASNs / ${sizes.links} links / ${sizes.prefixes} prefixes`;
       const started = process.hrtime.bigint();
-      const files = await generateDataset({ outDir: path.join(workDir, 'generated'), seed: integer('seed'), months: 1, ...sizes });
+      const files = await generateDataset({
+        outDir: path.join(workDir, 'generated'),
+        seed: integer('seed'),
+        months: 1,
+        ...sizes,
+      });
       generation = { label, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
       console.log(`${label}: generated in ${generation.seconds.toFixed(1)} s`);
       const month = files.months[0];
@@ -218,13 +236,27 @@ async function main(): Promise<void> {
     for (const [index, dataset] of datasets.entries()) {
       const sqliteFile = path.join(workDir, `bench-${index}.db`);
       console.log(`${dataset.label}: loading into SQLite ...`);
-      results.push(await runInChild({ label: dataset.label, store: 'sqlite', options: dataset.options, target: sqliteFile }));
+      results.push(
+        await runInChild({
+          label: dataset.label,
+          store: 'sqlite',
+          options: dataset.options,
+          target: sqliteFile,
+        }),
+      );
       rmSync(sqliteFile, { force: true });
       if (pgServer) {
         console.log(`${dataset.label}: loading into PostgreSQL ...`);
         const database = await createPgDatabase(pgServer);
         try {
-          results.push(await runInChild({ label: dataset.label, store: 'postgres', options: dataset.options, target: database.url }));
+          results.push(
+            await runInChild({
+              label: dataset.label,
+              store: 'postgres',
+              options: dataset.options,
+              target: database.url,
+            }),
+          );
         } finally {
           await database.drop();
         }
@@ -235,10 +267,22 @@ async function main(): Promise<void> {
     console.log(`\n${table}\n`);
     mkdirSync(RESULTS_DIR, { recursive: true });
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-    const report = { kind: 'ingest', at: new Date().toISOString(), node: process.version, cpus: os.cpus().length, generation, results };
+    const report = {
+      kind: 'ingest',
+      at: new Date().toISOString(),
+      node: process.version,
+      cpus: os.cpus().length,
+      generation,
+      results,
+    };
     writeFileSync(path.join(RESULTS_DIR, `ingest-${stamp}.json`), `${JSON.stringify(report, null, 2)}\n`);
-    writeFileSync(path.join(RESULTS_DIR, `ingest-${stamp}.md`), `# Ingest benchmark ${report.at}\n\n${table}\n`);
-    console.log(`Results written to ${path.relative(process.cwd(), RESULTS_DIR) || '.'}/ingest-${stamp}.{md,json}`);
+    writeFileSync(
+      path.join(RESULTS_DIR, `ingest-${stamp}.md`),
+      `# Ingest benchmark ${report.at}\n\n${table}\n`,
+    );
+    console.log(
+      `Results written to ${path.relative(process.cwd(), RESULTS_DIR) || '.'}/ingest-${stamp}.{md,json}`,
+    );
     if (results.some((result) => result.error)) process.exitCode = 1;
   } finally {
     if (values.keep) console.log(`Kept inputs in ${workDir}`);

@@ -65,10 +65,12 @@ export function parseSuiteOptions(argv: readonly string[] = process.argv.slice(2
   if (values.only !== undefined) {
     only = new Set(values.only.split(',').map((name) => name.trim().toUpperCase()));
     const unknown = [...only].filter((name) => !/^W[1-6]$/.test(name));
-    if (unknown.length > 0) throw new Error(`--only takes workload names W1..W6 separated by commas, got ${unknown.join(', ')}`);
+    if (unknown.length > 0)
+      throw new Error(`--only takes workload names W1..W6 separated by commas, got ${unknown.join(', ')}`);
   }
   const stores = values.store as StoreChoice;
-  if (!['both', 'sqlite', 'postgres'].includes(stores)) throw new Error(`--store must be sqlite, postgres or both, got ${JSON.stringify(values.store)}`);
+  if (!['both', 'sqlite', 'postgres'].includes(stores))
+    throw new Error(`--store must be sqlite, postgres or both, got ${JSON.stringify(values.store)}`);
   return {
     spec,
     stores,

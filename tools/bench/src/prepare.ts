@@ -8,7 +8,8 @@ async function main(): Promise<void> {
   const options = parseSuiteOptions();
   const stores = options.stores;
   const pgServer = options.skipPostgres ? null : (process.env.DATABASE_URL_PG ?? null);
-  if (!pgServer && !options.skipPostgres) console.log('DATABASE_URL_PG is not set: PostgreSQL stores are skipped.');
+  if (!pgServer && !options.skipPostgres)
+    console.log('DATABASE_URL_PG is not set: PostgreSQL stores are skipped.');
   await prepareGenerated(options.spec, pgServer, stores);
   if (!options.skipReal) await prepareReal(pgServer, stores);
 }

@@ -68,7 +68,10 @@ export async function startService(options: StartOptions): Promise<ServiceProces
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   for (;;) {
-    if (exited) throw new Error(`${options.name} ${exited} before it was ready; see ${path.join(options.logDir, `${options.name}.log`)}`);
+    if (exited)
+      throw new Error(
+        `${options.name} ${exited} before it was ready; see ${path.join(options.logDir, `${options.name}.log`)}`,
+      );
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`${options.name} was not ready within ${options.timeoutMs ?? 60_000} ms`);

@@ -29,15 +29,29 @@ function origin(url: string): string {
 }
 
 const LAYERS: { name: string; match: (frame: ProfileNode['callFrame']) => boolean }[] = [
-  { name: 'graphql execute (resolvers included)', match: (frame) => /graphql@|graphql-jit/.test(frame.url) && /^(execute|executeImpl|executeOperation|compiledQuery|query)$/.test(frame.functionName) },
-  { name: 'Kysely (build + compile + run)', match: (frame) => /kysely@/.test(frame.url) && frame.functionName === 'execute' },
-  { name: 'better-sqlite3 (statement all/get)', match: (frame) => frame.url === '' && /^(all|get|iterate|run|prepare)$/.test(frame.functionName) },
+  {
+    name: 'graphql execute (resolvers included)',
+    match: (frame) =>
+      /graphql@|graphql-jit/.test(frame.url) &&
+      /^(execute|executeImpl|executeOperation|compiledQuery|query)$/.test(frame.functionName),
+  },
+  {
+    name: 'Kysely (build + compile + run)',
+    match: (frame) => /kysely@/.test(frame.url) && frame.functionName === 'execute',
+  },
+  {
+    name: 'better-sqlite3 (statement all/get)',
+    match: (frame) => frame.url === '' && /^(all|get|iterate|run|prepare)$/.test(frame.functionName),
+  },
   { name: 'JSON.stringify', match: (frame) => frame.functionName === 'stringify' },
   { name: 'GC', match: (frame) => frame.functionName === '(garbage collector)' },
 ];
 
 function main(): void {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { top: { type: 'string', default: '25' } },
+  });
   const file = positionals[0];
   if (!file) throw new Error('usage: profile-summary FILE.cpuprofile [--top N]');
   const top = Number(values.top);
@@ -85,7 +99,9 @@ function main(): void {
       console.log(`  ${percent(micros).padStart(6)}  ${(micros / 1000).toFixed(0).padStart(7)} ms  ${name}`);
     }
   };
-  console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy (percentages are of busy time)`);
+  console.log(
+    `${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy (percentages are of busy time)`,
+  );
   print('Inclusive time by layer', inclusiveByLayer, LAYERS.length);
   print('Self time by package / file', selfByOrigin, top);
   print('Hottest functions (self time)', selfByFunction, top);

@@ -69,10 +69,14 @@ function targetText(workload: WorkloadReport): string {
   const parts: string[] = [];
   const ratio = workload.service.requestsPerSecond / workload.ceiling.requestsPerSecond;
   if (workload.target.minCeilingRatio !== undefined) {
-    parts.push(`≥ ${workload.target.minCeilingRatio * 100}% ceiling: ${verdict(ratio >= workload.target.minCeilingRatio)}`);
+    parts.push(
+      `≥ ${workload.target.minCeilingRatio * 100}% ceiling: ${verdict(ratio >= workload.target.minCeilingRatio)}`,
+    );
   }
   if (workload.target.maxP99Ms !== undefined) {
-    parts.push(`p99 < ${workload.target.maxP99Ms} ms: ${verdict(workload.service.p99Ms < workload.target.maxP99Ms)}`);
+    parts.push(
+      `p99 < ${workload.target.maxP99Ms} ms: ${verdict(workload.service.p99Ms < workload.target.maxP99Ms)}`,
+    );
   }
   if (workload.service.errors > 0) parts.push(`**${workload.service.errors} errors**`);
   return parts.join('; ');
@@ -88,7 +92,9 @@ export function formatMarkdown(report: SuiteReport): string {
     `Run ${report.at} on ${report.machine.cpu}, ${report.machine.memoryGb} GB RAM, Node ${report.machine.node}, ${report.machine.platform}; ` +
       `autocannon ${report.options.connections} connections x ${report.options.duration} s per measurement over loopback; ` +
       `load average at start ${report.loadAverageAtStart.map((value) => value.toFixed(2)).join(' / ')}` +
-      (report.loadAverageAtEnd ? `, at end ${report.loadAverageAtEnd.map((value) => value.toFixed(2)).join(' / ')}` : '') +
+      (report.loadAverageAtEnd
+        ? `, at end ${report.loadAverageAtEnd.map((value) => value.toFixed(2)).join(' / ')}`
+        : '') +
       '. The load generator, the services and the ceiling share the 2 cores.',
     '',
   ];
@@ -104,7 +110,9 @@ export function formatMarkdown(report: SuiteReport): string {
     );
     for (const workload of store.workloads) {
       const ratio = workload.service.requestsPerSecond / workload.ceiling.requestsPerSecond;
-      const raw = workload.raw ? `${workload.raw.microsPerRequest.toFixed(1)} (${workload.raw.rowsPerRequest.toFixed(0)})` : '–';
+      const raw = workload.raw
+        ? `${workload.raw.microsPerRequest.toFixed(1)} (${workload.raw.rowsPerRequest.toFixed(0)})`
+        : '–';
       lines.push(
         `| ${workload.id} ${workload.title} | ${workload.service.requestsPerSecond.toFixed(0)} | ${workload.service.p50Ms} | ${workload.service.p99Ms} | ` +
           `${(workload.service.bytesPerSecond / 1e6).toFixed(1)} | ${workload.ceiling.requestsPerSecond.toFixed(0)} | ${(ratio * 100).toFixed(0)}% | ${raw} | ${targetText(workload)} |`,
@@ -112,7 +120,9 @@ export function formatMarkdown(report: SuiteReport): string {
     }
     if (store.stream) {
       const stream = store.stream;
-      const raw = stream.raw ? `${(stream.raw.seconds * 1000).toFixed(0)} ms for ${stream.raw.rows} rows` : '–';
+      const raw = stream.raw
+        ? `${(stream.raw.seconds * 1000).toFixed(0)} ms for ${stream.raw.rows} rows`
+        : '–';
       lines.push(
         `| W5 cone stream, ten largest cones (${stream.pages} pages, ${stream.megabytes.toFixed(1)} MB in ${stream.seconds.toFixed(2)} s) | | | | ` +
           `${stream.mbPerSecond.toFixed(1)} | | | ${raw} | ≥ 50 MB/s: ${verdict(stream.mbPerSecond >= 50)}; RSS ${stream.rssStartMb.toFixed(0)} → peak ${stream.rssPeakMb.toFixed(0)} → ${stream.rssEndMb.toFixed(0)} MB |`,

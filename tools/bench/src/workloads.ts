@@ -94,7 +94,9 @@ async function withReader<T>(databaseUrl: string, work: (read: ReadQuery) => Pro
   }
   const db = new BetterSqlite3(databaseUrl, { readonly: true, fileMustExist: true });
   try {
-    return await work(async <Row>(text: string, params: readonly unknown[]) => db.prepare(text).all(...params) as Row[]);
+    return await work(
+      async <Row>(text: string, params: readonly unknown[]) => db.prepare(text).all(...params) as Row[],
+    );
   } finally {
     db.close();
   }
@@ -102,7 +104,9 @@ async function withReader<T>(databaseUrl: string, work: (read: ReadQuery) => Pro
 
 export async function readFacts(databaseUrl: string): Promise<DataFacts> {
   return withReader(databaseUrl, async (read) => {
-    const dates = (await read<{ date: string }>('select date from datasets order by date', [])).map((row) => row.date);
+    const dates = (await read<{ date: string }>('select date from datasets order by date', [])).map(
+      (row) => row.date,
+    );
     const latestDate = dates[dates.length - 1];
     if (!latestDate) throw new Error(`${databaseUrl} holds no dataset`);
     const asnsOf = (rows: { asn: number | string }[]) => rows.map((row) => Number(row.asn));
@@ -110,10 +114,21 @@ export async function readFacts(databaseUrl: string): Promise<DataFacts> {
     // Sorted before shuffling so both stores yield the same sample.
     const allAsns = asnsOf(await read('select asn from asns where date = ? order by asn', [latestDate]));
     const sampleAsns = shuffle(allAsns, random).slice(0, 5000);
-    const largeAsns = asnsOf(await read('select asn from asns where date = ? order by degree_total desc, asn limit 50', [latestDate]));
-    const largestCones = asnsOf(await read('select asn from asns where date = ? order by cone_asns desc, asn limit 10', [latestDate]));
+    const largeAsns = asnsOf(
+      await read('select asn from asns where date = ? order by degree_total desc, asn limit 50', [
+        latestDate,
+      ]),
+    );
+    const largestCones = asnsOf(
+      await read('select asn from asns where date = ? order by cone_asns desc, asn limit 10', [latestDate]),
+    );
     const steadyAsns = shuffle(
-      asnsOf(await read('select asn from asns where date >= ? group by asn having count(*) = ? order by asn limit 20000', [dates[0], dates.length])),
+      asnsOf(
+        await read(
+          'select asn from asns where date >= ? group by asn having count(*) = ? order by asn limit 20000',
+          [dates[0], dates.length],
+        ),
+      ),
       random,
     );
     return { latestDate, dates, sampleAsns, numberAsns: allAsns.length, largeAsns, largestCones, steadyAsns };
@@ -157,7 +172,10 @@ function prepared(db: BetterSqlite3.Database, text: string): BetterSqlite3.State
   return statement;
 }
 
-export function buildWorkloads(facts: DataFacts): { throughput: ThroughputWorkload[]; stream: StreamWorkload } {
+export function buildWorkloads(facts: DataFacts): {
+  throughput: ThroughputWorkload[];
+  stream: StreamWorkload;
+} {
   const random = seededRandom(11);
   const pointAsns = facts.sampleAsns.slice(0, 2000);
   const maxOffset = Math.max(0, facts.numberAsns - 100);
@@ -165,7 +183,10 @@ export function buildWorkloads(facts: DataFacts): { throughput: ThroughputWorklo
   const neighbourAsns = facts.largeAsns;
   const firstDate = facts.dates[0] as string;
   const historicSets = Array.from({ length: 300 }, () =>
-    Array.from({ length: 10 }, () => facts.steadyAsns[Math.floor(random() * facts.steadyAsns.length)] as number),
+    Array.from(
+      { length: 10 },
+      () => facts.steadyAsns[Math.floor(random() * facts.steadyAsns.length)] as number,
+    ),
   );
 
   const throughput: ThroughputWorkload[] = [
@@ -175,7 +196,8 @@ export function buildWorkloads(facts: DataFacts): { throughput: ThroughputWorklo
       service: 'graphql',
       requests: pointAsns.map((asn) => graphqlRequest(W1_QUERY, { asn: String(asn) })),
       target: { minCeilingRatio: 0.5, maxP99Ms: 10 },
-      raw: (db, index) => (prepared(db, RAW_W1).get(facts.latestDate, pointAsns[index % pointAsns.length]) ? 1 : 0),
+      raw: (db, index) =>
+        prepared(db, RAW_W1).get(facts.latestDate, pointAsns[index % pointAsns.length]) ? 1 : 0,
     },
     {
       id: 'W2',
@@ -191,7 +213,8 @@ export function buildWorkloads(facts: DataFacts): { throughput: ThroughputWorklo
       service: 'graphql',
       requests: neighbourAsns.map((asn) => graphqlRequest(W3_QUERY, { asn: String(asn) })),
       target: { minCeilingRatio: 0.3 },
-      raw: (db, index) => prepared(db, RAW_W3).all(facts.latestDate, neighbourAsns[index % neighbourAsns.length]).length,
+      raw: (db, index) =>
+        prepared(db, RAW_W3).all(facts.latestDate, neighbourAsns[index % neighbourAsns.length]).length,
     },
   ];
   if (facts.dates.length > 1) {
@@ -204,7 +227,11 @@ export function buildWorkloads(facts: DataFacts): { throughput: ThroughputWorklo
       ),
       target: { maxP99Ms: 25 },
       raw: (db, index) =>
-        prepared(db, RAW_W4).all(...(historicSets[index % historicSets.length] as number[]), firstDate, facts.latestDate).length,
+        prepared(db, RAW_W4).all(
+          ...(historicSets[index % historicSets.length] as number[]),
+          firstDate,
+          facts.latestDate,
+        ).length,
     });
   }
   throughput.push({
@@ -213,7 +240,8 @@ export function buildWorkloads(facts: DataFacts): { throughput: ThroughputWorklo
     service: 'rest',
     requests: pointAsns.map((asn) => ({ method: 'GET', path: `/restful/asns/${asn}` })),
     target: { minCeilingRatio: 0.35 },
-    raw: (db, index) => (prepared(db, RAW_W1).get(facts.latestDate, pointAsns[index % pointAsns.length]) ? 1 : 0),
+    raw: (db, index) =>
+      prepared(db, RAW_W1).get(facts.latestDate, pointAsns[index % pointAsns.length]) ? 1 : 0,
   });
   return {
     throughput,
@@ -228,7 +256,10 @@ export function buildWorkloads(facts: DataFacts): { throughput: ThroughputWorklo
 
 /** Rows of the W5 walk read straight from SQLite (members, then prefixes, per cone), for the raw figure. */
 export function rawConeWalk(db: BetterSqlite3.Database, date: string, asns: readonly number[]): number {
-  const members = prepared(db, 'select member_asn from cone_members where date = ? and asn = ? order by member_asn');
+  const members = prepared(
+    db,
+    'select member_asn from cone_members where date = ? and asn = ? order by member_asn',
+  );
   const prefixes = prepared(
     db,
     `select p.network, p.length from prefixes p where p.date = ? and exists (select 1 from prefix_origins po

@@ -198,7 +198,9 @@ async function startHoldingProxy(target: string): Promise<{
             body: request.method === 'POST' ? Buffer.concat(chunks) : undefined,
           });
           const body = await upstream.text();
-          response.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+          response.writeHead(upstream.status, {
+            'content-type': upstream.headers.get('content-type') ?? 'application/json',
+          });
           response.end(body);
         } catch (error) {
           response.writeHead(502).end(String(error));

@@ -15,13 +15,22 @@ function packageDir(name: string): string {
 }
 
 const ASSETS: Record<string, Asset> = {
-  'react.production.min.js': { file: path.join(packageDir('react'), 'umd/react.production.min.js'), contentType: 'text/javascript; charset=utf-8' },
+  'react.production.min.js': {
+    file: path.join(packageDir('react'), 'umd/react.production.min.js'),
+    contentType: 'text/javascript; charset=utf-8',
+  },
   'react-dom.production.min.js': {
     file: path.join(packageDir('react-dom'), 'umd/react-dom.production.min.js'),
     contentType: 'text/javascript; charset=utf-8',
   },
-  'graphiql.min.js': { file: path.join(packageDir('graphiql'), 'graphiql.min.js'), contentType: 'text/javascript; charset=utf-8' },
-  'graphiql.min.css': { file: path.join(packageDir('graphiql'), 'graphiql.min.css'), contentType: 'text/css; charset=utf-8' },
+  'graphiql.min.js': {
+    file: path.join(packageDir('graphiql'), 'graphiql.min.js'),
+    contentType: 'text/javascript; charset=utf-8',
+  },
+  'graphiql.min.css': {
+    file: path.join(packageDir('graphiql'), 'graphiql.min.css'),
+    contentType: 'text/css; charset=utf-8',
+  },
 };
 
 const DEFAULT_QUERY = `# AS Rank v2.1. Open the Docs panel (book icon) to browse every type and root field.
@@ -74,7 +83,10 @@ export interface GraphiqlPluginOptions {
   basePath: string;
 }
 
-export async function graphiqlPlugin(app: FastifyInstance, { basePath }: GraphiqlPluginOptions): Promise<void> {
+export async function graphiqlPlugin(
+  app: FastifyInstance,
+  { basePath }: GraphiqlPluginOptions,
+): Promise<void> {
   // Read once at start-up (about 4 MB together) so a missing file fails the start, not a page view.
   const assets = new Map(
     Object.entries(ASSETS).map(([name, asset]) => [name, { ...asset, body: fs.readFileSync(asset.file) }]),
@@ -84,7 +96,11 @@ export async function graphiqlPlugin(app: FastifyInstance, { basePath }: Graphiq
   app.get('/graphiql', async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
   app.get<{ Params: { name: string } }>('/graphiql/assets/:name', async (request, reply) => {
     const asset = assets.get(request.params.name);
-    if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send(`no such GraphiQL asset: ${request.params.name}`);
+    if (!asset)
+      return reply
+        .code(404)
+        .type('text/plain; charset=utf-8')
+        .send(`no such GraphiQL asset: ${request.params.name}`);
     // The files are versioned by the lockfile; a day of caching keeps reloads cheap.
     return reply.type(asset.contentType).header('cache-control', 'public, max-age=86400').send(asset.body);
   });

@@ -25,7 +25,10 @@ function requestedOperationName(body: unknown, query: unknown): string | undefin
   return undefined;
 }
 
-export async function graphqlPlugin(app: FastifyInstance, { schema, handle, config }: GraphqlPluginOptions): Promise<void> {
+export async function graphqlPlugin(
+  app: FastifyInstance,
+  { schema, handle, config }: GraphqlPluginOptions,
+): Promise<void> {
   await app.register(mercurius, {
     schema,
     path: '/graphql',

@@ -12,7 +12,10 @@ export interface OverloadOptions {
 async function overloadPluginBody(app: FastifyInstance, options: OverloadOptions): Promise<void> {
   await app.register(loadShedding, {
     ...options,
-    refusalBody: (message: string) => ({ data: null, errors: [{ message, extensions: { code: 'OVERLOADED' } }] }),
+    refusalBody: (message: string) => ({
+      data: null,
+      errors: [{ message, extensions: { code: 'OVERLOADED' } }],
+    }),
   });
 }
 

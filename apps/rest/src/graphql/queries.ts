@@ -57,7 +57,8 @@ fragment RestDataset on Dataset {
 }`;
 
 const LIST_VARIABLES = '$first: Int, $offset: Int, $sort: String, $dateStart: String, $dateEnd: String';
-const LIST_ARGUMENTS = 'first: $first, offset: $offset, sort: $sort, dateStart: $dateStart, dateEnd: $dateEnd';
+const LIST_ARGUMENTS =
+  'first: $first, offset: $offset, sort: $sort, dateStart: $dateStart, dateEnd: $dateEnd';
 
 export const ASN_QUERY = `
 query RestAsn($asn: String!, $date: String) {

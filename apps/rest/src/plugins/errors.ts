@@ -45,14 +45,18 @@ export function describeValidationFailure(
         : typeof first.params?.additionalProperty === 'string'
           ? first.params.additionalProperty
           : undefined;
-  if (parameter === undefined) return { parameter, message: `invalid ${where}: ${first.message ?? 'malformed'}` };
+  if (parameter === undefined)
+    return { parameter, message: `invalid ${where}: ${first.message ?? 'malformed'}` };
   const rule = PARAMETER_RULES[parameter];
   const allowed = rule !== undefined ? `; allowed: ${rule}` : '';
   return { parameter, message: `invalid ${where} '${parameter}': ${first.message ?? 'malformed'}${allowed}` };
 }
 
 function send(reply: FastifyReply, body: Omit<ErrorBody, 'requestId'>): FastifyReply {
-  return reply.code(body.statusCode).type('application/json; charset=utf-8').send({ ...body, requestId: reply.request.id });
+  return reply
+    .code(body.statusCode)
+    .type('application/json; charset=utf-8')
+    .send({ ...body, requestId: reply.request.id });
 }
 
 export interface ErrorsOptions {
@@ -63,10 +67,20 @@ async function errorsPlugin(app: FastifyInstance, options: ErrorsOptions): Promi
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error.validation) {
       const { parameter, message } = describeValidationFailure(error.validation, error.validationContext);
-      return send(reply, { statusCode: 400, error: 'Bad Request', message, ...(parameter ? { parameter } : {}) });
+      return send(reply, {
+        statusCode: 400,
+        error: 'Bad Request',
+        message,
+        ...(parameter ? { parameter } : {}),
+      });
     }
     if (error instanceof ArgumentError) {
-      return send(reply, { statusCode: 400, error: 'Bad Request', message: error.message, parameter: error.argument });
+      return send(reply, {
+        statusCode: 400,
+        error: 'Bad Request',
+        message: error.message,
+        parameter: error.argument,
+      });
     }
     if (error instanceof GraphqlResponseError) {
       return send(reply, {
@@ -85,13 +99,24 @@ async function errorsPlugin(app: FastifyInstance, options: ErrorsOptions): Promi
       request.log.warn({ err: error }, 'GraphQL service unavailable');
       return send(reply, { statusCode: 502, error: 'Bad Gateway', message: error.message });
     }
-    const statusCode = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    const statusCode =
+      typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500
+        ? error.statusCode
+        : 500;
     if (statusCode === 500) {
       request.log.error({ err: error }, 'unexpected error');
-      return send(reply, { statusCode, error: 'Internal Server Error', message: 'internal error; see the service log' });
+      return send(reply, {
+        statusCode,
+        error: 'Internal Server Error',
+        message: 'internal error; see the service log',
+      });
     }
     // Fastify's own client errors (malformed URL encoding, unsupported media type, ...) keep their message.
-    return send(reply, { statusCode, error: STATUS_CODES[statusCode] ?? 'Bad Request', message: error.message });
+    return send(reply, {
+      statusCode,
+      error: STATUS_CODES[statusCode] ?? 'Bad Request',
+      message: error.message,
+    });
   });
 
   app.setNotFoundHandler((request, reply) => {

@@ -10,7 +10,10 @@ interface AsnLinksData {
   asnLinks: GraphqlConnection<GraphqlAsnLink>;
 }
 
-function shapeLinks(data: AsnLinksData, populate: 0 | 1): AsnLinksData | { asnLinks: GraphqlConnection<unknown> } {
+function shapeLinks(
+  data: AsnLinksData,
+  populate: 0 | 1,
+): AsnLinksData | { asnLinks: GraphqlConnection<unknown> } {
   return populate === 1 ? { asnLinks: mapConnection(data.asnLinks, restAsnLinkRecord) } : data;
 }
 
@@ -21,13 +24,18 @@ export default async function asnLinkRoutes(app: FastifyInstance): Promise<void>
       schema: {
         tags: ['asnLinks'],
         summary: 'List AS links',
-        description: 'Links of the latest month; GraphQL `asnLinks(first, offset, sort, dateStart, dateEnd)`.',
+        description:
+          'Links of the latest month; GraphQL `asnLinks(first, offset, sort, dateStart, dateEnd)`.',
         querystring: listQuerystring,
         response: responses('`{"data": {"asnLinks": {totalCount, pageInfo, edges: [{cursor, node}]}}}`'),
       },
     },
     async (request) => {
-      const data = await queryGraphql<AsnLinksData>(request, ASN_LINKS_QUERY, listVariables(request.query, 'asnLinks'));
+      const data = await queryGraphql<AsnLinksData>(
+        request,
+        ASN_LINKS_QUERY,
+        listVariables(request.query, 'asnLinks'),
+      );
       return { data: shapeLinks(data, request.query.populate) };
     },
   );
@@ -47,7 +55,9 @@ export default async function asnLinkRoutes(app: FastifyInstance): Promise<void>
     },
     async (request) => {
       const variables = { asn: request.params.asn0, ...listVariables(request.query, 'asnLinks') };
-      const data = await queryGraphql<AsnLinksData>(request, ASN_LINKS_OF_ASN_QUERY, variables, { asn: 'asn0' });
+      const data = await queryGraphql<AsnLinksData>(request, ASN_LINKS_OF_ASN_QUERY, variables, {
+        asn: 'asn0',
+      });
       return { data: shapeLinks(data, request.query.populate) };
     },
   );

@@ -71,14 +71,20 @@ export default async function asnRoutes(app: FastifyInstance): Promise<void> {
     schema: {
       tags: ['asns'],
       summary: 'One ASN',
-      description: 'One ASN in the latest month or the month `date`; GraphQL `asn(asn, date)`. Unknown ASNs answer `{"data": {"asn": null}}`.',
+      description:
+        'One ASN in the latest month or the month `date`; GraphQL `asn(asn, date)`. Unknown ASNs answer `{"data": {"asn": null}}`.',
       params: asnParams,
       querystring: recordQuerystring,
       response: responses('`{"data": {"asn": {...} | null}}`'),
     },
   };
-  const answerAsn = async (request: FastifyRequest<{ Params: { asn: string }; Querystring: RecordQuery }>) => {
-    const data = await queryGraphql<AsnData>(request, ASN_QUERY, { asn: request.params.asn, ...recordVariables(request.query) });
+  const answerAsn = async (
+    request: FastifyRequest<{ Params: { asn: string }; Querystring: RecordQuery }>,
+  ) => {
+    const data = await queryGraphql<AsnData>(request, ASN_QUERY, {
+      asn: request.params.asn,
+      ...recordVariables(request.query),
+    });
     return { data: request.query.populate === 1 ? { asn: data.asn && restAsnRecord(data.asn) } : data };
   };
   app.get<{ Params: { asn: string }; Querystring: RecordQuery }>('/restful/asns/:asn', oneAsn, answerAsn);

@@ -28,7 +28,10 @@ export default async function datasetRoutes(app: FastifyInstance): Promise<void>
       },
     },
     async (request) => {
-      const variables = listVariables({ ...request.query, sort: request.query.sort ?? DEFAULT_DATASET_SORT }, 'datasets');
+      const variables = listVariables(
+        { ...request.query, sort: request.query.sort ?? DEFAULT_DATASET_SORT },
+        'datasets',
+      );
       const data = await queryGraphql<DatasetsData>(request, DATASETS_QUERY, variables);
       return { data: data.datasets.edges.map((edge) => edge.node) };
     },

@@ -13,10 +13,18 @@ export async function queryGraphql<TData>(
   parameterOf: Readonly<Record<string, string>> = {},
 ): Promise<TData> {
   try {
-    const { data } = await request.server.graphqlClient.execute<TData>({ query, variables, requestId: request.id });
+    const { data } = await request.server.graphqlClient.execute<TData>({
+      query,
+      variables,
+      requestId: request.id,
+    });
     return data;
   } catch (error) {
-    if (error instanceof GraphqlResponseError && error.argument !== undefined && parameterOf[error.argument] !== undefined) {
+    if (
+      error instanceof GraphqlResponseError &&
+      error.argument !== undefined &&
+      parameterOf[error.argument] !== undefined
+    ) {
       throw new GraphqlResponseError(error.messages, parameterOf[error.argument]);
     }
     throw error;

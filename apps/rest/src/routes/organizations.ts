@@ -1,7 +1,12 @@
 // Organization routes: the list and one organization (also under the short form /orgs/:orgId).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ORGANIZATION_QUERY, ORGANIZATIONS_QUERY } from '../graphql/queries';
-import { mapConnection, restOrganizationRecord, type GraphqlConnection, type GraphqlOrganization } from '../populate';
+import {
+  mapConnection,
+  restOrganizationRecord,
+  type GraphqlConnection,
+  type GraphqlOrganization,
+} from '../populate';
 import { queryGraphql } from './forward';
 import {
   listQuerystring,
@@ -23,11 +28,20 @@ interface OrganizationsData {
   organizations: GraphqlConnection<GraphqlOrganization>;
 }
 
-async function answerOrganization(request: FastifyRequest<{ Querystring: RecordQuery }>, orgId: string, parameter: string) {
+async function answerOrganization(
+  request: FastifyRequest<{ Querystring: RecordQuery }>,
+  orgId: string,
+  parameter: string,
+) {
   const variables = { orgId, ...recordVariables(request.query) };
-  const data = await queryGraphql<OrganizationData>(request, ORGANIZATION_QUERY, variables, { orgId: parameter });
+  const data = await queryGraphql<OrganizationData>(request, ORGANIZATION_QUERY, variables, {
+    orgId: parameter,
+  });
   return {
-    data: request.query.populate === 1 ? { organization: data.organization && restOrganizationRecord(data.organization) } : data,
+    data:
+      request.query.populate === 1
+        ? { organization: data.organization && restOrganizationRecord(data.organization) }
+        : data,
   };
 }
 
@@ -45,10 +59,16 @@ export default async function organizationRoutes(app: FastifyInstance): Promise<
       },
     },
     async (request) => {
-      const data = await queryGraphql<OrganizationsData>(request, ORGANIZATIONS_QUERY, listVariables(request.query, 'organizations'));
+      const data = await queryGraphql<OrganizationsData>(
+        request,
+        ORGANIZATIONS_QUERY,
+        listVariables(request.query, 'organizations'),
+      );
       return {
         data:
-          request.query.populate === 1 ? { organizations: mapConnection(data.organizations, restOrganizationRecord) } : data,
+          request.query.populate === 1
+            ? { organizations: mapConnection(data.organizations, restOrganizationRecord) }
+            : data,
       };
     },
   );
@@ -68,7 +88,13 @@ export default async function organizationRoutes(app: FastifyInstance): Promise<
   );
   app.get<{ Params: { orgId: string }; Querystring: RecordQuery }>(
     '/orgs/:orgId',
-    { schema: { ...oneOrganization, summary: 'One organization (short form of /restful/organizations/:organization)', params: orgIdParams } },
+    {
+      schema: {
+        ...oneOrganization,
+        summary: 'One organization (short form of /restful/organizations/:organization)',
+        params: orgIdParams,
+      },
+    },
     (request) => answerOrganization(request, request.params.orgId, 'orgId'),
   );
 }

@@ -1,7 +1,13 @@
 // Route schemas for the REST parameters and their translation into GraphQL variables. The limits are the
 // domain's constants and parsers, the same ones the GraphQL schema applies, so both layers accept and
 // refuse the same requests; the schemas also feed the OpenAPI guide at /restful/doc.
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, parseDateArgument, parseSort, type SortOperation } from '@asrank/domain';
+import {
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  parseDateArgument,
+  parseSort,
+  type SortOperation,
+} from '@asrank/domain';
 
 /** What each parameter allows, in words; validation errors quote it so the client knows how to fix the call. */
 export const PARAMETER_RULES: Readonly<Record<string, string>> = {
@@ -19,7 +25,12 @@ export const PARAMETER_RULES: Readonly<Record<string, string>> = {
   populate: '1 for the REST record shape, 0 (default) for the GraphQL shape',
 };
 
-const asnPattern = { type: 'string', pattern: '^[0-9]+$', maxLength: 10, description: PARAMETER_RULES.asn } as const;
+const asnPattern = {
+  type: 'string',
+  pattern: '^[0-9]+$',
+  maxLength: 10,
+  description: PARAMETER_RULES.asn,
+} as const;
 
 export const asnParams = {
   type: 'object',
@@ -53,7 +64,12 @@ export const orgIdParams = {
   properties: { orgId: { type: 'string', minLength: 1, maxLength: 100, description: PARAMETER_RULES.orgId } },
 } as const;
 
-const populateProperty = { type: 'integer', enum: [0, 1], default: 0, description: PARAMETER_RULES.populate } as const;
+const populateProperty = {
+  type: 'integer',
+  enum: [0, 1],
+  default: 0,
+  description: PARAMETER_RULES.populate,
+} as const;
 
 const dateProperty = (name: 'date' | 'dateStart' | 'dateEnd') =>
   ({ type: 'string', minLength: 1, maxLength: 10, description: PARAMETER_RULES[name] }) as const;
@@ -62,7 +78,13 @@ const dateProperty = (name: 'date' | 'dateStart' | 'dateEnd') =>
 export const listQuerystring = {
   type: 'object',
   properties: {
-    first: { type: 'integer', minimum: 0, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: PARAMETER_RULES.first },
+    first: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_PAGE_SIZE,
+      default: DEFAULT_PAGE_SIZE,
+      description: PARAMETER_RULES.first,
+    },
     offset: { type: 'integer', minimum: 0, default: 0, description: PARAMETER_RULES.offset },
     sort: { type: 'string', maxLength: 500, description: PARAMETER_RULES.sort },
     dateStart: dateProperty('dateStart'),

@@ -26,7 +26,10 @@ export function dataResponse(description: string) {
 export function responses(description: string) {
   return {
     200: dataResponse(description),
-    400: { ...errorResponse, description: 'Malformed path or query parameter, or an error reported by the GraphQL service.' },
+    400: {
+      ...errorResponse,
+      description: 'Malformed path or query parameter, or an error reported by the GraphQL service.',
+    },
     502: { ...errorResponse, description: 'The GraphQL service is unreachable.' },
     504: { ...errorResponse, description: 'The GraphQL service did not answer in time.' },
   } as const;

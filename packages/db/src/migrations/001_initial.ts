@@ -102,8 +102,16 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
       .addColumn('search_text', 'text', (c) => c.notNull().defaultTo(''))
       .addPrimaryKeyConstraint('organizations_pk', ['date', 'org_id']),
   ).execute();
-  await db.schema.createIndex('organizations_org_date').on('organizations').columns(['org_id', 'date']).execute();
-  await db.schema.createIndex('organizations_date_rank').on('organizations').columns(['date', 'rank']).execute();
+  await db.schema
+    .createIndex('organizations_org_date')
+    .on('organizations')
+    .columns(['org_id', 'date'])
+    .execute();
+  await db.schema
+    .createIndex('organizations_date_rank')
+    .on('organizations')
+    .columns(['date', 'rank'])
+    .execute();
 
   await clusteredByPrimaryKey(
     dialect,
@@ -119,7 +127,11 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
       .addColumn('corrected_by', 'bigint')
       .addPrimaryKeyConstraint('asn_links_pk', ['date', 'asn0', 'asn1']),
   ).execute();
-  await db.schema.createIndex('asn_links_pair_date').on('asn_links').columns(['asn0', 'asn1', 'date']).execute();
+  await db.schema
+    .createIndex('asn_links_pair_date')
+    .on('asn_links')
+    .columns(['asn0', 'asn1', 'date'])
+    .execute();
   await db.schema
     .createIndex('asn_links_date_canonical_rank')
     .on('asn_links')
@@ -162,7 +174,11 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
       .addColumn('member_asn', 'bigint', (c) => c.notNull())
       .addPrimaryKeyConstraint('cone_members_pk', ['date', 'asn', 'member_asn']),
   ).execute();
-  await db.schema.createIndex('cone_members_member').on('cone_members').columns(['date', 'member_asn']).execute();
+  await db.schema
+    .createIndex('cone_members_member')
+    .on('cone_members')
+    .columns(['date', 'member_asn'])
+    .execute();
 
   await clusteredByPrimaryKey(
     dialect,
@@ -176,7 +192,11 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
       .addColumn('origin_count', 'integer', (c) => c.notNull().defaultTo(1))
       .addPrimaryKeyConstraint('prefixes_pk', ['date', 'prefix_id']),
   ).execute();
-  await db.schema.createIndex('prefixes_network').on('prefixes').columns(['date', 'network', 'length']).execute();
+  await db.schema
+    .createIndex('prefixes_network')
+    .on('prefixes')
+    .columns(['date', 'network', 'length'])
+    .execute();
 
   await clusteredByPrimaryKey(
     dialect,
@@ -187,7 +207,11 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
       .addColumn('prefix_id', 'bigint', (c) => c.notNull())
       .addPrimaryKeyConstraint('prefix_origins_pk', ['date', 'asn', 'prefix_id']),
   ).execute();
-  await db.schema.createIndex('prefix_origins_prefix').on('prefix_origins').columns(['date', 'prefix_id']).execute();
+  await db.schema
+    .createIndex('prefix_origins_prefix')
+    .on('prefix_origins')
+    .columns(['date', 'prefix_id'])
+    .execute();
 
   await sql`insert into meta (key, value) values ('data_version', '0')`.execute(db);
 }

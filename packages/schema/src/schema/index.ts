@@ -32,7 +32,10 @@ let schema: GraphQLSchema | undefined;
 function publicError(error: unknown, where: string): unknown {
   if (error instanceof GraphQLError) return error;
   if (error instanceof ArgumentError) {
-    return new GraphQLError(error.message, { originalError: error, extensions: { code: 'BAD_USER_INPUT', argument: error.argument } });
+    return new GraphQLError(error.message, {
+      originalError: error,
+      extensions: { code: 'BAD_USER_INPUT', argument: error.argument },
+    });
   }
   return new GraphQLError(`internal error while resolving ${where}`, {
     originalError: error instanceof Error ? error : undefined,
@@ -51,7 +54,9 @@ function guardResolvers(target: GraphQLSchema): GraphQLSchema {
         try {
           const result = resolve(source, args, context, info);
           // Only promises get a handler, so synchronous fields stay synchronous.
-          return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(publicError(error, where))) : result;
+          return result instanceof Promise
+            ? result.catch((error: unknown) => Promise.reject(publicError(error, where)))
+            : result;
         } catch (error) {
           throw publicError(error, where);
         }

@@ -29,7 +29,10 @@ export const ASN_SORT_COLUMNS: Record<string, SortColumn> = {
 };
 
 /** Order of ASN lists: the client's keys or by rank (unranked last), then ASN. */
-export const ASN_ORDER = { defaults: [{ key: 'rank', direction: 'asc' }], unique: [{ key: 'asn', direction: 'asc' }] } satisfies {
+export const ASN_ORDER = {
+  defaults: [{ key: 'rank', direction: 'asc' }],
+  unique: [{ key: 'asn', direction: 'asc' }],
+} satisfies {
   defaults: SortKey[];
   unique: SortKey[];
 };
@@ -76,30 +79,43 @@ AsnRef.implement({
   fields: (t) => ({
     asn: t.string({ description: 'The ASN as decimal digits.', resolve: (row) => String(row.asn) }),
     asnName: t.exposeString('asn_name', { description: 'May be empty.' }),
-    rank: t.int({ nullable: true, description: 'Null for ASNs not seen in routing data.', resolve: (row) => (row.rank == null ? null : Number(row.rank)) }),
+    rank: t.int({
+      nullable: true,
+      description: 'Null for ASNs not seen in routing data.',
+      resolve: (row) => (row.rank == null ? null : Number(row.rank)),
+    }),
     source: t.exposeString('source', { nullable: true, description: 'Registry that allocated the ASN.' }),
     date: t.exposeString('date', { description: 'Month of this record (YYYY-MM-DD).' }),
     cliqueMember: t.boolean({ resolve: (row) => row.clique_member === 1 }),
     seen: t.boolean({ resolve: (row) => row.seen === 1 }),
-    ixp: t.boolean({ nullable: true, description: 'True for IXP route-server ASNs, else null.', resolve: (row) => (row.ixp == null ? null : row.ixp === 1) }),
+    ixp: t.boolean({
+      nullable: true,
+      description: 'True for IXP route-server ASNs, else null.',
+      resolve: (row) => (row.ixp == null ? null : row.ixp === 1),
+    }),
     longitude: t.exposeFloat('longitude', { nullable: true }),
     latitude: t.exposeFloat('latitude', { nullable: true }),
     country: t.field({
       type: CountryRef,
       nullable: true,
-      resolve: (row, _args, context) => (row.country_iso ? context.loaders.country.load(row.country_iso) : null),
+      resolve: (row, _args, context) =>
+        row.country_iso ? context.loaders.country.load(row.country_iso) : null,
     }),
     organization: t.field({
       type: OrganizationRef,
       nullable: true,
       description: 'The owning organization in the same month.',
-      resolve: (row, _args, context) => (row.org_id ? context.loaders.organization.load({ date: row.date, id: row.org_id }) : null),
+      resolve: (row, _args, context) =>
+        row.org_id ? context.loaders.organization.load({ date: row.date, id: row.org_id }) : null,
     }),
     cone: t.field({ type: ConeRef, resolve: coneOf }),
     asnDegree: t.field({ type: AsnDegreeRef, resolve: degreeOf }),
     announcing: t.field({
       type: AnnouncingRef,
-      resolve: (row) => ({ numberPrefixes: Number(row.announcing_prefixes), numberAddresses: Number(row.announcing_addresses) }),
+      resolve: (row) => ({
+        numberPrefixes: Number(row.announcing_prefixes),
+        numberAddresses: Number(row.announcing_addresses),
+      }),
     }),
     asnLinks: t.field({
       type: AsnLinkConnection,
@@ -107,9 +123,13 @@ AsnRef.implement({
       args: {
         first: t.arg.int(),
         offset: t.arg.int(),
-        sort: t.arg.string({ description: 'Comma-separated keys: asn0, asn1, numberPaths, relationship, correctedBy; "-" prefix for descending.' }),
+        sort: t.arg.string({
+          description:
+            'Comma-separated keys: asn0, asn1, numberPaths, relationship, correctedBy; "-" prefix for descending.',
+        }),
       },
-      resolve: (row, args, context) => asnLinksOfAsns(context, row.date, pageOf(args), args.sort).load(Number(row.asn)),
+      resolve: (row, args, context) =>
+        asnLinksOfAsns(context, row.date, pageOf(args), args.sort).load(Number(row.asn)),
     }),
   }),
 });
@@ -165,10 +185,14 @@ builder.queryFields((t) => ({
     args: {
       first: t.arg.int({ description: 'Page size (default 40, at most 10000).' }),
       offset: t.arg.int({ description: 'Start position (default 0).' }),
-      name: t.arg.string({ description: 'Case-insensitive substring of the AS name or its organization name.' }),
+      name: t.arg.string({
+        description: 'Case-insensitive substring of the AS name or its organization name.',
+      }),
       asns: t.arg.stringList({ description: 'Only these ASNs.' }),
       seen: t.arg.boolean({ description: 'Only ASNs seen (true) or not seen (false) in routing data.' }),
-      sort: t.arg.string({ description: 'Comma-separated sort keys, "-" prefix for descending (e.g. "-cone.numberAsns,asn").' }),
+      sort: t.arg.string({
+        description: 'Comma-separated sort keys, "-" prefix for descending (e.g. "-cone.numberAsns,asn").',
+      }),
       dateStart: t.arg.string(),
       dateEnd: t.arg.string(),
     },
@@ -181,37 +205,85 @@ builder.queryFields((t) => ({
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
       let query = context.db.selectFrom('asns').where(dateIn(context.dialect, 'date', months));
       if (asnFilter) query = query.where(inValues(context.dialect, 'asn', asnFilter, 'bigint'));
-      if (args.name != null) query = query.where(likeEscaped('search_text', containsPattern(args.name.toLowerCase())));
+      if (args.name != null)
+        query = query.where(likeEscaped('search_text', containsPattern(args.name.toLowerCase())));
       if (args.seen != null) query = query.where('seen', '=', args.seen ? 1 : 0);
-      const order = orderByList(context.dialect, keys, ASN_SORT_COLUMNS, historic ? ASN_HISTORIC_ORDER : ASN_ORDER, {
-        keyLookup: asnFilter !== null,
-      });
-      const nodes = await (
-        keys.length === 0 && months.length === 1 && asnFilter === null
-          ? // The default order (rank, unranked last) as two index ranges of (date, rank, asn).
-            nullsLastPage(page, {
-              nonNull: (limit, offset) => query.selectAll().where('rank', 'is not', null).orderBy('rank').orderBy('asn').limit(limit).offset(offset).execute(),
-              nulls: (limit, offset) => query.selectAll().where('rank', 'is', null).orderBy('asn').limit(limit).offset(offset).execute(),
-              countNonNull: async () =>
-                toCount((await query.where('rank', 'is not', null).select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n as number | undefined),
-            })
-          : keys.length > 0 && asnFilter === null && args.name == null && args.seen == null
-            ? // A sorted page deep into the list: the keys of the page come from the covering (date, column, asn)
-              // index alone, then only the page's rows are read (OFFSET would otherwise read every skipped row:
-              // 0.5-0.9 s at offset 60,000 of 80,000 on SQLite, 0.1 s this way).
-              context.db
-                .selectFrom('asns')
-                .selectAll()
-                .where((eb) =>
-                  eb(eb.refTuple('date', 'asn'), 'in', query.select(['date', 'asn']).orderBy(order).limit(page.first).offset(page.offset).$asTuple('date', 'asn')),
-                )
-                .orderBy(orderByList(context.dialect, keys, ASN_SORT_COLUMNS, historic ? ASN_HISTORIC_ORDER : ASN_ORDER, { keyLookup: true }))
-                .execute()
-            : query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute()
+      const order = orderByList(
+        context.dialect,
+        keys,
+        ASN_SORT_COLUMNS,
+        historic ? ASN_HISTORIC_ORDER : ASN_ORDER,
+        {
+          keyLookup: asnFilter !== null,
+        },
       );
+      const nodes = await (keys.length === 0 && months.length === 1 && asnFilter === null
+        ? // The default order (rank, unranked last) as two index ranges of (date, rank, asn).
+          nullsLastPage(page, {
+            nonNull: (limit, offset) =>
+              query
+                .selectAll()
+                .where('rank', 'is not', null)
+                .orderBy('rank')
+                .orderBy('asn')
+                .limit(limit)
+                .offset(offset)
+                .execute(),
+            nulls: (limit, offset) =>
+              query
+                .selectAll()
+                .where('rank', 'is', null)
+                .orderBy('asn')
+                .limit(limit)
+                .offset(offset)
+                .execute(),
+            countNonNull: async () =>
+              toCount(
+                (
+                  await query
+                    .where('rank', 'is not', null)
+                    .select((eb) => eb.fn.countAll().as('n'))
+                    .executeTakeFirst()
+                )?.n as number | undefined,
+              ),
+          })
+        : keys.length > 0 && asnFilter === null && args.name == null && args.seen == null
+          ? // A sorted page deep into the list: the keys of the page come from the covering (date, column, asn)
+            // index alone, then only the page's rows are read (OFFSET would otherwise read every skipped row:
+            // 0.5-0.9 s at offset 60,000 of 80,000 on SQLite, 0.1 s this way).
+            context.db
+              .selectFrom('asns')
+              .selectAll()
+              .where((eb) =>
+                eb(
+                  eb.refTuple('date', 'asn'),
+                  'in',
+                  query
+                    .select(['date', 'asn'])
+                    .orderBy(order)
+                    .limit(page.first)
+                    .offset(page.offset)
+                    .$asTuple('date', 'asn'),
+                ),
+              )
+              .orderBy(
+                orderByList(
+                  context.dialect,
+                  keys,
+                  ASN_SORT_COLUMNS,
+                  historic ? ASN_HISTORIC_ORDER : ASN_ORDER,
+                  { keyLookup: true },
+                ),
+              )
+              .execute()
+          : query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute());
       // Counted only when the client selects totalCount or pageInfo: a page of a sorted list rarely asks, and the
       // count scans the whole month.
-      const totalCount = async () => toCount((await query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst())?.total as number | string | undefined);
+      const totalCount = async () =>
+        toCount(
+          (await query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst())?.total as
+            number | string | undefined,
+        );
       return { nodes, totalCount, ...page };
     },
   }),

@@ -22,8 +22,13 @@ async function take<T>(walk: AsyncIterable<T>, count: number): Promise<T[]> {
 }
 
 /** Asn records of members (placeholders for members without a record of their own), one batched query. */
-export async function memberRecords(context: AsrankContext, members: readonly { date: string; asn: number }[]): Promise<AsnRow[]> {
-  const rows = await context.loaders.asn.loadMany(members.map((member) => ({ date: member.date, id: member.asn })));
+export async function memberRecords(
+  context: AsrankContext,
+  members: readonly { date: string; asn: number }[],
+): Promise<AsnRow[]> {
+  const rows = await context.loaders.asn.loadMany(
+    members.map((member) => ({ date: member.date, id: member.asn })),
+  );
   return rows.map((row, index) => {
     if (row instanceof Error) throw row;
     const member = members[index]!;
@@ -32,7 +37,8 @@ export async function memberRecords(context: AsrankContext, members: readonly { 
 }
 
 AsnConeRef.implement({
-  description: 'The customer cone of an ASN in one month: the ASNs reachable through customer links, itself included.',
+  description:
+    'The customer cone of an ASN in one month: the ASNs reachable through customer links, itself included.',
   fields: (t) => ({
     date: t.exposeString('date'),
     asn: t.field({ type: AsnRef, resolve: (cone) => cone.asn }),
@@ -44,7 +50,11 @@ AsnConeRef.implement({
       resolve: async (cone, args, context): Promise<ConnectionPage<AsnRow>> => {
         const page = pageOf(args);
         const key = { date: cone.date, asn: Number(cone.asn.asn) };
-        const scope = { db: context.db, dataVersion: await context.dataVersion(), rows: rowsPerQuery(page.first) };
+        const scope = {
+          db: context.db,
+          dataVersion: await context.dataVersion(),
+          rows: rowsPerQuery(page.first),
+        };
         const members = await take(coneMembers(scope, key, page.offset), page.first);
         return {
           nodes: await memberRecords(context, members),
@@ -63,13 +73,21 @@ AsnConeRef.implement({
     }),
     prefixes: t.field({
       type: PrefixConnection,
-      description: 'Distinct prefixes originated by member ASNs, in address order (a prefix with several origins in the cone is listed once).',
+      description:
+        'Distinct prefixes originated by member ASNs, in address order (a prefix with several origins in the cone is listed once).',
       args: { first: t.arg.int(), offset: t.arg.int() },
       resolve: async (cone, args, context): Promise<ConnectionPage<PrefixRecord>> => {
         const page = pageOf(args);
         const key = { date: cone.date, asn: Number(cone.asn.asn), coneAsns: Number(cone.asn.cone_asns) };
         return {
-          nodes: await take(conePrefixes({ db: context.db, dataVersion: await context.dataVersion(), rows: rowsPerQuery(page.first) }, key, page.offset), page.first),
+          nodes: await take(
+            conePrefixes(
+              { db: context.db, dataVersion: await context.dataVersion(), rows: rowsPerQuery(page.first) },
+              key,
+              page.offset,
+            ),
+            page.first,
+          ),
           ...page,
           totalCount: () => countConePrefixes(context.db, key),
         };
@@ -96,7 +114,8 @@ builder.queryFields((t) => ({
         ...(parseDateList(args.dates, 'dates') ?? []),
       ];
       const available = await context.availableDates();
-      const date = wanted.length === 0 ? available.at(-1) : available.filter((month) => wanted.includes(month)).at(-1);
+      const date =
+        wanted.length === 0 ? available.at(-1) : available.filter((month) => wanted.includes(month)).at(-1);
       if (!date) return null;
       const [row, member] = await Promise.all([
         context.loaders.asn.load({ date, id: asn }),

@@ -36,17 +36,22 @@ const StreamPageInfoRef = builder.objectRef<StreamPage>('StreamPageInfo').implem
   description: 'Position of an asnConesStream page: "cone,asnIndex,prefixIndex" cursors.',
   fields: (t) => ({
     pageCursor: t.exposeString('pageCursor', { description: 'Where this page starts.' }),
-    nextPageCursor: t.exposeString('nextPageCursor', { description: 'Pass as pageCursor to get the next page.' }),
+    nextPageCursor: t.exposeString('nextPageCursor', {
+      description: 'Pass as pageCursor to get the next page.',
+    }),
     hasNextPage: t.exposeBoolean('hasNextPage', { description: 'False once the walk is complete.' }),
   }),
 });
 
 const StreamItemRef = builder.objectRef<StreamItem>('AsnConeStreamItem').implement({
-  description: 'One cone on a stream page, with the slice of its member ASNs and prefixes that falls on this page.',
+  description:
+    'One cone on a stream page, with the slice of its member ASNs and prefixes that falls on this page.',
   fields: (t) => ({
     rank: t.int({ nullable: true, resolve: (item) => item.cone.rank }),
     date: t.string({ resolve: (item) => item.cone.date }),
-    coneIndex: t.exposeInt('coneIndex', { description: 'Position of the cone in the walk (the cursor’s first number).' }),
+    coneIndex: t.exposeInt('coneIndex', {
+      description: 'Position of the cone in the walk (the cursor’s first number).',
+    }),
     asn: t.field({
       type: AsnRef,
       resolve: async (item, _args, context) => (await memberRecords(context, [item.cone]))[0]!,
@@ -59,7 +64,10 @@ const StreamItemRef = builder.objectRef<StreamItem>('AsnConeStreamItem').impleme
 const StreamConnectionRef = builder.objectRef<StreamResult>('AsnConeStreamConnection').implement({
   description: 'One page of the cone stream.',
   fields: (t) => ({
-    totalCount: t.int({ description: 'Number of cones in the whole walk.', resolve: (result) => result.totalCount() }),
+    totalCount: t.int({
+      description: 'Number of cones in the whole walk.',
+      resolve: (result) => result.totalCount(),
+    }),
     pageInfo: t.field({ type: StreamPageInfoRef, resolve: (result) => result.page }),
     pages: t.field({ type: [StreamItemRef], resolve: (result) => result.page.items }),
   }),
@@ -68,7 +76,10 @@ const StreamConnectionRef = builder.objectRef<StreamResult>('AsnConeStreamConnec
 function parseBudget(first: number | null | undefined): number {
   if (first == null) return DEFAULT_CONE_STREAM_BUDGET;
   if (!Number.isSafeInteger(first) || first < 1 || first > MAX_CONE_STREAM_BUDGET) {
-    throw new ArgumentError('first', `first (items per stream page) must be a whole number from 1 to ${MAX_CONE_STREAM_BUDGET}; got ${first}`);
+    throw new ArgumentError(
+      'first',
+      `first (items per stream page) must be a whole number from 1 to ${MAX_CONE_STREAM_BUDGET}; got ${first}`,
+    );
   }
   return first;
 }
@@ -122,8 +133,12 @@ function conesQuery(context: AsrankContext, filters: StreamFilters) {
       eb.exists(
         eb
           .selectFrom('prefixes as p')
-          .innerJoin('prefix_origins as po', (join) => join.onRef('po.date', '=', 'p.date').onRef('po.prefix_id', '=', 'p.prefix_id'))
-          .innerJoin('cone_members as cm', (join) => join.onRef('cm.date', '=', 'po.date').onRef('cm.member_asn', '=', 'po.asn'))
+          .innerJoin('prefix_origins as po', (join) =>
+            join.onRef('po.date', '=', 'p.date').onRef('po.prefix_id', '=', 'p.prefix_id'),
+          )
+          .innerJoin('cone_members as cm', (join) =>
+            join.onRef('cm.date', '=', 'po.date').onRef('cm.member_asn', '=', 'po.asn'),
+          )
           .select(sql`1`.as('one'))
           .whereRef('p.date', '=', 'a.date')
           .where('p.network', '=', prefix.network)
@@ -142,14 +157,24 @@ builder.queryFields((t) => ({
       'Customer cones as a paged depth-first walk (cone, its ASNs, its prefixes). Start with an empty pageCursor and pass nextPageCursor until hasNextPage is false. Cones are the seen ASNs of the latest month (or of `dates`), by rank unless `sort` says otherwise.',
     args: {
       asns: t.arg.stringList({ description: 'Only the cones of these ASNs.' }),
-      asnMembers: t.arg.stringList({ description: 'Only cones containing all of these ASNs (same as asnMembersAll).' }),
+      asnMembers: t.arg.stringList({
+        description: 'Only cones containing all of these ASNs (same as asnMembersAll).',
+      }),
       asnMembersAll: t.arg.stringList({ description: 'Only cones containing all of these ASNs.' }),
       asnMembersSome: t.arg.stringList({ description: 'Only cones containing at least one of these ASNs.' }),
-      prefixMembers: t.arg.stringList({ description: 'Only cones containing all of these prefixes (network/length, exact match).' }),
+      prefixMembers: t.arg.stringList({
+        description: 'Only cones containing all of these prefixes (network/length, exact match).',
+      }),
       pageCursor: t.arg.string({ description: '"cone,asnIndex,prefixIndex"; empty for the start.' }),
-      sort: t.arg.string({ description: 'Order of cones: the keys of `asns` (default rank), "-" prefix for descending.' }),
-      dates: t.arg.stringList({ description: 'Months to walk (YYYY-MM-DD or YYYYMMDD); default the latest.' }),
-      first: t.arg.int({ description: `Items (member ASNs + prefixes) per page, 1 to ${MAX_CONE_STREAM_BUDGET}; default ${DEFAULT_CONE_STREAM_BUDGET}.` }),
+      sort: t.arg.string({
+        description: 'Order of cones: the keys of `asns` (default rank), "-" prefix for descending.',
+      }),
+      dates: t.arg.stringList({
+        description: 'Months to walk (YYYY-MM-DD or YYYYMMDD); default the latest.',
+      }),
+      first: t.arg.int({
+        description: `Items (member ASNs + prefixes) per page, 1 to ${MAX_CONE_STREAM_BUDGET}; default ${DEFAULT_CONE_STREAM_BUDGET}.`,
+      }),
     },
     resolve: async (_root, args, context): Promise<StreamResult> => {
       const budget = parseBudget(args.first);
@@ -159,7 +184,12 @@ builder.queryFields((t) => ({
       const filters: StreamFilters = {
         months: [],
         asns: parseAsnList(args.asns, 'asns'),
-        membersAll: [...new Set([...(parseAsnList(args.asnMembers, 'asnMembers') ?? []), ...(parseAsnList(args.asnMembersAll, 'asnMembersAll') ?? [])])],
+        membersAll: [
+          ...new Set([
+            ...(parseAsnList(args.asnMembers, 'asnMembers') ?? []),
+            ...(parseAsnList(args.asnMembersAll, 'asnMembersAll') ?? []),
+          ]),
+        ],
         membersSome: parseAsnList(args.asnMembersSome, 'asnMembersSome'),
         prefixes: (args.prefixMembers ?? []).map((text) => {
           const parsed = parsePrefixText(text, 'prefixMembers');
@@ -168,10 +198,13 @@ builder.queryFields((t) => ({
         order: keys,
       };
       const available = await context.availableDates();
-      filters.months = wanted === null ? available.slice(-1) : available.filter((month) => wanted.includes(month));
+      filters.months =
+        wanted === null ? available.slice(-1) : available.filter((month) => wanted.includes(month));
       // Several months: date ascending first (unless sorted), and the (date, asn) key keeps every cone distinct.
       // With `asns` the cones are a few key lookups: keep the ORDER BY off the (date, rank) index (see orderByList).
-      const order = orderByList(context.dialect, keys, STREAM_SORT_COLUMNS, ASN_HISTORIC_ORDER, { keyLookup: filters.asns !== null });
+      const order = orderByList(context.dialect, keys, STREAM_SORT_COLUMNS, ASN_HISTORIC_ORDER, {
+        keyLookup: filters.asns !== null,
+      });
       const coneChunk = async (offset: number, limit: number): Promise<StreamCone[]> => {
         if (filters.months.length === 0) return [];
         const rows = await conesQuery(context, filters)
@@ -180,11 +213,19 @@ builder.queryFields((t) => ({
           .limit(limit)
           .offset(offset)
           .execute();
-        return rows.map((row) => ({ date: row.date, asn: Number(row.asn), rank: row.rank == null ? null : Number(row.rank), coneAsns: Number(row.cone_asns) }));
+        return rows.map((row) => ({
+          date: row.date,
+          asn: Number(row.asn),
+          rank: row.rank == null ? null : Number(row.rank),
+          coneAsns: Number(row.cone_asns),
+        }));
       };
       const page = await paginateConeStream(
         // The paginator consumes at most budget + 1 members or prefixes (one peek past a full page).
-        coneStreamSource({ db: context.db, dataVersion: await context.dataVersion(), rows: rowsPerQuery(budget + 1) }, coneChunk),
+        coneStreamSource(
+          { db: context.db, dataVersion: await context.dataVersion(), rows: rowsPerQuery(budget + 1) },
+          coneChunk,
+        ),
         args.pageCursor,
         budget,
       );

@@ -46,17 +46,24 @@ AsnLinkRef.implement({
     asn0: t.field({
       type: AsnRef,
       resolve: async (link, _args, context) =>
-        (await context.loaders.asn.load({ date: link.date, id: Number(link.asn0) })) ?? placeholderAsn(link.date, Number(link.asn0)),
+        (await context.loaders.asn.load({ date: link.date, id: Number(link.asn0) })) ??
+        placeholderAsn(link.date, Number(link.asn0)),
     }),
     asn1: t.field({
       type: AsnRef,
       resolve: async (link, _args, context) =>
-        (await context.loaders.asn.load({ date: link.date, id: Number(link.asn1) })) ?? placeholderAsn(link.date, Number(link.asn1)),
+        (await context.loaders.asn.load({ date: link.date, id: Number(link.asn1) })) ??
+        placeholderAsn(link.date, Number(link.asn1)),
     }),
     relationship: t.exposeString('relationship', {
-      description: 'Seen from asn0: "customer" (asn1 is asn0’s customer), "provider" (asn1 is asn0’s provider), "peer" or "sibling".',
+      description:
+        'Seen from asn0: "customer" (asn1 is asn0’s customer), "provider" (asn1 is asn0’s provider), "peer" or "sibling".',
     }),
-    numberPaths: t.int({ nullable: true, description: 'Number of observed paths over this link.', resolve: (link) => numberOrNull(link.number_paths) }),
+    numberPaths: t.int({
+      nullable: true,
+      description: 'Number of observed paths over this link.',
+      resolve: (link) => numberOrNull(link.number_paths),
+    }),
     correctedBy: t.int({ nullable: true, resolve: (link) => numberOrNull(link.corrected_by) }),
     rank: t.int({ nullable: true, resolve: (link) => numberOrNull(link.rank) }),
     date: t.exposeString('date'),
@@ -66,7 +73,10 @@ AsnLinkRef.implement({
       args: {
         first: t.arg.int(),
         offset: t.arg.int(),
-        sort: t.arg.string({ description: 'Comma-separated keys: locId, city, region, country, continent, population; "-" prefix for descending.' }),
+        sort: t.arg.string({
+          description:
+            'Comma-separated keys: locId, city, region, country, continent, population; "-" prefix for descending.',
+        }),
       },
       resolve: async (link, args, context): Promise<ConnectionPage<LocationRow>> => {
         const page = pageOf(args);
@@ -74,7 +84,10 @@ AsnLinkRef.implement({
         const low = Math.min(Number(link.asn0), Number(link.asn1));
         const high = Math.max(Number(link.asn0), Number(link.asn1));
         // A link is seen in a handful of places: they are loaded together (batched) and ordered here.
-        const all = sortLocations(await context.loaders.linkLocations.load({ date: link.date, id: `${low},${high}` }), keys);
+        const all = sortLocations(
+          await context.loaders.linkLocations.load({ date: link.date, id: `${low},${high}` }),
+          keys,
+        );
         return { nodes: all.slice(page.offset, page.offset + page.first), totalCount: all.length, ...page };
       },
     }),
@@ -92,7 +105,12 @@ export function asnLinksOfAsns(
   page: { first: number; offset: number },
   sort: string | null | undefined,
 ) {
-  const order = orderByList(context.dialect, parseSort(sort, 'asnLinks', { argument: 'sort' }), ASN_LINK_SORT_COLUMNS, LINK_ORDER);
+  const order = orderByList(
+    context.dialect,
+    parseSort(sort, 'asnLinks', { argument: 'sort' }),
+    ASN_LINK_SORT_COLUMNS,
+    LINK_ORDER,
+  );
   return nestedPage<number, AsnLinkRow>(context, `asnLinks|${date}|${sort ?? ''}`, page, () => ({
     partitionColumn: 'parent_key',
     order,
@@ -120,7 +138,12 @@ export function asnLinksOfOrganizations(
   page: { first: number; offset: number },
   sort: string | null | undefined,
 ) {
-  const order = orderByList(context.dialect, parseSort(sort, 'asnLinks', { argument: 'sort' }), ASN_LINK_SORT_COLUMNS, LINK_ORDER);
+  const order = orderByList(
+    context.dialect,
+    parseSort(sort, 'asnLinks', { argument: 'sort' }),
+    ASN_LINK_SORT_COLUMNS,
+    LINK_ORDER,
+  );
   // CROSS JOIN makes SQLite drive from the organizations' member ASNs (index on date, org_id) into their link ranges;
   // without statistics it would otherwise scan every link of the month. PostgreSQL plans it as an inner join.
   const external = (orgIds: string[]) =>
@@ -178,7 +201,10 @@ builder.queryFields((t) => ({
       offset: t.arg.int(),
       asn: t.arg.string(),
       asns: t.arg.stringList(),
-      sort: t.arg.string({ description: 'Comma-separated keys: asn0, asn1, numberPaths, relationship, correctedBy; "-" prefix for descending.' }),
+      sort: t.arg.string({
+        description:
+          'Comma-separated keys: asn0, asn1, numberPaths, relationship, correctedBy; "-" prefix for descending.',
+      }),
       dateStart: t.arg.string(),
       dateEnd: t.arg.string(),
     },
@@ -199,11 +225,20 @@ builder.queryFields((t) => ({
       } else {
         query = query.where('canonical', '=', 1);
       }
-      const order = orderByList(context.dialect, keys, ASN_LINK_SORT_COLUMNS, historic ? LINK_HISTORIC_ORDER : LINK_ORDER);
+      const order = orderByList(
+        context.dialect,
+        keys,
+        ASN_LINK_SORT_COLUMNS,
+        historic ? LINK_HISTORIC_ORDER : LINK_ORDER,
+      );
       const nodes = await query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute();
       // Counted only when the client selects totalCount or pageInfo: a neighbour list rarely asks, and the count
       // scans every matching link.
-      const totalCount = async () => toCount((await query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst())?.total as number | string | undefined);
+      const totalCount = async () =>
+        toCount(
+          (await query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst())?.total as
+            number | string | undefined,
+        );
       return { nodes, totalCount, ...page };
     },
   }),

@@ -18,8 +18,10 @@ CountryRef.implement({
     capital: t.exposeString('capital', { nullable: true }),
     continent: t.exposeString('continent', { nullable: true }),
     languages: t.stringList({ resolve: (country) => parseLanguages(country.languages) }),
-    population: t.float({ nullable: true, resolve: (country) => (country.population == null ? null : Number(country.population)) }),
+    population: t.float({
+      nullable: true,
+      resolve: (country) => (country.population == null ? null : Number(country.population)),
+    }),
     area: t.float({ nullable: true, description: 'Area in km².', resolve: (country) => country.area }),
   }),
 });
-

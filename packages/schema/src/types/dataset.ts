@@ -20,7 +20,10 @@ const DATASET_SORT_COLUMNS: Record<string, SortColumn> = {
   numberOrganizations: { column: 'number_organizations' },
   numberOrganizationsSeen: { column: 'number_organizations_seen' },
 };
-const DATASET_ORDER = { defaults: [], unique: [{ key: 'date', direction: 'asc' }] } satisfies { defaults: SortKey[]; unique: SortKey[] };
+const DATASET_ORDER = { defaults: [], unique: [{ key: 'date', direction: 'asc' }] } satisfies {
+  defaults: SortKey[];
+  unique: SortKey[];
+};
 
 function jsonArray(json: string): unknown[] {
   try {
@@ -84,12 +87,19 @@ DatasetRef.implement({
       type: CountryRef,
       nullable: true,
       description: 'Null for the global dataset.',
-      resolve: (row, _args, context) => (row.country_iso ? context.loaders.country.load(row.country_iso) : null),
+      resolve: (row, _args, context) =>
+        row.country_iso ? context.loaders.country.load(row.country_iso) : null,
     }),
     asnReservedRanges: t.field({ type: [AsnRangeRef], resolve: (row) => asnRanges(row.asn_reserved_ranges) }),
     asnAssignedRanges: t.field({ type: [AsnRangeRef], resolve: (row) => asnRanges(row.asn_assigned_ranges) }),
-    clique: t.stringList({ description: 'ASNs of the clique.', resolve: (row) => jsonArray(row.clique).map(String) }),
-    asnIxs: t.stringList({ description: 'ASNs of exchange points.', resolve: (row) => jsonArray(row.asn_ixs).map(String) }),
+    clique: t.stringList({
+      description: 'ASNs of the clique.',
+      resolve: (row) => jsonArray(row.clique).map(String),
+    }),
+    asnIxs: t.stringList({
+      description: 'ASNs of exchange points.',
+      resolve: (row) => jsonArray(row.asn_ixs).map(String),
+    }),
     sources: t.field({ type: [DatasetSourceRef], resolve: (row) => sources(row.sources) }),
     numberAddresses: t.float({ resolve: (row) => Number(row.number_addresses) }),
     numberPrefixes: t.int({ resolve: (row) => Number(row.number_prefixes) }),
@@ -110,7 +120,10 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, context) => {
       const date = await monthOf(context, args.date);
       if (!date) return null;
-      return (await context.db.selectFrom('datasets').selectAll().where('date', '=', date).executeTakeFirst()) ?? null;
+      return (
+        (await context.db.selectFrom('datasets').selectAll().where('date', '=', date).executeTakeFirst()) ??
+        null
+      );
     },
   }),
   datasets: t.field({

@@ -17,7 +17,10 @@ const LOCATION_SORT_COLUMNS: Record<string, SortColumn> = {
   population: { column: 'population', nullable: true },
   date: { column: 'date' },
 };
-const LOCATION_ORDER = { defaults: [], unique: [{ key: 'locId', direction: 'asc' }] } satisfies { defaults: SortKey[]; unique: SortKey[] };
+const LOCATION_ORDER = { defaults: [], unique: [{ key: 'locId', direction: 'asc' }] } satisfies {
+  defaults: SortKey[];
+  unique: SortKey[];
+};
 const LOCATION_HISTORIC_ORDER = {
   defaults: [{ key: 'date', direction: 'asc' }],
   unique: [{ key: 'date', direction: 'asc' }, ...LOCATION_ORDER.unique],
@@ -55,12 +58,16 @@ LocationRef.implement({
     country: t.field({
       type: CountryRef,
       nullable: true,
-      resolve: (row, _args, context) => (row.country_iso ? context.loaders.country.load(row.country_iso) : null),
+      resolve: (row, _args, context) =>
+        row.country_iso ? context.loaders.country.load(row.country_iso) : null,
     }),
     continent: t.exposeString('continent', { nullable: true }),
     latitude: t.exposeFloat('latitude', { nullable: true }),
     longitude: t.exposeFloat('longitude', { nullable: true }),
-    population: t.float({ nullable: true, resolve: (row) => (row.population == null ? null : Number(row.population)) }),
+    population: t.float({
+      nullable: true,
+      resolve: (row) => (row.population == null ? null : Number(row.population)),
+    }),
     date: t.exposeString('date'),
   }),
 });
@@ -72,7 +79,10 @@ builder.queryFields((t) => ({
     args: {
       first: t.arg.int(),
       offset: t.arg.int(),
-      sort: t.arg.string({ description: 'Comma-separated keys: locId, city, region, country, continent, population; "-" prefix for descending.' }),
+      sort: t.arg.string({
+        description:
+          'Comma-separated keys: locId, city, region, country, continent, population; "-" prefix for descending.',
+      }),
       dateStart: t.arg.string(),
       dateEnd: t.arg.string(),
     },
@@ -83,7 +93,12 @@ builder.queryFields((t) => ({
       const months = await monthsOf(context, args);
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
       const query = context.db.selectFrom('locations').where(dateIn(context.dialect, 'date', months));
-      const order = orderByList(context.dialect, keys, LOCATION_SORT_COLUMNS, historic ? LOCATION_HISTORIC_ORDER : LOCATION_ORDER);
+      const order = orderByList(
+        context.dialect,
+        keys,
+        LOCATION_SORT_COLUMNS,
+        historic ? LOCATION_HISTORIC_ORDER : LOCATION_ORDER,
+      );
       const [nodes, count] = await Promise.all([
         query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute(),
         query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst(),

@@ -27,7 +27,10 @@ const ORGANIZATION_SORT_COLUMNS: Record<string, SortColumn> = {
   'cone.numberAddresses': { column: 'cone_addresses' },
   date: { column: 'date' },
 };
-const ORGANIZATION_ORDER = { defaults: [{ key: 'rank', direction: 'asc' }], unique: [{ key: 'orgId', direction: 'asc' }] } satisfies {
+const ORGANIZATION_ORDER = {
+  defaults: [{ key: 'rank', direction: 'asc' }],
+  unique: [{ key: 'orgId', direction: 'asc' }],
+} satisfies {
   defaults: SortKey[];
   unique: SortKey[];
 };
@@ -36,7 +39,11 @@ const ORGANIZATION_HISTORIC_ORDER = {
   unique: [{ key: 'date', direction: 'asc' }, ...ORGANIZATION_ORDER.unique],
 } satisfies { defaults: SortKey[]; unique: SortKey[] };
 
-export const OrganizationConnection = connectionOf('Organization', OrganizationRef, 'A page of organizations.');
+export const OrganizationConnection = connectionOf(
+  'Organization',
+  OrganizationRef,
+  'A page of organizations.',
+);
 
 const MembersRef = builder.objectRef<OrganizationRow>('OrganizationMembers').implement({
   description: 'The ASNs an organization owns.',
@@ -47,13 +54,19 @@ const MembersRef = builder.objectRef<OrganizationRow>('OrganizationMembers').imp
       type: AsnConnection,
       description: 'Member ASNs in the organization’s month (default order: rank, then ASN).',
       args: { first: t.arg.int(), offset: t.arg.int(), sort: t.arg.string() },
-      resolve: (org, args, context) => asnsOfOrganizations(context, org.date, pageOf(args), args.sort).load(org.org_id),
+      resolve: (org, args, context) =>
+        asnsOfOrganizations(context, org.date, pageOf(args), args.sort).load(org.org_id),
     }),
   }),
 });
 
 /** ASNs outside the organization linked to any of its members, as Asn records of the same month. */
-function neighborsOfOrganizations(context: AsrankContext, date: string, page: { first: number; offset: number }, sort: string | null | undefined) {
+function neighborsOfOrganizations(
+  context: AsrankContext,
+  date: string,
+  page: { first: number; offset: number },
+  sort: string | null | undefined,
+) {
   const keys = parseSort(sort, 'asns', { argument: 'sort' });
   const neighborSet = (orgIds: string[]) =>
     // CROSS JOIN: drive from the member ASNs into their link ranges (see asnLinksOfOrganizations).
@@ -97,23 +110,34 @@ OrganizationRef.implement({
     country: t.field({
       type: CountryRef,
       nullable: true,
-      resolve: (org, _args, context) => (org.country_iso ? context.loaders.country.load(org.country_iso) : null),
+      resolve: (org, _args, context) =>
+        org.country_iso ? context.loaders.country.load(org.country_iso) : null,
     }),
     members: t.field({ type: MembersRef, resolve: (org) => org }),
     asnLinks: t.field({
       type: AsnLinkConnection,
       description: 'Links from the organization’s ASNs (asn0) to ASNs of other organizations (asn1).',
       args: { first: t.arg.int(), offset: t.arg.int(), sort: t.arg.string() },
-      resolve: (org, args, context) => asnLinksOfOrganizations(context, org.date, pageOf(args), args.sort).load(org.org_id),
+      resolve: (org, args, context) =>
+        asnLinksOfOrganizations(context, org.date, pageOf(args), args.sort).load(org.org_id),
     }),
     neighbors: t.field({
       type: AsnConnection,
       description: 'ASNs of other organizations linked to any of its ASNs (default order: rank, then ASN).',
-      args: { first: t.arg.int(), offset: t.arg.int(), sort: t.arg.string({ description: 'The sort keys of `asns`.' }) },
-      resolve: (org, args, context) => neighborsOfOrganizations(context, org.date, pageOf(args), args.sort).load(org.org_id),
+      args: {
+        first: t.arg.int(),
+        offset: t.arg.int(),
+        sort: t.arg.string({ description: 'The sort keys of `asns`.' }),
+      },
+      resolve: (org, args, context) =>
+        neighborsOfOrganizations(context, org.date, pageOf(args), args.sort).load(org.org_id),
     }),
     cone: t.field({ type: ConeRef, resolve: coneOf }),
-    asnDegree: t.field({ type: AsnDegreeRef, description: 'Degrees summed over member ASNs.', resolve: degreeOf }),
+    asnDegree: t.field({
+      type: AsnDegreeRef,
+      description: 'Degrees summed over member ASNs.',
+      resolve: degreeOf,
+    }),
     orgDegree: t.field({
       type: OrgDegreeRef,
       description: 'Degree counted between organizations.',
@@ -138,7 +162,8 @@ builder.queryFields((t) => ({
   }),
   organizations: t.field({
     type: OrganizationConnection,
-    description: 'Organizations of the latest month, or one record per organization and month of [dateStart, dateEnd].',
+    description:
+      'Organizations of the latest month, or one record per organization and month of [dateStart, dateEnd].',
     args: {
       first: t.arg.int(),
       offset: t.arg.int(),
@@ -155,7 +180,8 @@ builder.queryFields((t) => ({
       const months = await monthsOf(context, args);
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
       let query = context.db.selectFrom('organizations').where(dateIn(context.dialect, 'date', months));
-      if (args.name != null) query = query.where(likeEscaped('search_text', containsPattern(args.name.toLowerCase())));
+      if (args.name != null)
+        query = query.where(likeEscaped('search_text', containsPattern(args.name.toLowerCase())));
       if (args.seen != null) query = query.where('seen', '=', args.seen ? 1 : 0);
       const order = orderByList(
         context.dialect,
@@ -167,10 +193,32 @@ builder.queryFields((t) => ({
         keys.length === 0 && months.length === 1
           ? // The default order (rank, unranked last) as two index ranges of (date, rank, org_id).
             nullsLastPage(page, {
-              nonNull: (limit, offset) => query.selectAll().where('rank', 'is not', null).orderBy('rank').orderBy('org_id').limit(limit).offset(offset).execute(),
-              nulls: (limit, offset) => query.selectAll().where('rank', 'is', null).orderBy('org_id').limit(limit).offset(offset).execute(),
+              nonNull: (limit, offset) =>
+                query
+                  .selectAll()
+                  .where('rank', 'is not', null)
+                  .orderBy('rank')
+                  .orderBy('org_id')
+                  .limit(limit)
+                  .offset(offset)
+                  .execute(),
+              nulls: (limit, offset) =>
+                query
+                  .selectAll()
+                  .where('rank', 'is', null)
+                  .orderBy('org_id')
+                  .limit(limit)
+                  .offset(offset)
+                  .execute(),
               countNonNull: async () =>
-                toCount((await query.where('rank', 'is not', null).select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n as number | undefined),
+                toCount(
+                  (
+                    await query
+                      .where('rank', 'is not', null)
+                      .select((eb) => eb.fn.countAll().as('n'))
+                      .executeTakeFirst()
+                  )?.n as number | undefined,
+                ),
             })
           : query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute(),
         query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst(),

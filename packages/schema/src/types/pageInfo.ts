@@ -63,11 +63,13 @@ export function connectionOf<T>(name: string, nodeRef: Ref<T>, description: stri
       totalCount: t.int({ description: 'Number of nodes over all pages.', resolve: (page) => totalOf(page) }),
       pageInfo: t.field({
         type: PageInfoRef,
-        resolve: async (page) => buildPageInfo({ first: page.first, offset: page.offset }, page.nodes.length, await totalOf(page)),
+        resolve: async (page) =>
+          buildPageInfo({ first: page.first, offset: page.offset }, page.nodes.length, await totalOf(page)),
       }),
       edges: t.field({
         type: [edgeRef],
-        resolve: (page) => page.nodes.map((node, index) => ({ node, cursor: offsetCursor(page.offset + index) })),
+        resolve: (page) =>
+          page.nodes.map((node, index) => ({ node, cursor: offsetCursor(page.offset + index) })),
       }),
     }),
   }) as Ref<ConnectionPage<T>>;

@@ -23,7 +23,9 @@ export const ConeRef = builder.objectRef<ConeStats>('Cone').implement({
   fields: (t) => ({
     numberAsns: t.exposeInt('numberAsns', { description: 'ASNs in the cone, the AS itself included.' }),
     numberPrefixes: t.exposeInt('numberPrefixes'),
-    numberAddresses: t.exposeFloat('numberAddresses', { description: 'Addresses covered (integer value; Float because it may exceed 2^31).' }),
+    numberAddresses: t.exposeFloat('numberAddresses', {
+      description: 'Addresses covered (integer value; Float because it may exceed 2^31).',
+    }),
   }),
 });
 
@@ -47,13 +49,15 @@ export const OrgDegreeRef = builder.objectRef<{ total: number; transit: number }
   }),
 });
 
-export const AnnouncingRef = builder.objectRef<{ numberPrefixes: number; numberAddresses: number }>('Announcing').implement({
-  description: 'Prefixes and addresses an ASN originates itself.',
-  fields: (t) => ({
-    numberPrefixes: t.exposeInt('numberPrefixes'),
-    numberAddresses: t.exposeFloat('numberAddresses'),
-  }),
-});
+export const AnnouncingRef = builder
+  .objectRef<{ numberPrefixes: number; numberAddresses: number }>('Announcing')
+  .implement({
+    description: 'Prefixes and addresses an ASN originates itself.',
+    fields: (t) => ({
+      numberPrefixes: t.exposeInt('numberPrefixes'),
+      numberAddresses: t.exposeFloat('numberAddresses'),
+    }),
+  });
 
 interface StatsColumns {
   cone_asns: number;
@@ -68,7 +72,11 @@ interface StatsColumns {
 }
 
 export function coneOf(row: StatsColumns): ConeStats {
-  return { numberAsns: Number(row.cone_asns), numberPrefixes: Number(row.cone_prefixes), numberAddresses: Number(row.cone_addresses) };
+  return {
+    numberAsns: Number(row.cone_asns),
+    numberPrefixes: Number(row.cone_prefixes),
+    numberAddresses: Number(row.cone_addresses),
+  };
 }
 
 export function degreeOf(row: StatsColumns): DegreeStats {

@@ -75,7 +75,10 @@ export async function openLoadedStore(kind: 'sqlite' | 'postgres'): Promise<Load
       // pg's pool.end() resolves before its backends have exited; dropping WITH (FORCE) at once would terminate them
       // and the already-ended clients would raise an unhandled 'error'. Wait for them to go first.
       for (let attempt = 0; attempt < 100; attempt += 1) {
-        const sessions = await dropper.query('select count(*)::int as n from pg_stat_activity where datname = $1', [database]);
+        const sessions = await dropper.query(
+          'select count(*)::int as n from pg_stat_activity where datname = $1',
+          [database],
+        );
         if (sessions.rows[0]?.n === 0) break;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -91,7 +94,12 @@ export async function runQuery<T = Record<string, unknown>>(
   source: string,
   variableValues?: Record<string, unknown>,
 ): Promise<ExecutionResult<T>> {
-  return (await graphql({ schema: createSchema(), source, contextValue: createContext(handle), variableValues })) as ExecutionResult<T>;
+  return (await graphql({
+    schema: createSchema(),
+    source,
+    contextValue: createContext(handle),
+    variableValues,
+  })) as ExecutionResult<T>;
 }
 
 /** Runs a query that must succeed and returns its data. */
@@ -101,12 +109,17 @@ export async function queryData<T = Record<string, unknown>>(
   variableValues?: Record<string, unknown>,
 ): Promise<T> {
   const result = await runQuery<T>(handle, source, variableValues);
-  if (result.errors?.length) throw new Error(`query failed: ${result.errors.map((error) => error.message).join('; ')}`);
+  if (result.errors?.length)
+    throw new Error(`query failed: ${result.errors.map((error) => error.message).join('; ')}`);
   return result.data as T;
 }
 
 /** Message of the single error a query must fail with. */
-export async function queryError(handle: DatabaseHandle, source: string, variableValues?: Record<string, unknown>): Promise<string> {
+export async function queryError(
+  handle: DatabaseHandle,
+  source: string,
+  variableValues?: Record<string, unknown>,
+): Promise<string> {
   const result = await runQuery(handle, source, variableValues);
   if (!result.errors?.length) throw new Error(`expected an error from: ${source}`);
   return result.errors.map((error) => error.message).join('; ');

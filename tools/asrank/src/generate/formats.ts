@@ -35,12 +35,15 @@ const SYNTHETIC_NOTE = 'synthetic data from `asrank generate` (not real CAIDA da
 const ASN_FACTOR = 2 ** 21;
 
 function checkAsnPackable(asn: number): void {
-  if (asn >= ASN_FACTOR) throw new Error(`generated ASN ${asn} is above the generator's limit ${ASN_FACTOR - 1}`);
+  if (asn >= ASN_FACTOR)
+    throw new Error(`generated ASN ${asn} is above the generator's limit ${ASN_FACTOR - 1}`);
 }
 
 export async function writeAsRel2(path: string, context: MonthContext): Promise<void> {
   const { world, compactDate } = context;
-  const clique = world.cliqueIndices.map((index) => (world.ases[index] as AutonomousSystem).asn).sort((a, b) => a - b);
+  const clique = world.cliqueIndices
+    .map((index) => (world.ases[index] as AutonomousSystem).asn)
+    .sort((a, b) => a - b);
   const ixps = world
     .liveRouted()
     .filter((as) => as.ixp)
@@ -50,7 +53,10 @@ export async function writeAsRel2(path: string, context: MonthContext): Promise<
   for (const link of world.links()) {
     checkAsnPackable(link.first.asn);
     checkAsnPackable(link.second.asn);
-    const [first, second] = link.code === 0 && link.first.asn > link.second.asn ? [link.second.asn, link.first.asn] : [link.first.asn, link.second.asn];
+    const [first, second] =
+      link.code === 0 && link.first.asn > link.second.asn
+        ? [link.second.asn, link.first.asn]
+        : [link.first.asn, link.second.asn];
     rows.push((first * ASN_FACTOR + second) * 2 + (link.code === -1 ? 0 : 1));
   }
   const sorted = Float64Array.from(rows).sort();
@@ -81,7 +87,8 @@ export async function writePpdcAses(path: string, context: MonthContext): Promis
       offsets[slot] = (offsets[slot] as number) + 1;
     }
   }
-  for (let position = 0; position < routed.length; position++) offsets[position + 1] = (offsets[position + 1] as number) + (offsets[position] as number);
+  for (let position = 0; position < routed.length; position++)
+    offsets[position + 1] = (offsets[position + 1] as number) + (offsets[position] as number);
   const customers = new Int32Array(offsets[routed.length] as number);
   const fill = offsets.slice(0, routed.length);
   routed.forEach((as, position) => {
@@ -96,7 +103,9 @@ export async function writePpdcAses(path: string, context: MonthContext): Promis
   const members = new Uint32Array(routed.length);
   await writeLines(path, context.gzip, async (out) => {
     await out.line(`# ${SYNTHETIC_NOTE}: seed ${context.seed}, month ${context.compactDate}`);
-    await out.line('# format:<cone_as> <member_as> ... (the AS first, then every other AS in its customer cone, ascending)');
+    await out.line(
+      '# format:<cone_as> <member_as> ... (the AS first, then every other AS in its customer cone, ascending)',
+    );
     for (let root = 0; root < routed.length; root++) {
       // Depth-first walk down the customer links; `visitedBy` stamps make each walk O(cone edges).
       let count = 0;
@@ -124,13 +133,16 @@ export async function writeAsOrg(path: string, context: MonthContext): Promise<v
   const { world } = context;
   const listed = world.ases.filter((as) => as.alive).sort((a, b) => a.asn - b.asn);
   const orgIndices = [...new Set(listed.map((as) => as.orgIndex))];
-  const orgs = orgIndices.map((index) => world.orgs[index] as Organization).sort((a, b) => (a.orgId < b.orgId ? -1 : a.orgId > b.orgId ? 1 : 0));
+  const orgs = orgIndices
+    .map((index) => world.orgs[index] as Organization)
+    .sort((a, b) => (a.orgId < b.orgId ? -1 : a.orgId > b.orgId ? 1 : 0));
   await writeLines(path, context.gzip, async (out) => {
     await out.line('# name: AS Org');
     await out.line(`# date: ${context.compactDate.slice(0, 6)}`);
     await out.line(`# ${SYNTHETIC_NOTE}: seed ${context.seed}`);
     await out.line('# format:org_id|changed|org_name|country|source');
-    for (const org of orgs) await out.line(`${org.orgId}|${org.changed}|${org.orgName}|${org.country}|${org.registry}`);
+    for (const org of orgs)
+      await out.line(`${org.orgId}|${org.changed}|${org.orgName}|${org.country}|${org.registry}`);
     await out.line('# format:aut|changed|aut_name|org_id|opaque_id|source');
     for (const as of listed) {
       const org = world.orgs[as.orgIndex] as Organization;
@@ -154,7 +166,11 @@ function moasPartner(world: World, as: AutonomousSystem): number | null {
 /** Origin field: about 1% of prefixes are MOAS (`a_b`) and 0.05% carry an AS set (`a,b`). */
 function originField(as: AutonomousSystem, partner: number | null, draw: number): string {
   if (partner === null || draw >= 0.0105) return String(as.asn);
-  return draw < 0.01 ? (draw < 0.005 ? `${as.asn}_${partner}` : `${partner}_${as.asn}`) : `${as.asn},${partner}`;
+  return draw < 0.01
+    ? draw < 0.005
+      ? `${as.asn}_${partner}`
+      : `${partner}_${as.asn}`
+    : `${as.asn},${partner}`;
 }
 
 /**
@@ -169,7 +185,9 @@ function v4Prefixes(as: AutonomousSystem): { network: number; length: number; dr
   const capacity = 2 * 2 ** block.bits - 1;
   const count = Math.min(block.count, capacity);
   const seen = new Set<number>([1]);
-  const nodes: { network: number; length: number; draw: number }[] = [{ network: block.firstSlash24 * 256, length: 24 - block.bits, draw: random.float() }];
+  const nodes: { network: number; length: number; draw: number }[] = [
+    { network: block.firstSlash24 * 256, length: 24 - block.bits, draw: random.float() },
+  ];
   while (nodes.length < count) {
     const depth = random.chance(0.6) ? block.bits : random.int(1, block.bits);
     const position = random.int(0, 2 ** depth - 1);
@@ -177,7 +195,11 @@ function v4Prefixes(as: AutonomousSystem): { network: number; length: number; dr
     if (seen.has(heapKey)) continue;
     seen.add(heapKey);
     const slash24s = 2 ** (block.bits - depth);
-    nodes.push({ network: (block.firstSlash24 + position * slash24s) * 256, length: 24 - block.bits + depth, draw: random.float() });
+    nodes.push({
+      network: (block.firstSlash24 + position * slash24s) * 256,
+      length: 24 - block.bits + depth,
+      draw: random.float(),
+    });
   }
   return nodes.sort((a, b) => a.network - b.network || a.length - b.length);
 }
@@ -190,11 +212,17 @@ export async function writePfx2asV4(path: string, context: MonthContext): Promis
   const { world } = context;
   // Blocks are handed out in increasing address order, so sorting the ASes by block sorts the whole file.
   const holders = world.liveRouted().filter((as) => as.v4 !== null);
-  holders.sort((a, b) => (a.v4 as { firstSlash24: number }).firstSlash24 - (b.v4 as { firstSlash24: number }).firstSlash24);
+  holders.sort(
+    (a, b) =>
+      (a.v4 as { firstSlash24: number }).firstSlash24 - (b.v4 as { firstSlash24: number }).firstSlash24,
+  );
   await writeLines(path, context.gzip, async (out) => {
     for (const as of holders) {
       const partner = moasPartner(world, as);
-      for (const prefix of v4Prefixes(as)) await out.line(`${formatV4(prefix.network)}\t${prefix.length}\t${originField(as, partner, prefix.draw)}`);
+      for (const prefix of v4Prefixes(as))
+        await out.line(
+          `${formatV4(prefix.network)}\t${prefix.length}\t${originField(as, partner, prefix.draw)}`,
+        );
     }
   });
 }
@@ -214,7 +242,9 @@ export async function writePfx2asV6(path: string, context: MonthContext): Promis
       while (subnets.size < block.count - 1) subnets.add(random.int(1, 65535));
       await out.line(`${high}:${low}::\t32\t${originField(as, partner, random.float())}`);
       for (const subnet of [...subnets].sort((a, b) => a - b)) {
-        await out.line(`${high}:${low}:${subnet.toString(16)}::\t48\t${originField(as, partner, random.float())}`);
+        await out.line(
+          `${high}:${low}:${subnet.toString(16)}::\t48\t${originField(as, partner, random.float())}`,
+        );
       }
     }
   });
@@ -232,7 +262,8 @@ export async function writeAsRelGeo(path: string, context: MonthContext): Promis
   const { world } = context;
   const rows: { first: AutonomousSystem; second: AutonomousSystem }[] = [];
   for (const link of world.links()) {
-    const [first, second] = link.first.asn < link.second.asn ? [link.first, link.second] : [link.second, link.first];
+    const [first, second] =
+      link.first.asn < link.second.asn ? [link.first, link.second] : [link.second, link.first];
     rows.push({ first, second });
   }
   rows.sort((a, b) => a.first.asn - b.first.asn || a.second.asn - b.second.asn);
@@ -243,13 +274,19 @@ export async function writeAsRelGeo(path: string, context: MonthContext): Promis
       const hash = linkHash(context.seed, first.asn, second.asn);
       if (hash % 100 < 15) continue;
       const candidates: City[] = [];
-      for (const city of [first.home, second.home, world.hubFor(first.home.continent), world.hubFor(second.home.continent)]) {
+      for (const city of [
+        first.home,
+        second.home,
+        world.hubFor(first.home.continent),
+        world.hubFor(second.home.continent),
+      ]) {
         if (!candidates.includes(city)) candidates.push(city);
       }
       const count = Math.min(candidates.length, 1 + ((hash >>> 8) % 3));
       const rotation = (hash >>> 16) % candidates.length;
       const chosen: string[] = [];
-      for (let offset = 0; offset < count; offset++) chosen.push(locationId(candidates[(rotation + offset) % candidates.length] as City));
+      for (let offset = 0; offset < count; offset++)
+        chosen.push(locationId(candidates[(rotation + offset) % candidates.length] as City));
       await out.line(`${first.asn}|${second.asn}|${chosen.join(',')}`);
     }
   });
@@ -261,7 +298,9 @@ export async function writeLocations(path: string, context: MonthContext): Promi
     await out.line(`# ${SYNTHETIC_NOTE}; coordinates and populations of real cities, approximate`);
     await out.line('# format:loc_id|continent|country|region|city|latitude|longitude|population');
     for (const city of sorted) {
-      await out.line(`${locationId(city)}|${city.continent}|${city.country}|${city.region}|${city.city}|${city.latitude}|${city.longitude}|${city.population}`);
+      await out.line(
+        `${locationId(city)}|${city.continent}|${city.country}|${city.region}|${city.city}|${city.latitude}|${city.longitude}|${city.population}`,
+      );
     }
   });
 }

@@ -18,13 +18,39 @@ export interface RegistryInfo {
 }
 
 export const REGISTRIES: readonly RegistryInfo[] = [
-  { name: 'ARIN', weight: 25, asn32: [393216, 402431], ipv6Prefix: 0x2600, countries: ['US', 'US', 'US', 'US', 'CA', 'US', 'CA'] },
+  {
+    name: 'ARIN',
+    weight: 25,
+    asn32: [393216, 402431],
+    ipv6Prefix: 0x2600,
+    countries: ['US', 'US', 'US', 'US', 'CA', 'US', 'CA'],
+  },
   {
     name: 'RIPE',
     weight: 36,
     asn32: [196608, 216475],
     ipv6Prefix: 0x2a00,
-    countries: ['DE', 'GB', 'NL', 'FR', 'RU', 'IT', 'ES', 'PL', 'SE', 'UA', 'CH', 'TR', 'IR', 'CZ', 'RO', 'DK', 'NO', 'FI', 'AE'],
+    countries: [
+      'DE',
+      'GB',
+      'NL',
+      'FR',
+      'RU',
+      'IT',
+      'ES',
+      'PL',
+      'SE',
+      'UA',
+      'CH',
+      'TR',
+      'IR',
+      'CZ',
+      'RO',
+      'DK',
+      'NO',
+      'FI',
+      'AE',
+    ],
   },
   {
     name: 'APNIC',
@@ -33,8 +59,20 @@ export const REGISTRIES: readonly RegistryInfo[] = [
     ipv6Prefix: 0x2400,
     countries: ['CN', 'JP', 'IN', 'AU', 'ID', 'KR', 'SG', 'HK', 'TW', 'BD', 'VN', 'NZ', 'PH', 'TH'],
   },
-  { name: 'LACNIC', weight: 13, asn32: [262144, 273819], ipv6Prefix: 0x2800, countries: ['BR', 'BR', 'BR', 'AR', 'MX', 'CL', 'CO', 'PE', 'EC'] },
-  { name: 'AFRINIC', weight: 5, asn32: [327680, 329983], ipv6Prefix: 0x2c0f, countries: ['ZA', 'NG', 'KE', 'EG', 'GH', 'TZ', 'MA'] },
+  {
+    name: 'LACNIC',
+    weight: 13,
+    asn32: [262144, 273819],
+    ipv6Prefix: 0x2800,
+    countries: ['BR', 'BR', 'BR', 'AR', 'MX', 'CL', 'CO', 'PE', 'EC'],
+  },
+  {
+    name: 'AFRINIC',
+    weight: 5,
+    asn32: [327680, 329983],
+    ipv6Prefix: 0x2c0f,
+    countries: ['ZA', 'NG', 'KE', 'EG', 'GH', 'TZ', 'MA'],
+  },
 ];
 
 export type Continent = 'Africa' | 'Asia' | 'Europe' | 'North America' | 'Oceania' | 'South America';
@@ -49,7 +87,15 @@ export interface City {
   population: number;
 }
 
-const c = (city: string, region: string, country: string, continent: Continent, latitude: number, longitude: number, population: number): City => ({
+const c = (
+  city: string,
+  region: string,
+  country: string,
+  continent: Continent,
+  latitude: number,
+  longitude: number,
+  population: number,
+): City => ({
   city,
   region,
   country,

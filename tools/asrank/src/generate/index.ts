@@ -3,7 +3,16 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ArgumentError } from '@asrank/domain';
-import { writeAsOrg, writeAsRel2, writeAsRelGeo, writeLocations, writePfx2asV4, writePfx2asV6, writePpdcAses, type MonthContext } from './formats';
+import {
+  writeAsOrg,
+  writeAsRel2,
+  writeAsRelGeo,
+  writeLocations,
+  writePfx2asV4,
+  writePfx2asV6,
+  writePpdcAses,
+  type MonthContext,
+} from './formats';
 import { World } from './world';
 
 export interface GenerateOptions {
@@ -48,7 +57,15 @@ export interface GeneratedFiles {
 export interface GeneratedManifest {
   format: 'asrank-generated/1';
   synthetic: true;
-  options: { seed: number; asns: number; months: number; startDate: string; links: number; prefixes: number; gzip: boolean };
+  options: {
+    seed: number;
+    asns: number;
+    months: number;
+    startDate: string;
+    links: number;
+    prefixes: number;
+    gzip: boolean;
+  };
   months: GeneratedMonth[];
 }
 
@@ -62,7 +79,10 @@ const MAX_PREFIXES = 5_000_000;
 
 function requireInteger(value: unknown, argument: string, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new ArgumentError(argument, `${argument} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+    throw new ArgumentError(
+      argument,
+      `${argument} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }
@@ -73,10 +93,16 @@ function parseStartMonth(value: string): { year: number; month: number } {
   const year = Number(match?.[1]);
   const month = Number(match?.[2]);
   if (!match || month < 1 || month > 12 || year < 1970 || year > 9999) {
-    throw new ArgumentError('startDate', `startDate must be a date YYYY-MM-DD or YYYYMMDD on the first day of a month, got ${JSON.stringify(value)}`);
+    throw new ArgumentError(
+      'startDate',
+      `startDate must be a date YYYY-MM-DD or YYYYMMDD on the first day of a month, got ${JSON.stringify(value)}`,
+    );
   }
   if (match[3] !== '01') {
-    throw new ArgumentError('startDate', `startDate must be the first day of a month (datasets are monthly), got ${JSON.stringify(value)}`);
+    throw new ArgumentError(
+      'startDate',
+      `startDate must be the first day of a month (datasets are monthly), got ${JSON.stringify(value)}`,
+    );
   }
   return { year, month };
 }
@@ -101,8 +127,18 @@ export async function generateDataset(options: GenerateOptions): Promise<Generat
   const asns = requireInteger(options.asns, 'asns', 10, MAX_ASNS);
   const months = requireInteger(options.months, 'months', 1, MAX_MONTHS);
   const maxLinks = Math.min(MAX_LINKS, (asns * (asns - 1)) / 2);
-  const links = requireInteger(options.links ?? Math.min(maxLinks, Math.round(asns * LINKS_PER_ASN)), 'links', 1, maxLinks);
-  const prefixes = requireInteger(options.prefixes ?? Math.round(asns * PREFIXES_PER_ASN), 'prefixes', 1, MAX_PREFIXES);
+  const links = requireInteger(
+    options.links ?? Math.min(maxLinks, Math.round(asns * LINKS_PER_ASN)),
+    'links',
+    1,
+    maxLinks,
+  );
+  const prefixes = requireInteger(
+    options.prefixes ?? Math.round(asns * PREFIXES_PER_ASN),
+    'prefixes',
+    1,
+    MAX_PREFIXES,
+  );
   const startDate = options.startDate ?? DEFAULT_START_DATE;
   const dates = monthDates(startDate, months);
   const gzip = options.gzip === true;
@@ -110,7 +146,10 @@ export async function generateDataset(options: GenerateOptions): Promise<Generat
   const suffix = gzip ? '.gz' : '';
 
   // The xoroshiro seed is 32-bit signed; `| 0` maps 0..2^32-1 onto it one to one.
-  const world = new World({ seed: seed | 0, months, asns, links, prefixes }, (dates[0] as string).replaceAll('-', ''));
+  const world = new World(
+    { seed: seed | 0, months, asns, links, prefixes },
+    (dates[0] as string).replaceAll('-', ''),
+  );
   const relativeMonths: GeneratedMonth[] = [];
   for (const [monthIndex, date] of dates.entries()) {
     if (monthIndex > 0) world.advanceMonth();
@@ -120,7 +159,10 @@ export async function generateDataset(options: GenerateOptions): Promise<Generat
       asRel: `${compactDate}/${compactDate}.as-rel2.txt${suffix}`,
       ppdcAses: `${compactDate}/${compactDate}.ppdc-ases.txt${suffix}`,
       asOrg: `${compactDate}/${compactDate}.as-org2info.txt${suffix}`,
-      pfx2as: [`${compactDate}/routeviews-rv2-${compactDate}-1200.pfx2as${suffix}`, `${compactDate}/routeviews-rv6-${compactDate}-1200.pfx2as${suffix}`],
+      pfx2as: [
+        `${compactDate}/routeviews-rv2-${compactDate}-1200.pfx2as${suffix}`,
+        `${compactDate}/routeviews-rv6-${compactDate}-1200.pfx2as${suffix}`,
+      ],
       asRelGeo: `${compactDate}/${compactDate}.as-rel-geo.txt${suffix}`,
       locations: `${compactDate}/${compactDate}.locations.txt${suffix}`,
     };

@@ -12,7 +12,10 @@ export class LineWriter {
   private readonly file: WriteStream;
   private readonly sink: WriteStream | Gzip;
 
-  constructor(readonly path: string, gzip: boolean) {
+  constructor(
+    readonly path: string,
+    gzip: boolean,
+  ) {
     this.file = createWriteStream(path);
     if (gzip) {
       // Node's gzip header carries no timestamp or file name, so compressed output is reproducible too.
@@ -46,7 +49,11 @@ export class LineWriter {
 }
 
 /** Runs `body` with a writer and always closes the file, so a failure never leaves a stream open. */
-export async function writeLines(path: string, gzip: boolean, body: (writer: LineWriter) => Promise<void>): Promise<void> {
+export async function writeLines(
+  path: string,
+  gzip: boolean,
+  body: (writer: LineWriter) => Promise<void>,
+): Promise<void> {
   const writer = new LineWriter(path, gzip);
   try {
     await body(writer);

@@ -21,7 +21,9 @@ export const SAMPLE_DATA_DIR = path.resolve(__dirname, '..', '..', '..', '..', '
 if (require.main === module) {
   const outDir = process.argv[2] ? path.resolve(process.argv[2]) : SAMPLE_DATA_DIR;
   generateDataset({ ...SAMPLE_OPTIONS, outDir })
-    .then((files) => console.log(`wrote ${files.months.length} months of synthetic sample data to ${files.outDir}`))
+    .then((files) =>
+      console.log(`wrote ${files.months.length} months of synthetic sample data to ${files.outDir}`),
+    )
     .catch((error: unknown) => {
       console.error(error instanceof Error ? error.message : error);
       process.exitCode = 1;

@@ -9,7 +9,16 @@
 //   heavy-tailed customer counts of the real graph;
 // - the clique is a full peering mesh; other peering is concentrated on large and mid transit ASes;
 // - most ASes are stubs with 1-3 providers; organizations own 1-5 ASNs; ~3% of registered ASNs are not routed.
-import { CITIES, HUB_CITY_BY_CONTINENT, REGISTRIES, citiesByCountry, type City, type Continent, type Registry, type RegistryInfo } from './geography';
+import {
+  CITIES,
+  HUB_CITY_BY_CONTINENT,
+  REGISTRIES,
+  citiesByCountry,
+  type City,
+  type Continent,
+  type Registry,
+  type RegistryInfo,
+} from './geography';
 import { makeAsName, makeOpaqueId, makeOrgId, makeOrgNames } from './names';
 import { Random, WeightedPicker } from './random';
 
@@ -136,10 +145,14 @@ export class World {
   cliqueIndices: number[] = [];
   private readonly random: Random;
 
-  constructor(readonly options: WorldOptions, private readonly firstMonth: string) {
+  constructor(
+    readonly options: WorldOptions,
+    private readonly firstMonth: string,
+  ) {
     this.random = new Random(options.seed);
     // Room for the registered ASNs of the first month plus every month's births.
-    const capacity = Math.ceil(options.asns * 1.1) + options.months * (Math.ceil(options.asns * 0.02) + 1) + 64;
+    const capacity =
+      Math.ceil(options.asns * 1.1) + options.months * (Math.ceil(options.asns * 0.02) + 1) + 64;
     if (capacity >= INDEX_LIMIT) throw new Error(`too many ASes for the generator (limit ${INDEX_LIMIT})`);
     this.providerPicker = new WeightedPicker(capacity);
     this.peeringPicker = new WeightedPicker(capacity);
@@ -169,7 +182,12 @@ export class World {
 
     // Tiers: older (16-bit) ASNs tend to be the transit providers, as in the real Internet.
     const routedIndices = this.ases.filter((as) => as.routed).map((as) => as.index);
-    const sortKey = new Map(routedIndices.map((index) => [index, this.random.float() + ((this.ases[index] as AutonomousSystem).asn > 65535 ? 0.8 : 0)]));
+    const sortKey = new Map(
+      routedIndices.map((index) => [
+        index,
+        this.random.float() + ((this.ases[index] as AutonomousSystem).asn > 65535 ? 0.8 : 0),
+      ]),
+    );
     routedIndices.sort((a, b) => (sortKey.get(a) as number) - (sortKey.get(b) as number) || a - b);
     const n = routedIndices.length;
     const cliqueSize = Math.max(3, Math.min(19, Math.round(2 * Math.log10(n) + 4)));
@@ -177,26 +195,37 @@ export class World {
     const midCount = Math.max(2, Math.round(n * 0.1));
     routedIndices.forEach((index, position) => {
       const as = this.ases[index] as AutonomousSystem;
-      as.tier = position < cliqueSize ? 'clique' : position < cliqueSize + largeCount ? 'large' : position < cliqueSize + largeCount + midCount ? 'mid' : 'stub';
+      as.tier =
+        position < cliqueSize
+          ? 'clique'
+          : position < cliqueSize + largeCount
+            ? 'large'
+            : position < cliqueSize + largeCount + midCount
+              ? 'mid'
+              : 'stub';
     });
     this.cliqueIndices = routedIndices.slice(0, cliqueSize);
 
     // Route-server ASes of IXPs (listed in the as-rel header): a few stubs that peer widely.
     const stubs = routedIndices.filter((index) => (this.ases[index] as AutonomousSystem).tier === 'stub');
     const ixpCount = Math.min(stubs.length, Math.max(1, Math.round(n / 2000)));
-    for (let picked = 0; picked < ixpCount; picked++) (this.ases[this.random.pick(stubs)] as AutonomousSystem).ixp = true;
+    for (let picked = 0; picked < ixpCount; picked++)
+      (this.ases[this.random.pick(stubs)] as AutonomousSystem).ixp = true;
 
     // Hierarchy: process in order, each AS picking providers among those already placed.
     for (const index of routedIndices) this.attach(index);
     for (let first = 0; first < cliqueSize; first++) {
-      for (let second = first + 1; second < cliqueSize; second++) this.addPeering(this.cliqueIndices[first] as number, this.cliqueIndices[second] as number);
+      for (let second = first + 1; second < cliqueSize; second++)
+        this.addPeering(this.cliqueIndices[first] as number, this.cliqueIndices[second] as number);
     }
     this.fillPeerings(this.options.links);
     this.assignPrefixCounts(routedIndices);
   }
 
   private createOrg(): Organization {
-    const registry = REGISTRIES[this.random.weightedIndex(REGISTRIES.map((info) => info.weight))] as RegistryInfo;
+    const registry = REGISTRIES[
+      this.random.weightedIndex(REGISTRIES.map((info) => info.weight))
+    ] as RegistryInfo;
     const names = makeOrgNames(this.random, registry.name);
     const org: Organization = {
       index: this.orgs.length,
@@ -241,7 +270,8 @@ export class World {
       v4: null,
       v6: null,
     };
-    if (as.index >= this.providerPicker.capacity) throw new Error(`too many ASes for the generator (limit ${this.providerPicker.capacity})`);
+    if (as.index >= this.providerPicker.capacity)
+      throw new Error(`too many ASes for the generator (limit ${this.providerPicker.capacity})`);
     this.ases.push(as);
     org.members.push(as.index);
     return as;
@@ -251,7 +281,9 @@ export class World {
   private allocateAsn(registry: RegistryInfo, share16Bit: number): number {
     const use16Bit = this.random.chance(share16Bit);
     for (let attempt = 0; attempt < 64; attempt++) {
-      const asn = use16Bit ? this.random.int(1, 64495) : this.random.int(registry.asn32[0], registry.asn32[1]);
+      const asn = use16Bit
+        ? this.random.int(1, 64495)
+        : this.random.int(registry.asn32[0], registry.asn32[1]);
       if (asn !== 23456 && !this.usedAsns.has(asn)) {
         this.usedAsns.add(asn);
         return asn;
@@ -303,7 +335,8 @@ export class World {
       const cliqueShare = as.tier === 'mid' ? 0.15 : 0.03;
       for (let attempt = 0; attempt < count * 4 && as.providers.length < count; attempt++) {
         const provider = this.drawProvider(cliqueShare);
-        if (provider !== index && !this.linkedPairs.has(pairKey(index, provider))) this.addProvider(index, provider);
+        if (provider !== index && !this.linkedPairs.has(pairKey(index, provider)))
+          this.addProvider(index, provider);
       }
       if (as.providers.length === 0) this.addProvider(index, this.random.pick(this.cliqueIndices));
     }
@@ -347,7 +380,8 @@ export class World {
     while (missing > 0 && attempts-- > 0) {
       const first = this.peeringPicker.draw(this.random);
       const second = this.peeringPicker.draw(this.random);
-      if (first < 0 || second < 0 || first === second || this.linkedPairs.has(pairKey(first, second))) continue;
+      if (first < 0 || second < 0 || first === second || this.linkedPairs.has(pairKey(first, second)))
+        continue;
       this.addPeering(first, second);
       missing--;
     }
@@ -362,7 +396,9 @@ export class World {
     const v6Total = Math.round(this.options.prefixes * IPV6_PREFIX_SHARE);
     const v4Total = this.options.prefixes - v6Total;
     const v4Counts = this.spread(routedIndices, v4Total);
-    routedIndices.forEach((index, position) => this.giveV4Block(this.ases[index] as AutonomousSystem, v4Counts[position] as number));
+    routedIndices.forEach((index, position) =>
+      this.giveV4Block(this.ases[index] as AutonomousSystem, v4Counts[position] as number),
+    );
     const v6Holders = routedIndices.filter((index) => {
       const as = this.ases[index] as AutonomousSystem;
       return as.tier !== 'stub' || this.random.chance(0.3);
@@ -424,10 +460,16 @@ export class World {
   }
 
   private giveV6Block(as: AutonomousSystem, count: number): void {
-    const registry = REGISTRIES.find((info) => info.name === (this.orgs[as.orgIndex] as Organization).registry) as RegistryInfo;
+    const registry = REGISTRIES.find(
+      (info) => info.name === (this.orgs[as.orgIndex] as Organization).registry,
+    ) as RegistryInfo;
     const next = (this.nextV6.get(registry.name) as number) + this.random.int(1, 4);
     this.nextV6.set(registry.name, next);
-    as.v6 = { slash32: registry.ipv6Prefix * 65536 + next, count: Math.min(count, 4096), seed: this.random.childSeed() };
+    as.v6 = {
+      slash32: registry.ipv6Prefix * 65536 + next,
+      count: Math.min(count, 4096),
+      seed: this.random.childSeed(),
+    };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -450,7 +492,8 @@ export class World {
       const sibling = joinExisting ? this.random.pick(live) : null;
       const siblingOrg = sibling ? (this.orgs[sibling.orgIndex] as Organization) : null;
       // Organizations own at most five ASNs.
-      const organization = siblingOrg && siblingOrg.members.length < MAX_ORG_SIZE ? siblingOrg : this.createOrg();
+      const organization =
+        siblingOrg && siblingOrg.members.length < MAX_ORG_SIZE ? siblingOrg : this.createOrg();
       const as = this.createAs(organization, true, 0.15);
       this.attach(as.index);
       const v4Count = 1 + Math.min(Math.floor(this.random.pareto(1.5)) - 1, 64);
@@ -462,14 +505,17 @@ export class World {
       if (!as.alive || !this.random.chance(0.015)) continue;
       const provider = this.drawProvider(0.03);
       if (provider === as.index || this.linkedPairs.has(pairKey(as.index, provider))) continue;
-      if (as.providers.length > 1 || this.random.chance(0.5)) this.removeProvider(as.index, this.random.pick(as.providers));
+      if (as.providers.length > 1 || this.random.chance(0.5))
+        this.removeProvider(as.index, this.random.pick(as.providers));
       this.addProvider(as.index, provider);
     }
 
     const cliqueKeys = new Set<number>();
-    for (const first of this.cliqueIndices) for (const second of this.cliqueIndices) if (first < second) cliqueKeys.add(pairKey(first, second));
+    for (const first of this.cliqueIndices)
+      for (const second of this.cliqueIndices) if (first < second) cliqueKeys.add(pairKey(first, second));
     const targetLinks = this.linkCount();
-    for (const key of [...this.peerings]) if (!cliqueKeys.has(key) && this.random.chance(0.03)) this.removePeering(key);
+    for (const key of [...this.peerings])
+      if (!cliqueKeys.has(key) && this.random.chance(0.03)) this.removePeering(key);
     // Slow growth, as in the real graph.
     this.fillPeerings(Math.round(targetLinks * 1.004));
 
@@ -491,7 +537,8 @@ export class World {
       this.peeringPicker.set(as.index, 0);
     }
     for (const key of [...this.peerings]) {
-      if (retiredIndices.has(Math.floor(key / INDEX_LIMIT)) || retiredIndices.has(key % INDEX_LIMIT)) this.removePeering(key);
+      if (retiredIndices.has(Math.floor(key / INDEX_LIMIT)) || retiredIndices.has(key % INDEX_LIMIT))
+        this.removePeering(key);
     }
   }
 
@@ -506,10 +553,15 @@ export class World {
   *links(): Generator<{ first: AutonomousSystem; second: AutonomousSystem; code: -1 | 0 }> {
     for (const as of this.ases) {
       if (!as.alive) continue;
-      for (const provider of as.providers) yield { first: this.ases[provider] as AutonomousSystem, second: as, code: -1 };
+      for (const provider of as.providers)
+        yield { first: this.ases[provider] as AutonomousSystem, second: as, code: -1 };
     }
     for (const key of this.peerings) {
-      yield { first: this.ases[Math.floor(key / INDEX_LIMIT)] as AutonomousSystem, second: this.ases[key % INDEX_LIMIT] as AutonomousSystem, code: 0 };
+      yield {
+        first: this.ases[Math.floor(key / INDEX_LIMIT)] as AutonomousSystem,
+        second: this.ases[key % INDEX_LIMIT] as AutonomousSystem,
+        code: 0,
+      };
     }
   }
 

@@ -18,7 +18,13 @@ import type { AsnLinksTable, AsnsTable, LocationsTable, OrganizationsTable, Pref
 import type { AsRelFile, AsRelLink } from '../parse/as-rel';
 import type { AsOrgFile } from '../parse/as-org';
 import type { PrefixEntry } from '../parse/pfx2as';
-import { PairMap, type AsnCount, type AsrankCounts, type DatasetSource, type LocationRecord } from '../parse/asrank-counts';
+import {
+  PairMap,
+  type AsnCount,
+  type AsrankCounts,
+  type DatasetSource,
+  type LocationRecord,
+} from '../parse/asrank-counts';
 import type { LinkGeo } from '../parse/link-geo';
 import type { MonthData } from './month';
 
@@ -45,7 +51,10 @@ function uniqueLinks(links: readonly AsRelLink[]): AsRelLink[] {
 
 /** Prefixes in address order (family, network, length): prefix_id follows it, as tables.ts promises. */
 function orderPrefixes(entries: Map<string, PrefixEntry>): { entry: PrefixEntry; parsed: ParsedPrefix }[] {
-  const withParsed = [...entries.values()].map((entry) => ({ entry, parsed: parsePrefix(entry.network, entry.length) }));
+  const withParsed = [...entries.values()].map((entry) => ({
+    entry,
+    parsed: parsePrefix(entry.network, entry.length),
+  }));
   withParsed.sort((a, b) => comparePrefixes(a.parsed, b.parsed));
   return withParsed;
 }
@@ -80,7 +89,10 @@ function coneFigures<K>(
     }
     const sortedIds = Uint32Array.from(ids).sort();
     const prefixes = Array.from(sortedIds, (id) => prefixById[id]!);
-    figures.set(key, { prefixes: prefixes.length, addresses: prefixes.length === 0 ? 0 : countUniqueAddresses(prefixes).v4 });
+    figures.set(key, {
+      prefixes: prefixes.length,
+      addresses: prefixes.length === 0 ? 0 : countUniqueAddresses(prefixes).v4,
+    });
   }
   return figures;
 }
@@ -110,7 +122,14 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
   for (const { entry, parsed } of orderPrefixes(inputs.prefixes ?? new Map())) {
     prefixId += 1;
     prefixById[prefixId] = parsed;
-    prefixRows.push({ date, prefix_id: prefixId, network: entry.network, length: entry.length, ip_version: entry.ipVersion, origin_count: entry.origins.length });
+    prefixRows.push({
+      date,
+      prefix_id: prefixId,
+      network: entry.network,
+      length: entry.length,
+      ip_version: entry.ipVersion,
+      origin_count: entry.origins.length,
+    });
     for (const asn of entry.origins) {
       // Prefixes arrive in id order, so each ASN's id list is already sorted.
       let ids = prefixOrigins.get(asn);
@@ -153,7 +172,11 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
     list.push(asn);
   }
   const seenMembersOfOrg = new Map<string, number[]>();
-  for (const [orgId, members] of membersOfOrg) seenMembersOfOrg.set(orgId, members.filter((asn) => seen.has(asn)));
+  for (const [orgId, members] of membersOfOrg)
+    seenMembersOfOrg.set(
+      orgId,
+      members.filter((asn) => seen.has(asn)),
+    );
   const orgCones = computeOrgCones(coneMembers, seenMembersOfOrg);
 
   // Prefix/address figures of the cones CAIDA's counts do not give, only for cones that contain an originating ASN
@@ -163,7 +186,8 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
     return false;
   };
   const conesToMeasure = new Map<string, ArrayLike<number>>();
-  for (const [asn, members] of coneMembers) if (!counts?.asnCounts.has(asn) && originates(members)) conesToMeasure.set(`c${asn}`, members);
+  for (const [asn, members] of coneMembers)
+    if (!counts?.asnCounts.has(asn) && originates(members)) conesToMeasure.set(`c${asn}`, members);
   // An organization missing from CAIDA's org counts (their org file is often a newer release than ours) takes the
   // figures of its largest seen member from CAIDA's ASN counts: exact for a single seen member, a lower bound otherwise,
   // and on the same scale as every other count-based cone (a recursive closure would be several times larger and
@@ -178,18 +202,26 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
     }
     return largest;
   };
-  for (const [orgId, cone] of orgCones) if (!orgCountOf(orgId) && originates(cone)) conesToMeasure.set(`o${orgId}`, cone);
+  for (const [orgId, cone] of orgCones)
+    if (!orgCountOf(orgId) && originates(cone)) conesToMeasure.set(`o${orgId}`, cone);
   const figuresOf = coneFigures(conesToMeasure, prefixOrigins, prefixById);
   // What an ASN originates itself, and the whole table: plain unions of one list each.
   const v4Only = (prefixes: readonly ParsedPrefix[]) => prefixes.filter((p) => p.ipVersion === 4);
   for (const [asn, prefixes] of prefixesOfAsn) {
     const own = v4Only(prefixes);
-    figuresOf.set(`a${asn}`, { prefixes: own.length, addresses: own.length === 0 ? 0 : countUniqueAddresses(own).v4 });
+    figuresOf.set(`a${asn}`, {
+      prefixes: own.length,
+      addresses: own.length === 0 ? 0 : countUniqueAddresses(own).v4,
+    });
   }
   const allV4: ParsedPrefix[] = [];
-  for (const prefixes of prefixesOfAsn.values()) for (const p of prefixes) if (p.ipVersion === 4) allV4.push(p);
+  for (const prefixes of prefixesOfAsn.values())
+    for (const p of prefixes) if (p.ipVersion === 4) allV4.push(p);
   const distinctV4 = [...new Set(allV4)];
-  figuresOf.set('*', { prefixes: distinctV4.length, addresses: distinctV4.length === 0 ? 0 : countUniqueAddresses(distinctV4).v4 });
+  figuresOf.set('*', {
+    prefixes: distinctV4.length,
+    addresses: distinctV4.length === 0 ? 0 : countUniqueAddresses(distinctV4).v4,
+  });
   const noFigures = { prefixes: 0, addresses: 0 };
 
   // --- degrees -------------------------------------------------------------------------------------------------
@@ -316,8 +348,26 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
   canonicalLinks.forEach((link, index) => {
     const numberPaths = counts?.linkPaths.get(link.asn0, link.asn1) ?? null;
     const rank = linkRanks[index] ?? null;
-    linkRows.push({ date, asn0: link.asn0, asn1: link.asn1, relationship: relationshipFrom(link.code, link.provider === link.asn0), canonical: 1, number_paths: numberPaths, rank, corrected_by: null });
-    linkRows.push({ date, asn0: link.asn1, asn1: link.asn0, relationship: relationshipFrom(link.code, link.provider === link.asn1), canonical: 0, number_paths: numberPaths, rank, corrected_by: null });
+    linkRows.push({
+      date,
+      asn0: link.asn0,
+      asn1: link.asn1,
+      relationship: relationshipFrom(link.code, link.provider === link.asn0),
+      canonical: 1,
+      number_paths: numberPaths,
+      rank,
+      corrected_by: null,
+    });
+    linkRows.push({
+      date,
+      asn0: link.asn1,
+      asn1: link.asn0,
+      relationship: relationshipFrom(link.code, link.provider === link.asn1),
+      canonical: 0,
+      number_paths: numberPaths,
+      rank,
+      corrected_by: null,
+    });
   });
   linkRows.sort((a, b) => a.asn0 - b.asn0 || a.asn1 - b.asn1);
 
@@ -348,7 +398,9 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
       linkLocations.push({ date, asn0, asn1, loc_id: locId });
     }
   }
-  linkLocations.sort((a, b) => a.asn0 - b.asn0 || a.asn1 - b.asn1 || (a.loc_id < b.loc_id ? -1 : a.loc_id > b.loc_id ? 1 : 0));
+  linkLocations.sort(
+    (a, b) => a.asn0 - b.asn0 || a.asn1 - b.asn1 || (a.loc_id < b.loc_id ? -1 : a.loc_id > b.loc_id ? 1 : 0),
+  );
 
   // --- dataset ------------------------------------------------------------------------------------------------------
   const metadata = counts?.dataset ?? null;
@@ -380,7 +432,9 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
     asns: [...asnRows.values()],
     organizations: [...orgRows.values()],
     asnLinks: linkRows,
-    locations: [...locationRows.values()].sort((a, b) => (a.loc_id < b.loc_id ? -1 : a.loc_id > b.loc_id ? 1 : 0)),
+    locations: [...locationRows.values()].sort((a, b) =>
+      a.loc_id < b.loc_id ? -1 : a.loc_id > b.loc_id ? 1 : 0,
+    ),
     linkLocations,
     coneMembers,
     prefixes: prefixRows,
@@ -392,17 +446,33 @@ function buildSources(inputs: ParsedInputs, fromCounts: readonly DatasetSource[]
   const sources: DatasetSource[] = [...fromCounts];
   const has = (name: string) => sources.some((s) => s.name === name);
   if (inputs.asRel && !has('AS Relationships')) {
-    sources.push({ url: 'https://www.caida.org/catalog/datasets/as-relationships/', date: compact(inputs.date), name: 'AS Relationships' });
+    sources.push({
+      url: 'https://www.caida.org/catalog/datasets/as-relationships/',
+      date: compact(inputs.date),
+      name: 'AS Relationships',
+    });
   }
   if (inputs.asOrg && !has('Organization')) {
     const orgDate = inputs.asOrg.date ? inputs.asOrg.date.padEnd(8, '01').slice(0, 8) : compact(inputs.date);
-    sources.push({ url: 'https://www.caida.org/catalog/datasets/as-organizations/', date: orgDate, name: 'Organization' });
+    sources.push({
+      url: 'https://www.caida.org/catalog/datasets/as-organizations/',
+      date: orgDate,
+      name: 'Organization',
+    });
   }
   if (inputs.prefixes && !has('Prefix to AS')) {
-    sources.push({ url: 'https://www.caida.org/catalog/datasets/routeviews-prefix2as/', date: inputs.prefixDates[0] ?? compact(inputs.date), name: 'Prefix to AS' });
+    sources.push({
+      url: 'https://www.caida.org/catalog/datasets/routeviews-prefix2as/',
+      date: inputs.prefixDates[0] ?? compact(inputs.date),
+      name: 'Prefix to AS',
+    });
   }
   if (inputs.ppdcCones) {
-    sources.push({ url: 'https://www.caida.org/catalog/datasets/as-relationships/', date: compact(inputs.date), name: 'Customer cones (ppdc-ases)' });
+    sources.push({
+      url: 'https://www.caida.org/catalog/datasets/as-relationships/',
+      date: compact(inputs.date),
+      name: 'Customer cones (ppdc-ases)',
+    });
   } else if (inputs.counts) {
     sources.push({
       url: 'https://www.caida.org/catalog/datasets/as-relationships/',

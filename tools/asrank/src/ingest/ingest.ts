@@ -46,7 +46,13 @@ export class IngestInputError extends Error {
 }
 
 function inputFiles(options: IngestOptions): string[] {
-  const files = [options.asRel, options.asOrg, options.ppdcAses, options.linkGeo?.asRelGeo, options.linkGeo?.locations];
+  const files = [
+    options.asRel,
+    options.asOrg,
+    options.ppdcAses,
+    options.linkGeo?.asRelGeo,
+    options.linkGeo?.locations,
+  ];
   const pfx2as = typeof options.pfx2as === 'string' ? [options.pfx2as] : (options.pfx2as ?? []);
   return [...files, ...pfx2as].filter((f): f is string => typeof f === 'string');
 }
@@ -71,8 +77,16 @@ export async function ingestMonth(handle: DatabaseHandle, options: IngestOptions
   const started = process.hrtime.bigint();
   const date = parseDateArgument(options.date, 'date');
   const pfx2asFiles = typeof options.pfx2as === 'string' ? [options.pfx2as] : (options.pfx2as ?? []);
-  if (!options.asRel && !options.asOrg && pfx2asFiles.length === 0 && !options.asrankCounts && !options.ppdcAses) {
-    throw new IngestInputError('nothing to load: give at least one of --as-rel, --as-org, --pfx2as, --ppdc-ases, --asrank-counts');
+  if (
+    !options.asRel &&
+    !options.asOrg &&
+    pfx2asFiles.length === 0 &&
+    !options.asrankCounts &&
+    !options.ppdcAses
+  ) {
+    throw new IngestInputError(
+      'nothing to load: give at least one of --as-rel, --as-org, --pfx2as, --ppdc-ases, --asrank-counts',
+    );
   }
   const progress = options.progress ?? createProgress('silent');
   const policy = new BadLinePolicy(options.skipBadLines ?? false);
@@ -111,23 +125,40 @@ async function parseAndBuild(
   policy: BadLinePolicy,
   progress: Progress,
 ): Promise<MonthData> {
-
-  const asRel = options.asRel ? await timedRead(progress, 'parse as-rel', [options.asRel], () => parseAsRel(options.asRel!, policy)) : null;
-  const asOrg = options.asOrg ? await timedRead(progress, 'parse as-org', [options.asOrg], () => parseAsOrg(options.asOrg!, policy)) : null;
+  const asRel = options.asRel
+    ? await timedRead(progress, 'parse as-rel', [options.asRel], () => parseAsRel(options.asRel!, policy))
+    : null;
+  const asOrg = options.asOrg
+    ? await timedRead(progress, 'parse as-org', [options.asOrg], () => parseAsOrg(options.asOrg!, policy))
+    : null;
   let prefixes: Map<string, PrefixEntry> | null = null;
   if (pfx2asFiles.length > 0) {
     prefixes = new Map();
-    for (const file of pfx2asFiles) await timedRead(progress, `parse pfx2as ${path.basename(file)}`, [file], () => parsePfx2as(file, policy, prefixes!));
+    for (const file of pfx2asFiles)
+      await timedRead(progress, `parse pfx2as ${path.basename(file)}`, [file], () =>
+        parsePfx2as(file, policy, prefixes!),
+      );
   }
-  const ppdcCones = options.ppdcAses ? await timedRead(progress, 'parse ppdc-ases', [options.ppdcAses], () => parsePpdcAses(options.ppdcAses!, policy)) : null;
+  const ppdcCones = options.ppdcAses
+    ? await timedRead(progress, 'parse ppdc-ases', [options.ppdcAses], () =>
+        parsePpdcAses(options.ppdcAses!, policy),
+      )
+    : null;
   const counts = options.asrankCounts
-    ? await timed(progress, 'parse asrank counts', () => parseAsrankCounts(options.asrankCounts!, date, policy))
+    ? await timed(progress, 'parse asrank counts', () =>
+        parseAsrankCounts(options.asrankCounts!, date, policy),
+      )
     : null;
   const linkGeo = options.linkGeo
-    ? await timedRead(progress, 'parse link geo', [options.linkGeo.asRelGeo, options.linkGeo.locations], async () => ({
-        links: await parseAsRelGeo(options.linkGeo!.asRelGeo, policy),
-        locations: await parseGeoLocations(options.linkGeo!.locations, policy),
-      }))
+    ? await timedRead(
+        progress,
+        'parse link geo',
+        [options.linkGeo.asRelGeo, options.linkGeo.locations],
+        async () => ({
+          links: await parseAsRelGeo(options.linkGeo!.asRelGeo, policy),
+          locations: await parseGeoLocations(options.linkGeo!.locations, policy),
+        }),
+      )
     : null;
 
   const inputs: ParsedInputs = {
@@ -136,7 +167,9 @@ async function parseAndBuild(
     asRel,
     asOrg,
     prefixes,
-    prefixDates: pfx2asFiles.map((f) => /(\d{8})/.exec(path.basename(f))?.[1]).filter((d): d is string => d !== undefined),
+    prefixDates: pfx2asFiles
+      .map((f) => /(\d{8})/.exec(path.basename(f))?.[1])
+      .filter((d): d is string => d !== undefined),
     ppdcCones,
     counts,
     linkGeo,

@@ -15,13 +15,20 @@ interface TableSource {
   rows: () => Iterable<Cell[]>;
 }
 
-function objectRows<T extends object>(rows: readonly T[], columns: readonly (keyof T & string)[]): () => Iterable<Cell[]> {
+function objectRows<T extends object>(
+  rows: readonly T[],
+  columns: readonly (keyof T & string)[],
+): () => Iterable<Cell[]> {
   return function* () {
     for (const row of rows) yield columns.map((column) => row[column] as Cell);
   };
 }
 
-function tableSource<T extends object>(table: MonthTable | 'countries', rows: readonly T[], columns: readonly (keyof T & string)[]): TableSource {
+function tableSource<T extends object>(
+  table: MonthTable | 'countries',
+  rows: readonly T[],
+  columns: readonly (keyof T & string)[],
+): TableSource {
   return { table, columns, count: rows.length, rows: objectRows(rows, columns) };
 }
 
@@ -57,28 +64,117 @@ function originSource(month: MonthData): TableSource {
 
 function sources(month: MonthData, countries: readonly CountryRow[]): TableSource[] {
   return [
-    tableSource('countries', countries, ['iso', 'name', 'capital', 'continent', 'languages', 'population', 'area']),
-    tableSource('datasets', [month.dataset], [
-      'date', 'dataset_id', 'ip_version', 'modified_at', 'country_iso', 'clique', 'asn_ixs', 'asn_reserved_ranges',
-      'asn_assigned_ranges', 'sources', 'number_addresses', 'number_prefixes', 'number_asns', 'number_asns_seen',
-      'number_organizations', 'number_organizations_seen', 'number_links',
+    tableSource('countries', countries, [
+      'iso',
+      'name',
+      'capital',
+      'continent',
+      'languages',
+      'population',
+      'area',
     ]),
+    tableSource(
+      'datasets',
+      [month.dataset],
+      [
+        'date',
+        'dataset_id',
+        'ip_version',
+        'modified_at',
+        'country_iso',
+        'clique',
+        'asn_ixs',
+        'asn_reserved_ranges',
+        'asn_assigned_ranges',
+        'sources',
+        'number_addresses',
+        'number_prefixes',
+        'number_asns',
+        'number_asns_seen',
+        'number_organizations',
+        'number_organizations_seen',
+        'number_links',
+      ],
+    ),
     tableSource('asns', month.asns, [
-      'date', 'asn', 'asn_name', 'org_id', 'country_iso', 'source', 'latitude', 'longitude', 'rank', 'seen',
-      'clique_member', 'ixp', 'cone_asns', 'cone_prefixes', 'cone_addresses', 'announcing_prefixes',
-      'announcing_addresses', 'degree_provider', 'degree_peer', 'degree_customer', 'degree_sibling', 'degree_transit',
-      'degree_total', 'search_text',
+      'date',
+      'asn',
+      'asn_name',
+      'org_id',
+      'country_iso',
+      'source',
+      'latitude',
+      'longitude',
+      'rank',
+      'seen',
+      'clique_member',
+      'ixp',
+      'cone_asns',
+      'cone_prefixes',
+      'cone_addresses',
+      'announcing_prefixes',
+      'announcing_addresses',
+      'degree_provider',
+      'degree_peer',
+      'degree_customer',
+      'degree_sibling',
+      'degree_transit',
+      'degree_total',
+      'search_text',
     ]),
     tableSource('organizations', month.organizations, [
-      'date', 'org_id', 'org_name', 'country_iso', 'rank', 'seen', 'number_asns', 'number_asns_seen', 'cone_asns',
-      'cone_prefixes', 'cone_addresses', 'degree_provider', 'degree_peer', 'degree_customer', 'degree_sibling',
-      'degree_transit', 'degree_total', 'org_degree_total', 'org_degree_transit', 'search_text',
+      'date',
+      'org_id',
+      'org_name',
+      'country_iso',
+      'rank',
+      'seen',
+      'number_asns',
+      'number_asns_seen',
+      'cone_asns',
+      'cone_prefixes',
+      'cone_addresses',
+      'degree_provider',
+      'degree_peer',
+      'degree_customer',
+      'degree_sibling',
+      'degree_transit',
+      'degree_total',
+      'org_degree_total',
+      'org_degree_transit',
+      'search_text',
     ]),
-    tableSource('asn_links', month.asnLinks, ['date', 'asn0', 'asn1', 'relationship', 'canonical', 'number_paths', 'rank', 'corrected_by']),
-    tableSource('locations', month.locations, ['date', 'loc_id', 'city', 'region', 'country_iso', 'continent', 'latitude', 'longitude', 'population']),
+    tableSource('asn_links', month.asnLinks, [
+      'date',
+      'asn0',
+      'asn1',
+      'relationship',
+      'canonical',
+      'number_paths',
+      'rank',
+      'corrected_by',
+    ]),
+    tableSource('locations', month.locations, [
+      'date',
+      'loc_id',
+      'city',
+      'region',
+      'country_iso',
+      'continent',
+      'latitude',
+      'longitude',
+      'population',
+    ]),
     tableSource('link_locations', month.linkLocations, ['date', 'asn0', 'asn1', 'loc_id']),
     coneSource(month),
-    tableSource('prefixes', month.prefixes, ['date', 'prefix_id', 'network', 'length', 'ip_version', 'origin_count']),
+    tableSource('prefixes', month.prefixes, [
+      'date',
+      'prefix_id',
+      'network',
+      'length',
+      'ip_version',
+      'origin_count',
+    ]),
     originSource(month),
   ];
 }
@@ -94,7 +190,11 @@ function nextDataVersion(current: string | undefined): string {
  * from their stored definitions after the insert, inside the same transaction (readers still see the old snapshot).
  * Returns the function that recreates them (a no-op when they were kept).
  */
-function deferredIndexes(sqlite: NonNullable<DatabaseHandle['sqlite']>, table: string, incomingRows: number): () => void {
+function deferredIndexes(
+  sqlite: NonNullable<DatabaseHandle['sqlite']>,
+  table: string,
+  incomingRows: number,
+): () => void {
   const existing = (sqlite.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
   if (incomingRows < 10000 || incomingRows < existing) return () => undefined;
   const indexes = sqlite
@@ -114,7 +214,12 @@ const SQLITE_ROWS_PER_STATEMENT = 64;
  * inside one transaction loads millions of rows in seconds, while building a Kysely query per batch costs more than
  * the insert itself.
  */
-function writeSqlite(handle: DatabaseHandle, month: MonthData, countries: readonly CountryRow[], progress: Progress): RowCounts {
+function writeSqlite(
+  handle: DatabaseHandle,
+  month: MonthData,
+  countries: readonly CountryRow[],
+  progress: Progress,
+): RowCounts {
   const sqlite = handle.sqlite!;
   const counts = {} as RowCounts;
   // A month is millions of rows in one transaction: with SQLite's default 2 MB page cache the B-trees spill and are
@@ -129,7 +234,9 @@ function writeSqlite(handle: DatabaseHandle, month: MonthData, countries: readon
       const rebuild = deferredIndexes(sqlite, source.table, source.count);
       const placeholders = `(${source.columns.map(() => '?').join(', ')})`;
       const head = `insert into ${source.table} (${source.columns.join(', ')}) values `;
-      const many = sqlite.prepare(head + Array.from({ length: SQLITE_ROWS_PER_STATEMENT }, () => placeholders).join(', '));
+      const many = sqlite.prepare(
+        head + Array.from({ length: SQLITE_ROWS_PER_STATEMENT }, () => placeholders).join(', '),
+      );
       const one = sqlite.prepare(head + placeholders);
       const bar = progress.start(`write ${source.table}`, source.count);
       let batch: Cell[] = [];
@@ -146,14 +253,20 @@ function writeSqlite(handle: DatabaseHandle, month: MonthData, countries: readon
           if (written % 65536 === 0) bar.update(written);
         }
       }
-      for (let i = 0; i < batchRows; i += 1) one.run(batch.slice(i * source.columns.length, (i + 1) * source.columns.length));
+      for (let i = 0; i < batchRows; i += 1)
+        one.run(batch.slice(i * source.columns.length, (i + 1) * source.columns.length));
       written += batchRows;
       rebuild();
       bar.finish(written);
       if (source.table !== 'countries') counts[source.table] = written;
     }
-    const current = sqlite.prepare(`select value from meta where key = 'data_version'`).get() as { value: string } | undefined;
-    sqlite.prepare(`insert into meta (key, value) values ('data_version', ?) on conflict (key) do update set value = excluded.value`).run(nextDataVersion(current?.value));
+    const current = sqlite.prepare(`select value from meta where key = 'data_version'`).get() as
+      { value: string } | undefined;
+    sqlite
+      .prepare(
+        `insert into meta (key, value) values ('data_version', ?) on conflict (key) do update set value = excluded.value`,
+      )
+      .run(nextDataVersion(current?.value));
     sqlite.exec('commit');
   } catch (error) {
     if (sqlite.inTransaction) sqlite.exec('rollback');
@@ -167,10 +280,16 @@ function writeSqlite(handle: DatabaseHandle, month: MonthData, countries: readon
 /** PostgreSQL allows 65535 bind parameters per statement. */
 const PG_MAX_PARAMETERS = 60000;
 
-async function writePostgres(handle: DatabaseHandle, month: MonthData, countries: readonly CountryRow[], progress: Progress): Promise<RowCounts> {
+async function writePostgres(
+  handle: DatabaseHandle,
+  month: MonthData,
+  countries: readonly CountryRow[],
+  progress: Progress,
+): Promise<RowCounts> {
   const counts = {} as RowCounts;
   await handle.db.transaction().execute(async (trx) => {
-    for (const table of MONTH_TABLES) await sql`delete from ${sql.table(table)} where date = ${month.date}`.execute(trx);
+    for (const table of MONTH_TABLES)
+      await sql`delete from ${sql.table(table)} where date = ${month.date}`.execute(trx);
     await sql`delete from countries`.execute(trx);
     for (const source of sources(month, countries)) {
       const rowsPerStatement = Math.max(1, Math.floor(PG_MAX_PARAMETERS / source.columns.length));
@@ -192,7 +311,11 @@ async function writePostgres(handle: DatabaseHandle, month: MonthData, countries
       bar.finish(written);
       if (source.table !== 'countries') counts[source.table] = written;
     }
-    const current = await trx.selectFrom('meta').select('value').where('key', '=', 'data_version').executeTakeFirst();
+    const current = await trx
+      .selectFrom('meta')
+      .select('value')
+      .where('key', '=', 'data_version')
+      .executeTakeFirst();
     await trx
       .insertInto('meta')
       .values({ key: 'data_version', value: nextDataVersion(current?.value) })
@@ -209,7 +332,12 @@ async function writePostgres(handle: DatabaseHandle, month: MonthData, countries
  * One multi-row INSERT, compiled by hand ($1..$n placeholders) and run through Kysely's executeQuery: building a
  * Kysely AST of 60,000 value nodes per statement cost more than PostgreSQL's work.
  */
-async function insertRows(db: Kysely<Database>, table: string, columns: readonly string[], rows: Cell[][]): Promise<void> {
+async function insertRows(
+  db: Kysely<Database>,
+  table: string,
+  columns: readonly string[],
+  rows: Cell[][],
+): Promise<void> {
   const parameters: Cell[] = [];
   const tuples: string[] = [];
   for (const row of rows) {
@@ -225,6 +353,13 @@ async function insertRows(db: Kysely<Database>, table: string, columns: readonly
 }
 
 /** Replaces `month.date` with `month` in one transaction; returns the rows written per table. */
-export async function replaceMonth(handle: DatabaseHandle, month: MonthData, countries: readonly CountryRow[], progress: Progress): Promise<RowCounts> {
-  return handle.dialect === 'sqlite' ? writeSqlite(handle, month, countries, progress) : writePostgres(handle, month, countries, progress);
+export async function replaceMonth(
+  handle: DatabaseHandle,
+  month: MonthData,
+  countries: readonly CountryRow[],
+  progress: Progress,
+): Promise<RowCounts> {
+  return handle.dialect === 'sqlite'
+    ? writeSqlite(handle, month, countries, progress)
+    : writePostgres(handle, month, countries, progress);
 }

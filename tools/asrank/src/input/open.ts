@@ -30,7 +30,10 @@ function readHead(file: string): Buffer {
     fd = fs.openSync(file, 'r');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new InputFileError(file, code === 'ENOENT' ? 'file not found' : `cannot open (${code ?? String(error)})`);
+    throw new InputFileError(
+      file,
+      code === 'ENOENT' ? 'file not found' : `cannot open (${code ?? String(error)})`,
+    );
   }
   try {
     if (fs.fstatSync(fd).isDirectory()) throw new InputFileError(file, 'is a directory, expected a file');
@@ -64,7 +67,8 @@ export function openInput(file: string): Readable {
   if (compression === 'none') return raw;
   const decoder: NodeJS.ReadWriteStream = compression === 'gzip' ? zlib.createGunzip() : unbzip2Stream();
   const out = new PassThrough({ highWaterMark: 1 << 20 });
-  const fail = (error: Error) => out.destroy(new InputFileError(file, `corrupt ${compression} data (${error.message})`));
+  const fail = (error: Error) =>
+    out.destroy(new InputFileError(file, `corrupt ${compression} data (${error.message})`));
   raw.on('error', (error) => out.destroy(new InputFileError(file, error.message)));
   decoder.on('error', fail);
   raw.pipe(decoder as unknown as NodeJS.WritableStream);

@@ -55,7 +55,12 @@ export async function parseAsOrg(file: string, policy: BadLinePolicy): Promise<A
       continue;
     }
     if (section === null) {
-      policy.reject(file, lineNumber, 'a "# format:org_id|..." or "# format:aut|..." header before the data', line);
+      policy.reject(
+        file,
+        lineNumber,
+        'a "# format:org_id|..." or "# format:aut|..." header before the data',
+        line,
+      );
       continue;
     }
     const fields = line.split('|');

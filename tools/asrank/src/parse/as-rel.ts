@@ -56,12 +56,23 @@ export async function parseAsRel(file: string, policy: BadLinePolicy): Promise<A
     const asn0 = parseAsn(fields[0] ?? '');
     const asn1 = parseAsn(fields[1] ?? '');
     const rel = fields[2];
-    if (fields.length < 3 || fields.length > 4 || asn0 === null || asn1 === null || (rel !== '-1' && rel !== '0' && rel !== '1')) {
+    if (
+      fields.length < 3 ||
+      fields.length > 4 ||
+      asn0 === null ||
+      asn1 === null ||
+      (rel !== '-1' && rel !== '0' && rel !== '1')
+    ) {
       policy.reject(file, lineNumber, EXPECTED, line);
       continue;
     }
     if (asn0 === asn1) {
-      policy.reject(file, lineNumber, 'two different ASNs (a link from an AS to itself is not a relationship)', line);
+      policy.reject(
+        file,
+        lineNumber,
+        'two different ASNs (a link from an AS to itself is not a relationship)',
+        line,
+      );
       continue;
     }
     if (fields.length === 4) serial = 2;

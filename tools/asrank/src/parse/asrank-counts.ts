@@ -93,12 +93,21 @@ export class PairMap<V> {
   }
 }
 
-function findFile(dir: string, entries: string[], suffix: string, compactDate: string, required: boolean): string | null {
-  const matches = entries.filter((name) => name.endsWith(suffix) || name.endsWith(`${suffix}.gz`) || name.endsWith(`${suffix}.bz2`));
+function findFile(
+  dir: string,
+  entries: string[],
+  suffix: string,
+  compactDate: string,
+  required: boolean,
+): string | null {
+  const matches = entries.filter(
+    (name) => name.endsWith(suffix) || name.endsWith(`${suffix}.gz`) || name.endsWith(`${suffix}.bz2`),
+  );
   const sameDate = matches.filter((name) => name.startsWith(compactDate));
   const chosen = sameDate[0] ?? (matches.length === 1 ? matches[0] : undefined);
   if (chosen === undefined) {
-    if (required) throw new InputFileError(dir, `no *${suffix} file for ${compactDate} in the AS Rank counts directory`);
+    if (required)
+      throw new InputFileError(dir, `no *${suffix} file for ${compactDate} in the AS Rank counts directory`);
     return null;
   }
   return path.join(dir, chosen);
@@ -138,7 +147,11 @@ function rangeArray(value: unknown): [string, string][] | null {
     .map((pair) => [String(pair[0]), String(pair[1])] as [string, string]);
 }
 
-async function readJsonLines(file: string, policy: BadLinePolicy, expected: string): Promise<Record<string, unknown>[]> {
+async function readJsonLines(
+  file: string,
+  policy: BadLinePolicy,
+  expected: string,
+): Promise<Record<string, unknown>[]> {
   const records: Record<string, unknown>[] = [];
   for await (const { line, lineNumber } of readLines(file)) {
     if (line.trim() === '') continue;
@@ -157,12 +170,19 @@ async function readJsonLines(file: string, policy: BadLinePolicy, expected: stri
   return records;
 }
 
-export async function parseAsrankCounts(dir: string, date: string, policy: BadLinePolicy): Promise<AsrankCounts> {
+export async function parseAsrankCounts(
+  dir: string,
+  date: string,
+  policy: BadLinePolicy,
+): Promise<AsrankCounts> {
   let entries: string[];
   try {
     entries = fs.readdirSync(dir).sort();
   } catch (error) {
-    throw new InputFileError(dir, `cannot read the AS Rank counts directory (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new InputFileError(
+      dir,
+      `cannot read the AS Rank counts directory (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
   }
   const compactDate = date.replaceAll('-', '');
   const files: string[] = [];
@@ -184,10 +204,21 @@ export async function parseAsrankCounts(dir: string, date: string, policy: BadLi
     const asn = parseAsn(fields[0] ?? '');
     const values = nonNegativeIntegers(fields, 1, 5);
     if (asn === null || values === null || fields.length < 6 || fields.length > 7) {
-      policy.reject(asnCountFile, lineNumber, 'asn|asnes|prefixes|addresses|asn_degree|asn_transit_degree (non-negative integers)', line);
+      policy.reject(
+        asnCountFile,
+        lineNumber,
+        'asn|asnes|prefixes|addresses|asn_degree|asn_transit_degree (non-negative integers)',
+        line,
+      );
       continue;
     }
-    const [coneAsns, conePrefixes, coneAddresses, degreeTotal, degreeTransit] = values as [number, number, number, number, number];
+    const [coneAsns, conePrefixes, coneAddresses, degreeTotal, degreeTransit] = values as [
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     result.asnCounts.set(asn, { coneAsns, conePrefixes, coneAddresses, degreeTotal, degreeTransit });
   }
 
@@ -207,7 +238,16 @@ export async function parseAsrankCounts(dir: string, date: string, policy: BadLi
         );
         continue;
       }
-      const [, coneAsns, conePrefixes, coneAddresses, degreeTotal, degreeTransit, orgDegreeTotal, orgDegreeTransit] = values as number[];
+      const [
+        ,
+        coneAsns,
+        conePrefixes,
+        coneAddresses,
+        degreeTotal,
+        degreeTransit,
+        orgDegreeTotal,
+        orgDegreeTransit,
+      ] = values as number[];
       result.orgCounts.set(fields[0]!, {
         coneAsns: coneAsns!,
         conePrefixes: conePrefixes!,
@@ -245,11 +285,20 @@ export async function parseAsrankCounts(dir: string, date: string, policy: BadLi
       const asn = parseAsn(fields[0] ?? '');
       const latitude = numberField(fields[4]);
       const longitude = numberField(fields[5]);
-      if (fields.length < 6 || asn === null || (fields[4] !== '' && latitude === null) || (fields[5] !== '' && longitude === null)) {
+      if (
+        fields.length < 6 ||
+        asn === null ||
+        (fields[4] !== '' && latitude === null) ||
+        (fields[5] !== '' && longitude === null)
+      ) {
         policy.reject(asnLocFile, lineNumber, 'as|country|region|city|lat|lon|total-prefixes', line);
         continue;
       }
-      result.asnLocations.set(asn, { country: textOrNull(fields[1])?.toUpperCase() ?? null, latitude, longitude });
+      result.asnLocations.set(asn, {
+        country: textOrNull(fields[1])?.toUpperCase() ?? null,
+        latitude,
+        longitude,
+      });
     }
   }
 
@@ -267,7 +316,11 @@ export async function parseAsrankCounts(dir: string, date: string, policy: BadLi
         continent: textOrNull(record.continent),
         latitude: numberField(record.latitude === undefined ? undefined : String(record.latitude)),
         longitude: numberField(record.longitude === undefined ? undefined : String(record.longitude)),
-        population: numberField(record.population === undefined || record.population === null ? undefined : String(record.population)),
+        population: numberField(
+          record.population === undefined || record.population === null
+            ? undefined
+            : String(record.population),
+        ),
       });
     }
   }
@@ -290,8 +343,12 @@ export async function parseAsrankCounts(dir: string, date: string, policy: BadLi
         asnReservedRanges: rangeArray(record.asn_reserved_ranges),
         asnAssignedRanges: rangeArray(record.asn_assigned_ranges),
         sources,
-        numberPrefixes: numberField(record.number_prefixes === undefined ? undefined : String(record.number_prefixes)),
-        numberAddresses: numberField(record.number_addresses === undefined ? undefined : String(record.number_addresses)),
+        numberPrefixes: numberField(
+          record.number_prefixes === undefined ? undefined : String(record.number_prefixes),
+        ),
+        numberAddresses: numberField(
+          record.number_addresses === undefined ? undefined : String(record.number_addresses),
+        ),
         datasetId: textOrNull(record.dataset_id),
       };
     }

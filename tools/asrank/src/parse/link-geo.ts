@@ -37,7 +37,12 @@ export async function parseAsRelGeo(file: string, policy: BadLinePolicy): Promis
       .map((id) => id.trim())
       .filter((id) => id !== '');
     if (asn0 === null || asn1 === null || fields.length < 3 || locIds.length === 0) {
-      policy.reject(file, lineNumber, 'asn0|asn1|location,source,...|... with at least one location id', line);
+      policy.reject(
+        file,
+        lineNumber,
+        'asn0|asn1|location,source,...|... with at least one location id',
+        line,
+      );
       continue;
     }
     links.push({ asn0, asn1, locIds: [...new Set(locIds)] });
@@ -51,8 +56,18 @@ export async function parseGeoLocations(file: string, policy: BadLinePolicy): Pr
     if (line === '' || line.startsWith('#')) continue;
     const fields = line.split('|');
     const locId = optionalText(fields[0]);
-    if (fields.length !== 8 || locId === null || (fields[5] !== '' && optionalNumber(fields[5]) === null) || (fields[6] !== '' && optionalNumber(fields[6]) === null)) {
-      policy.reject(file, lineNumber, 'lid|continent|country|region|city|latitude|longitude|population', line);
+    if (
+      fields.length !== 8 ||
+      locId === null ||
+      (fields[5] !== '' && optionalNumber(fields[5]) === null) ||
+      (fields[6] !== '' && optionalNumber(fields[6]) === null)
+    ) {
+      policy.reject(
+        file,
+        lineNumber,
+        'lid|continent|country|region|city|latitude|longitude|population',
+        line,
+      );
       continue;
     }
     locations.push({

@@ -15,7 +15,11 @@ export interface PrefixEntry {
 
 const EXPECTED = 'network<TAB>length<TAB>origin ASNs (joined with "_" for MOAS and "," for AS sets)';
 
-export async function parsePfx2as(file: string, policy: BadLinePolicy, into: Map<string, PrefixEntry>): Promise<number> {
+export async function parsePfx2as(
+  file: string,
+  policy: BadLinePolicy,
+  into: Map<string, PrefixEntry>,
+): Promise<number> {
   let rows = 0;
   for await (const { line, lineNumber } of readLines(file)) {
     if (line === '' || line.startsWith('#')) continue;
