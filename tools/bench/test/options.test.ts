@@ -1,0 +1,38 @@
+// The suite's options decide what is measured: the defaults must be the full-Internet month, a smaller
+// --asns must scale the whole Internet with it, and a typo must stop the run instead of measuring something else.
+import { parseSuiteOptions } from '../src/options';
+
+describe('parseSuiteOptions', () => {
+  it('defaults to the full-Internet store: 80,000 ASNs, 500,000 links, 1,000,000 prefixes, 12 months', () => {
+    const options = parseSuiteOptions([]);
+    expect(options.spec).toMatchObject({ asns: 80_000, links: 500_000, prefixes: 1_000_000, months: 12 });
+    expect(options).toMatchObject({ stores: 'both', connections: 10, only: null, profile: false });
+  });
+
+  it('scales links and prefixes with --asns unless they are given', () => {
+    expect(parseSuiteOptions(['--asns', '5000']).spec).toMatchObject({
+      asns: 5000,
+      links: 31_250,
+      prefixes: 62_500,
+    });
+    expect(parseSuiteOptions(['--asns', '5000', '--links', '7']).spec).toMatchObject({
+      links: 7,
+      prefixes: 62_500,
+    });
+  });
+
+  it('selects workloads and stores by name', () => {
+    const options = parseSuiteOptions(['--only', 'w1, W5', '--store', 'sqlite']);
+    expect([...(options.only ?? [])].sort()).toEqual(['W1', 'W5']);
+    expect(options.stores).toBe('sqlite');
+  });
+
+  it.each([
+    [['--asns', '3'], '--asns must be an integer >= 10, got "3"'],
+    [['--duration', 'x'], '--duration must be an integer >= 1, got "x"'],
+    [['--only', 'W7'], '--only takes workload names W1..W6 separated by commas, got W7'],
+    [['--store', 'mysql'], '--store must be sqlite, postgres or both, got "mysql"'],
+  ])('rejects %j with a message naming the option', (argv, message) => {
+    expect(() => parseSuiteOptions(argv)).toThrow(message);
+  });
+});
