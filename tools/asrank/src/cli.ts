@@ -160,17 +160,40 @@ export function buildProgram(out: NodeJS.WritableStream = process.stdout): Comma
     .option('--asns <n>', 'number of ASNs', positiveInteger('--asns'), 2000)
     .option('--months <k>', 'number of consecutive months', positiveInteger('--months'), 3)
     .option('--start-date <YYYY-MM-DD>', 'first month')
-    .action(async (opts: { out: string; seed: number; asns: number; months: number; startDate?: string }) => {
-      const outDir = resolvePath(opts.out);
-      await generateDataset({
-        outDir,
-        seed: opts.seed,
-        asns: opts.asns,
-        months: opts.months,
-        startDate: opts.startDate,
-      });
-      out.write(`Generated ${opts.months} month(s) of ${opts.asns} ASNs (seed ${opts.seed}) in ${outDir}\n`);
-    });
+    .option('--links <n>', 'number of links (default 6.25 per ASN)', positiveInteger('--links'))
+    .option(
+      '--prefixes <n>',
+      'number of prefixes, IPv4 + IPv6 (default 12.5 per ASN)',
+      positiveInteger('--prefixes'),
+    )
+    .option('--gzip', 'write .gz files', false)
+    .action(
+      async (opts: {
+        out: string;
+        seed: number;
+        asns: number;
+        months: number;
+        startDate?: string;
+        links?: number;
+        prefixes?: number;
+        gzip: boolean;
+      }) => {
+        const outDir = resolvePath(opts.out);
+        await generateDataset({
+          outDir,
+          seed: opts.seed,
+          asns: opts.asns,
+          months: opts.months,
+          startDate: opts.startDate,
+          links: opts.links,
+          prefixes: opts.prefixes,
+          gzip: opts.gzip,
+        });
+        out.write(
+          `Generated ${opts.months} month(s) of ${opts.asns} ASNs (seed ${opts.seed}) in ${outDir}\n`,
+        );
+      },
+    );
 
   program
     .command('load-sample')

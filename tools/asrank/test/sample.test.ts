@@ -1,6 +1,7 @@
 // The committed sample loads through loadSampleData (what the services' tests and the start script use); country
 // metadata comes from the npm packages; the CLI's generate command writes a loadable dataset.
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { openDatabase, type DatabaseHandle } from '@asrank/db';
@@ -92,6 +93,43 @@ describe('asrank generate (built CLI)', () => {
         `^\\s*date\\s+asns\\s+asns seen\\s+organizations\\s+links\\s+prefixes\\n\\s*${manifest.months[0]!.date}\\s+\\d+`,
       ),
     );
+  });
+
+  it('sizes links and prefixes with --links/--prefixes and writes gzip with --gzip', () => {
+    const out = path.join(dir, 'sized');
+    const generate = spawnSync(
+      process.execPath,
+      [
+        CLI,
+        'generate',
+        '--out',
+        out,
+        '--asns',
+        '100',
+        '--links',
+        '450',
+        '--prefixes',
+        '700',
+        '--months',
+        '1',
+        '--gzip',
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(generate.status).toBe(0);
+    const manifest = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8')) as {
+      months: { asRel: string; pfx2as: string[] }[];
+    };
+    const month = manifest.months[0]!;
+    const dataLines = (file: string) =>
+      zlib
+        .gunzipSync(fs.readFileSync(path.join(out, file)))
+        .toString('utf8')
+        .split('\n')
+        .filter((line) => line !== '' && !line.startsWith('#')).length;
+    expect(month.asRel).toMatch(/\.gz$/);
+    expect(dataLines(month.asRel)).toBe(450);
+    expect(month.pfx2as.map(dataLines).reduce((a, b) => a + b, 0)).toBe(700);
   });
 
   it('rejects a non-numeric --asns with a clear message', () => {
