@@ -64,9 +64,11 @@ export function parseSuiteOptions(argv: readonly string[] = process.argv.slice(2
   let only: Set<string> | null = null;
   if (values.only !== undefined) {
     only = new Set(values.only.split(',').map((name) => name.trim().toUpperCase()));
-    const unknown = [...only].filter((name) => !/^W[1-6]$/.test(name));
+    const unknown = [...only].filter((name) => !/^(W[1-6]|S[23])$/.test(name));
     if (unknown.length > 0)
-      throw new Error(`--only takes workload names W1..W6 separated by commas, got ${unknown.join(', ')}`);
+      throw new Error(
+        `--only takes workload names W1..W6, S2, S3 separated by commas, got ${unknown.join(', ')}`,
+      );
   }
   const stores = values.store as StoreChoice;
   if (!['both', 'sqlite', 'postgres'].includes(stores))

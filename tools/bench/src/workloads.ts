@@ -4,7 +4,9 @@
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 
-export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6';
+// W1-W6 are issue 7's workloads; S2 and S3 are the GraphQL issue's own list and neighbour benchmarks
+// (`asns(first:100, sort:"rank")`, `asnLinks(asn, first:100)` with asn1 details), which have no target of their own.
+export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'S2' | 'S3';
 
 export interface HttpRequestSpec {
   method: 'GET' | 'POST';
@@ -145,6 +147,10 @@ const W2_QUERY =
   'query AsnList($offset: Int!) { asns(first: 100, offset: $offset, sort: "-cone.numberAsns") { edges { node { asn asnName rank cone { numberAsns } organization { orgId orgName } } } } }';
 const W3_QUERY =
   'query Neighbours($asn: String!) { asnLinks(asn: $asn, first: 500) { edges { node { relationship numberPaths asn1 { asn asnName rank cone { numberAsns } } } } } }';
+const S2_QUERY =
+  'query AsnRankPage($offset: Int!) { asns(first: 100, offset: $offset, sort: "rank") { edges { node { asn asnName rank cone { numberAsns } organization { orgId orgName } } } } }';
+const S3_QUERY =
+  'query Neighbours100($asn: String!) { asnLinks(asn: $asn, first: 100) { edges { node { relationship numberPaths asn1 { asn asnName rank cone { numberAsns } } } } } }';
 const W4_QUERY =
   'query Historic($asns: [String!], $dateStart: String!, $dateEnd: String!) { asns(asns: $asns, dateStart: $dateStart, dateEnd: $dateEnd, first: 200) { edges { node { asn date asnName rank cone { numberAsns } asnDegree { total } } } } }';
 export const W5_QUERY =
@@ -159,6 +165,12 @@ const RAW_W2 = `select a.asn, a.asn_name, a.rank, a.cone_asns, o.org_id, o.org_n
 const RAW_W3 = `select l.relationship, l.number_paths, b.asn, b.asn_name, b.rank, b.cone_asns
   from asn_links l join asns b on b.date = l.date and b.asn = l.asn1
   where l.date = ? and l.asn0 = ? order by l.asn1 limit 500`;
+const RAW_S2 = `select a.asn, a.asn_name, a.rank, a.cone_asns, o.org_id, o.org_name
+  from asns a left join organizations o on o.date = a.date and o.org_id = a.org_id
+  where a.date = ? order by a.rank is null, a.rank, a.asn limit 100 offset ?`;
+const RAW_S3 = `select l.relationship, l.number_paths, b.asn, b.asn_name, b.rank, b.cone_asns
+  from asn_links l join asns b on b.date = l.date and b.asn = l.asn1
+  where l.date = ? and l.asn0 = ? order by l.asn1 limit 100`;
 const RAW_W4 = `select asn, date, asn_name, rank, cone_asns, degree_total from asns
   where asn in (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) and date between ? and ? order by date, asn limit 200`;
 
@@ -215,6 +227,24 @@ export function buildWorkloads(facts: DataFacts): {
       target: { minCeilingRatio: 0.3 },
       raw: (db, index) =>
         prepared(db, RAW_W3).all(facts.latestDate, neighbourAsns[index % neighbourAsns.length]).length,
+    },
+    {
+      id: 'S2',
+      title: 'list (GraphQL issue): asns(first:100, offset:random, sort:"rank") with organization',
+      service: 'graphql',
+      requests: offsets.map((offset) => graphqlRequest(S2_QUERY, { offset })),
+      target: {},
+      raw: (db, index) => prepared(db, RAW_S2).all(facts.latestDate, offsets[index % offsets.length]).length,
+    },
+    {
+      id: 'S3',
+      title:
+        'neighbours (GraphQL issue): asnLinks(asn:<one of the 50 largest ASes>, first:100) with asn1 details',
+      service: 'graphql',
+      requests: neighbourAsns.map((asn) => graphqlRequest(S3_QUERY, { asn: String(asn) })),
+      target: {},
+      raw: (db, index) =>
+        prepared(db, RAW_S3).all(facts.latestDate, neighbourAsns[index % neighbourAsns.length]).length,
     },
   ];
   if (facts.dates.length > 1) {

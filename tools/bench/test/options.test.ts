@@ -22,15 +22,15 @@ describe('parseSuiteOptions', () => {
   });
 
   it('selects workloads and stores by name', () => {
-    const options = parseSuiteOptions(['--only', 'w1, W5', '--store', 'sqlite']);
-    expect([...(options.only ?? [])].sort()).toEqual(['W1', 'W5']);
+    const options = parseSuiteOptions(['--only', 'w1, W5,s2', '--store', 'sqlite']);
+    expect([...(options.only ?? [])].sort()).toEqual(['S2', 'W1', 'W5']);
     expect(options.stores).toBe('sqlite');
   });
 
   it.each([
     [['--asns', '3'], '--asns must be an integer >= 10, got "3"'],
     [['--duration', 'x'], '--duration must be an integer >= 1, got "x"'],
-    [['--only', 'W7'], '--only takes workload names W1..W6 separated by commas, got W7'],
+    [['--only', 'W7'], '--only takes workload names W1..W6, S2, S3 separated by commas, got W7'],
     [['--store', 'mysql'], '--store must be sqlite, postgres or both, got "mysql"'],
   ])('rejects %j with a message naming the option', (argv, message) => {
     expect(() => parseSuiteOptions(argv)).toThrow(message);
