@@ -2,6 +2,7 @@
 // SIGTERM/SIGINT stop accepting, finish in-flight requests and close the database.
 import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
+import { closeGracefully } from '@asrank/service-kit';
 import { buildGraphqlApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { DatabaseNotReadyError } from './database';
@@ -24,7 +25,7 @@ async function main(): Promise<void> {
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'stopping after an unexpected error');
     else app.log.info(`${signal ?? 'shutdown'} received: closing`);
-    await app.close();
+    await closeGracefully(app);
   });
   await app.listen({ port: config.port, host: config.host });
 }

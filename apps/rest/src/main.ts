@@ -1,5 +1,6 @@
 // Entry point of the REST service: validate the configuration, listen, and on SIGTERM/SIGINT stop
 // accepting connections, let in-flight requests finish and close the GraphQL connection pool.
+import { closeGracefully } from '@asrank/service-kit';
 import { buildRestApp } from './app';
 import { ConfigError, readConfig } from './config';
 
@@ -16,7 +17,7 @@ async function main(): Promise<void> {
       app.log.error(`in-flight requests still running after ${config.shutdownTimeoutMs} ms: exiting anyway`);
       process.exit(1);
     }, config.shutdownTimeoutMs).unref();
-    app.close().then(
+    closeGracefully(app).then(
       () => process.exit(0),
       (error: unknown) => {
         app.log.error({ err: error }, 'error while shutting down');

@@ -1,1 +1,2 @@
 export * from './load-shedding';
+export * from './graceful-close';

@@ -235,18 +235,10 @@ function connectionRefused(port: number): Promise<boolean> {
   });
 }
 
-/** A GET on its own connection, closed after the answer (no keep-alive agent). */
-function getWithoutKeepAlive(url: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.get(url, { agent: false }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-  });
+/** A GET over a keep-alive connection (fetch keeps its sockets open after the answer, as nginx upstreams do). */
+async function getKeepAlive(url: string): Promise<{ status: number; body: string }> {
+  const response = await fetch(url);
+  return { status: response.status, body: await response.text() };
 }
 
 describe('SIGTERM to the REST service during load', () => {
@@ -263,12 +255,10 @@ describe('SIGTERM to the REST service during load', () => {
       proxy.hold();
       // Distinct pages, so no layer can answer one request from another's result.
       const requestCount = 20;
-      // One connection per request with `Connection: close` (agent: false). With keep-alive clients REST
-      // currently answers every request but then exits 1 after SHUTDOWN_TIMEOUT_MS: Fastify's close drops
-      // only connections idle at the moment of the signal, and the answered ones stay open (open defect of
-      // apps/rest/src/main.ts, recorded in docs/reliability.md).
+      // Keep-alive clients: the answered connections stay open unless the service ends them itself, which is
+      // what used to keep REST waiting until SHUTDOWN_TIMEOUT_MS and exit 1 (fixed by closeGracefully).
       const inFlight = Array.from({ length: requestCount }, (_unused, index) =>
-        getWithoutKeepAlive(`${restProcess.baseUrl}/restful/asns?first=3&offset=${index}`),
+        getKeepAlive(`${restProcess.baseUrl}/restful/asns?first=3&offset=${index}`),
       );
       await eventually('the upstream holds every request', () => proxy.held() >= requestCount);
       restProcess.process.child.kill('SIGTERM');
