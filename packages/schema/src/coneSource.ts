@@ -3,8 +3,8 @@
 // one page's worth of rows, so a 50,000-ASN / several-hundred-thousand-prefix cone is never held in memory.
 // Cone prefixes = the distinct prefixes originated by any cone member: a MOAS prefix whose several origins
 // are in the cone is listed once.
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '@asrank/db';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import type { Database, PrefixesTable } from '@asrank/db';
 import type { ConeStreamSource } from '@asrank/domain';
 import type { PrefixRecord } from './types/refs';
 
@@ -159,19 +159,7 @@ async function conePrefixChunk(
       .selectFrom('prefixes as p')
       .select(['p.prefix_id', 'p.network', 'p.length'])
       .where('p.date', '=', cone.date)
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('prefix_origins as po')
-            .innerJoin('cone_members as cm', (join) =>
-              join.onRef('cm.date', '=', 'po.date').onRef('cm.member_asn', '=', 'po.asn'),
-            )
-            .select(sql`1`.as('one'))
-            .whereRef('po.date', '=', 'p.date')
-            .whereRef('po.prefix_id', '=', 'p.prefix_id')
-            .where('cm.asn', '=', cone.asn),
-        ),
-      );
+      .where((eb) => originatedInCone(eb, cone.asn));
     if (after) query = query.where('p.prefix_id', afterOp, after.key);
     rows = await query.orderBy('p.prefix_id').limit(limit).offset(offset).execute();
   } else {
@@ -196,6 +184,24 @@ async function conePrefixChunk(
     network: row.network,
     length: row.length,
   }));
+}
+
+/**
+ * The prefix row `p` is originated by a member of `coneAsn`'s cone (of the same month). Used by the large-cone
+ * prefix walk and by the prefix count, which must agree on what a cone's prefixes are.
+ */
+function originatedInCone(eb: ExpressionBuilder<Database & { p: PrefixesTable }, 'p'>, coneAsn: number) {
+  return eb.exists(
+    eb
+      .selectFrom('prefix_origins as po')
+      .innerJoin('cone_members as cm', (join) =>
+        join.onRef('cm.date', '=', 'po.date').onRef('cm.member_asn', '=', 'po.asn'),
+      )
+      .select(sql`1`.as('one'))
+      .whereRef('po.date', '=', 'p.date')
+      .whereRef('po.prefix_id', '=', 'p.prefix_id')
+      .where('cm.asn', '=', coneAsn),
+  );
 }
 
 export function conePrefixes(
@@ -223,19 +229,7 @@ export async function countConePrefixes(
     .selectFrom('prefixes as p')
     .select((eb) => eb.fn.countAll().as('total'))
     .where('p.date', '=', cone.date)
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('prefix_origins as po')
-          .innerJoin('cone_members as cm', (join) =>
-            join.onRef('cm.date', '=', 'po.date').onRef('cm.member_asn', '=', 'po.asn'),
-          )
-          .select(sql`1`.as('one'))
-          .whereRef('po.date', '=', 'p.date')
-          .whereRef('po.prefix_id', '=', 'p.prefix_id')
-          .where('cm.asn', '=', cone.asn),
-      ),
-    )
+    .where((eb) => originatedInCone(eb, cone.asn))
     .executeTakeFirst();
   return Number(row?.total ?? 0);
 }
