@@ -23,6 +23,38 @@ export interface ConeStreamSource<Cone, Member, Prefix> {
   cones(fromIndex: number): AsyncIterable<Cone>;
   asns(cone: Cone, fromIndex: number): AsyncIterable<Member>;
   prefixes(cone: Cone, fromIndex: number): AsyncIterable<Prefix>;
+  /**
+   * Optional batch forms of `asns` / `prefixes`: items `fromIndex` .. `fromIndex + count - 1` (fewer only where the
+   * list ends). When present the paginator uses them, one call per cone and page, instead of awaiting every item
+   * of an iterator (which costs more than the rest of the page for a source that holds the list in memory). The
+   * returned array must be fresh: the paginator may shorten it.
+   */
+  asnSlice?(cone: Cone, fromIndex: number, count: number): Promise<Member[]>;
+  prefixSlice?(cone: Cone, fromIndex: number, count: number): Promise<Prefix[]>;
+}
+
+/**
+ * Takes up to `remaining` items of a list from `fromIndex`, peeking one more to know whether the list goes on.
+ * `more` is true when an item beyond the taken ones exists (so the page is full and the next one starts there).
+ */
+async function takeFrom<T>(
+  iterable: () => AsyncIterable<T>,
+  slice: ((fromIndex: number, count: number) => Promise<T[]>) | undefined,
+  fromIndex: number,
+  remaining: number,
+): Promise<{ taken: T[]; more: boolean }> {
+  if (slice) {
+    const items = await slice(fromIndex, remaining + 1);
+    if (items.length <= remaining) return { taken: items, more: false };
+    items.length = remaining;
+    return { taken: items, more: true };
+  }
+  const taken: T[] = [];
+  for await (const value of iterable()) {
+    if (taken.length === remaining) return { taken, more: true };
+    taken.push(value);
+  }
+  return { taken, more: false };
 }
 
 /** One cone on a page with the slices of its member ASNs and prefixes that fall on this page. */
@@ -120,6 +152,7 @@ export async function paginateConeStream<C, M, P>(
   let next: ConeStreamCursor | null = null;
   let coneIndex = start.cone;
   let position: ConeStreamCursor = start;
+  const { asnSlice, prefixSlice } = source;
 
   for await (const cone of source.cones(start.cone)) {
     if (remaining === 0) {
@@ -132,17 +165,16 @@ export async function paginateConeStream<C, M, P>(
     let prefixFrom = 0;
     if (position.asnIndex !== null) {
       const asnFrom = position.asnIndex;
-      let asnIndex = asnFrom;
-      for await (const member of source.asns(cone, asnFrom)) {
-        if (remaining === 0) {
-          next = { cone: coneIndex, asnIndex, prefixIndex: null };
-          break;
-        }
-        item.asns.push(member);
-        asnIndex += 1;
-        remaining -= 1;
-      }
-      if (asnIndex === asnFrom && asnFrom > 0) {
+      const { taken, more } = await takeFrom(
+        () => source.asns(cone, asnFrom),
+        asnSlice && ((fromIndex, count) => asnSlice.call(source, cone, fromIndex, count)),
+        asnFrom,
+        remaining,
+      );
+      item.asns = taken;
+      remaining -= taken.length;
+      if (more) next = { cone: coneIndex, asnIndex: asnFrom + taken.length, prefixIndex: null };
+      else if (taken.length === 0 && asnFrom > 0) {
         throw cursorError(pageCursor, `points past the last ASN of cone ${coneIndex}`);
       }
     } else {
@@ -150,17 +182,16 @@ export async function paginateConeStream<C, M, P>(
     }
 
     if (next === null) {
-      let prefixIndex = prefixFrom;
-      for await (const prefix of source.prefixes(cone, prefixFrom)) {
-        if (remaining === 0) {
-          next = { cone: coneIndex, asnIndex: null, prefixIndex };
-          break;
-        }
-        item.prefixes.push(prefix);
-        prefixIndex += 1;
-        remaining -= 1;
-      }
-      if (prefixIndex === prefixFrom && prefixFrom > 0) {
+      const { taken, more } = await takeFrom(
+        () => source.prefixes(cone, prefixFrom),
+        prefixSlice && ((fromIndex, count) => prefixSlice.call(source, cone, fromIndex, count)),
+        prefixFrom,
+        remaining,
+      );
+      item.prefixes = taken;
+      remaining -= taken.length;
+      if (more) next = { cone: coneIndex, asnIndex: null, prefixIndex: prefixFrom + taken.length };
+      else if (taken.length === 0 && prefixFrom > 0) {
         throw cursorError(pageCursor, `points past the last prefix of cone ${coneIndex}`);
       }
     }

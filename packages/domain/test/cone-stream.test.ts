@@ -351,3 +351,69 @@ describe('paginateConeStream properties', () => {
     );
   });
 });
+
+describe('paginateConeStream with the batch forms (asnSlice / prefixSlice)', () => {
+  /** The same cones as arraySource, answered by slices; records every count asked for. */
+  function sliceSource(cones: readonly TestCone[]) {
+    const asked: { remainingPlusOne: number }[] = [];
+    const { source } = arraySource(cones);
+    const sliced: ConeStreamSource<TestCone, string, string> = {
+      ...source,
+      // Iterators must not be used when slices are given: make them fail loudly.
+      asns: () => {
+        throw new Error('asns iterator used');
+      },
+      prefixes: () => {
+        throw new Error('prefixes iterator used');
+      },
+      asnSlice: async (cone, fromIndex, count) => {
+        asked.push({ remainingPlusOne: count });
+        return cone.asns.slice(fromIndex, fromIndex + count);
+      },
+      prefixSlice: async (cone, fromIndex, count) => {
+        asked.push({ remainingPlusOne: count });
+        return cone.prefixes.slice(fromIndex, fromIndex + count);
+      },
+    };
+    return { source: sliced, asked };
+  }
+
+  const shapeArbitrary = fc.array(fc.tuple(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 6 })), {
+    maxLength: 8,
+  });
+
+  it('gives exactly the pages of the iterators, from every position and with any budget', async () => {
+    await fc.assert(
+      fc.asyncProperty(shapeArbitrary, fc.integer({ min: 1, max: 12 }), async (shape, budget) => {
+        const cones = makeCones(shape);
+        const iterated = arraySource(cones).source;
+        const { source: sliced, asked } = sliceSource(cones);
+        const cursors = [null, ...walkCursors(cones).map(formatConeStreamCursor)];
+        for (const cursor of cursors) {
+          expect(await walkAllPages(sliced, budget, cursor)).toEqual(
+            await walkAllPages(iterated, budget, cursor),
+          );
+        }
+        // Never more than one item past the page.
+        for (const { remainingPlusOne } of asked) expect(remainingPlusOne).toBeLessThanOrEqual(budget + 1);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it.each([
+    ['0,3,', /past the last ASN of cone 0/],
+    ['0,,2', /past the last prefix of cone 0/],
+    ['5,0,', /beyond the end of the stream/],
+  ])('rejects the out-of-range cursor %s as the iterators do', async (cursor, message) => {
+    const { source } = sliceSource(
+      makeCones([
+        [3, 2],
+        [2, 0],
+        [0, 0],
+        [0, 2],
+      ]),
+    );
+    await expect(paginateConeStream(source, cursor, 10)).rejects.toThrow(message);
+  });
+});
