@@ -1,17 +1,19 @@
-// Customer cones read from the database in chunks for the domain's cone-stream paginator (and asnCone's pages).
-// Members come in ASN order and prefixes in prefix_id (= address) order, each read with keyset queries of at most
-// one page's worth of rows, so a 50,000-ASN / several-hundred-thousand-prefix cone is never held in memory.
-// Cone prefixes = the distinct prefixes originated by any cone member: a MOAS prefix whose several origins
-// are in the cone is listed once.
+// Customer cones for the domain's cone-stream paginator (and asnCone's pages). Members come in ASN order and
+// prefixes in prefix_id (= address) order. Cone prefixes = the distinct prefixes originated by any cone member: a
+// MOAS prefix whose several origins are in the cone is listed once.
+// Two strategies, which must return the same sequences:
+// - small cones: keyset queries of at most one page's worth of rows (members; members -> origins -> prefixes);
+// - large cones: the cone's member and distinct prefix lists computed once and kept in bounded in-memory caches
+//   (conePrefixIndex.ts), so a page is an array slice instead of a scan over the month's prefixes.
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
-import type { Database, PrefixesTable } from '@asrank/db';
+import type { Database, DialectName, PrefixesTable } from '@asrank/db';
 import type { ConeStreamSource } from '@asrank/domain';
 import type { PrefixRecord } from './types/refs';
+import { coneListsOf, conePrefixPositionsOf, networkAt, type MonthPrefixIndex } from './conePrefixIndex';
 
 /**
- * Rows per keyset query, and the cone size (member ASNs) above which a cone's prefixes are found by scanning the
- * month's prefixes in order (see conePrefixChunk). Mutable so tests can drive both strategies and chunk edges on
- * the small sample.
+ * Rows per keyset query, and the cone size (member ASNs) above which a cone's lists are computed once and kept in
+ * memory (conePrefixIndex.ts). Mutable so tests can drive both strategies and chunk edges on the small sample.
  */
 export const coneStreamTuning = { chunk: 10001, largeConeAsns: 2000 };
 
@@ -101,6 +103,7 @@ async function* keysetWalk<T>(
 /** Where a walk may resume: the handle's resume keys and the store's data version. */
 export interface WalkScope {
   db: Kysely<Database>;
+  dialect: DialectName;
   dataVersion: string;
   /**
    * Rows per keyset query: what the caller will consume at most (a stream page's budget + 1, an asnCone page's
@@ -114,12 +117,97 @@ export function rowsPerQuery(wanted: number): number {
   return Math.max(1, Math.min(coneStreamTuning.chunk, wanted));
 }
 
+/** A cone as the member and prefix walks need it; without `coneAsns` the cone is taken as small. */
+export interface WalkCone {
+  date: string;
+  asn: number;
+  coneAsns?: number;
+}
+
+function isLargeCone(cone: WalkCone): boolean {
+  return cone.coneAsns !== undefined && cone.coneAsns > coneStreamTuning.largeConeAsns;
+}
+
+/** Items `fromIndex`.. of a list held in memory, made on demand. */
+async function* listFrom<T>(
+  length: number,
+  fromIndex: number,
+  itemAt: (index: number) => T,
+): AsyncGenerator<T> {
+  for (let index = fromIndex; index < length; index += 1) yield itemAt(index);
+}
+
+/** Items `fromIndex` .. `fromIndex + count - 1` of a list held in memory (fewer at its end), in a fresh array. */
+function sliceOf<T>(length: number, fromIndex: number, count: number, itemAt: (index: number) => T): T[] {
+  const end = Math.min(length, fromIndex + count);
+  const items = new Array<T>(Math.max(0, end - fromIndex));
+  for (let index = fromIndex; index < end; index += 1) items[index - fromIndex] = itemAt(index);
+  return items;
+}
+
+/** The first `count` items of an async walk (stopping it there). */
+export async function take<T>(walk: AsyncIterable<T>, count: number): Promise<T[]> {
+  const items: T[] = [];
+  if (count === 0) return items;
+  for await (const item of walk) {
+    items.push(item);
+    if (items.length >= count) break;
+  }
+  return items;
+}
+
+const memberAt =
+  (cone: WalkCone, members: Uint32Array) =>
+  (index: number): StreamMember => ({ date: cone.date, asn: members[index]! });
+
+const prefixAt =
+  (cone: WalkCone, { month, positions }: { month: MonthPrefixIndex; positions: Uint32Array }) =>
+  (index: number): PrefixRecord => {
+    const position = positions[index]!;
+    return {
+      date: cone.date,
+      prefixId: month.prefixIds[position]!,
+      network: networkAt(month, position),
+      length: month.lengths[position]!,
+    };
+  };
+
+/** Members `fromIndex` .. `fromIndex + count - 1` of a cone (the paginator's batch form). */
+export async function coneMemberSlice(
+  scope: WalkScope,
+  cone: WalkCone,
+  fromIndex: number,
+  count: number,
+): Promise<StreamMember[]> {
+  if (!isLargeCone(cone)) return take(coneMembers(scope, cone, fromIndex), count);
+  const { members } = await coneListsOf(scope, cone);
+  return sliceOf(members.length, fromIndex, count, memberAt(cone, members));
+}
+
+/** Prefixes `fromIndex` .. `fromIndex + count - 1` of a cone (the paginator's batch form). */
+export async function conePrefixSlice(
+  scope: WalkScope,
+  cone: WalkCone,
+  fromIndex: number,
+  count: number,
+): Promise<PrefixRecord[]> {
+  if (!isLargeCone(cone)) return take(conePrefixes(scope, cone, fromIndex), count);
+  const lists = await conePrefixPositionsOf(scope, cone);
+  return sliceOf(lists.positions.length, fromIndex, count, prefixAt(cone, lists));
+}
+
 export function coneMembers(
   scope: WalkScope,
-  cone: { date: string; asn: number },
+  cone: WalkCone,
   fromIndex: number,
 ): AsyncGenerator<StreamMember> {
   const { db } = scope;
+  if (isLargeCone(cone)) {
+    return (async function* () {
+      const { members } = await coneListsOf(scope, cone);
+      yield* listFrom(members.length, fromIndex, memberAt(cone, members));
+    })();
+  }
   return keysetWalk<StreamMember>(
     resumeKeysOf(db),
     `m|${scope.dataVersion}|${cone.date}|${cone.asn}`,
@@ -139,45 +227,28 @@ export function coneMembers(
   );
 }
 
-/**
- * One chunk of a cone's distinct prefixes in prefix_id order. Small cones join members → origins → prefixes and
- * de-duplicate (cheap: few rows). Large cones (which hold a good share of all prefixes) instead scan the month's
- * prefixes in order and keep those with an origin in the cone (index probes per prefix, no big sort), so each
- * chunk costs about coneStreamTuning.chunk × (all prefixes / cone prefixes) probes.
- */
+/** One chunk of a small cone's distinct prefixes in prefix_id order: members → origins → prefixes, de-duplicated. */
 async function conePrefixChunk(
   db: Kysely<Database>,
-  cone: { date: string; asn: number; coneAsns: number },
+  cone: WalkCone,
   after: { key: number; inclusive: boolean } | null,
   offset: number,
   limit: number,
 ): Promise<PrefixRecord[]> {
-  const afterOp = after?.inclusive ? '>=' : '>';
-  let rows: { prefix_id: number; network: string; length: number }[];
-  if (cone.coneAsns > coneStreamTuning.largeConeAsns) {
-    let query = db
-      .selectFrom('prefixes as p')
-      .select(['p.prefix_id', 'p.network', 'p.length'])
-      .where('p.date', '=', cone.date)
-      .where((eb) => originatedInCone(eb, cone.asn));
-    if (after) query = query.where('p.prefix_id', afterOp, after.key);
-    rows = await query.orderBy('p.prefix_id').limit(limit).offset(offset).execute();
-  } else {
-    let query = db
-      .selectFrom('cone_members as cm')
-      .innerJoin('prefix_origins as po', (join) =>
-        join.onRef('po.date', '=', 'cm.date').onRef('po.asn', '=', 'cm.member_asn'),
-      )
-      .innerJoin('prefixes as p', (join) =>
-        join.onRef('p.date', '=', 'po.date').onRef('p.prefix_id', '=', 'po.prefix_id'),
-      )
-      .select(['p.prefix_id', 'p.network', 'p.length'])
-      .distinct()
-      .where('cm.date', '=', cone.date)
-      .where('cm.asn', '=', cone.asn);
-    if (after) query = query.where('po.prefix_id', afterOp, after.key);
-    rows = await query.orderBy('p.prefix_id').limit(limit).offset(offset).execute();
-  }
+  let query = db
+    .selectFrom('cone_members as cm')
+    .innerJoin('prefix_origins as po', (join) =>
+      join.onRef('po.date', '=', 'cm.date').onRef('po.asn', '=', 'cm.member_asn'),
+    )
+    .innerJoin('prefixes as p', (join) =>
+      join.onRef('p.date', '=', 'po.date').onRef('p.prefix_id', '=', 'po.prefix_id'),
+    )
+    .select(['p.prefix_id', 'p.network', 'p.length'])
+    .distinct()
+    .where('cm.date', '=', cone.date)
+    .where('cm.asn', '=', cone.asn);
+  if (after) query = query.where('po.prefix_id', after.inclusive ? '>=' : '>', after.key);
+  const rows = await query.orderBy('p.prefix_id').limit(limit).offset(offset).execute();
   return rows.map((row) => ({
     date: cone.date,
     prefixId: Number(row.prefix_id),
@@ -187,8 +258,8 @@ async function conePrefixChunk(
 }
 
 /**
- * The prefix row `p` is originated by a member of `coneAsn`'s cone (of the same month). Used by the large-cone
- * prefix walk and by the prefix count, which must agree on what a cone's prefixes are.
+ * The prefix row `p` is originated by a member of `coneAsn`'s cone (of the same month): the definition the prefix
+ * count of a small cone uses, and which both prefix strategies must agree with.
  */
 function originatedInCone(eb: ExpressionBuilder<Database & { p: PrefixesTable }, 'p'>, coneAsn: number) {
   return eb.exists(
@@ -206,10 +277,16 @@ function originatedInCone(eb: ExpressionBuilder<Database & { p: PrefixesTable },
 
 export function conePrefixes(
   scope: WalkScope,
-  cone: { date: string; asn: number; coneAsns: number },
+  cone: WalkCone,
   fromIndex: number,
 ): AsyncGenerator<PrefixRecord> {
   const { db } = scope;
+  if (isLargeCone(cone)) {
+    return (async function* () {
+      const lists = await conePrefixPositionsOf(scope, cone);
+      yield* listFrom(lists.positions.length, fromIndex, prefixAt(cone, lists));
+    })();
+  }
   return keysetWalk<PrefixRecord>(
     resumeKeysOf(db),
     `p|${scope.dataVersion}|${cone.date}|${cone.asn}`,
@@ -221,11 +298,9 @@ export function conePrefixes(
 }
 
 /** Number of distinct prefixes of a cone (asnCone's prefixes totalCount; computed only when asked for). */
-export async function countConePrefixes(
-  db: Kysely<Database>,
-  cone: { date: string; asn: number },
-): Promise<number> {
-  const row = await db
+export async function countConePrefixes(scope: WalkScope, cone: WalkCone): Promise<number> {
+  if (isLargeCone(cone)) return (await conePrefixPositionsOf(scope, cone)).positions.length;
+  const row = await scope.db
     .selectFrom('prefixes as p')
     .select((eb) => eb.fn.countAll().as('total'))
     .where('p.date', '=', cone.date)
@@ -250,5 +325,7 @@ export function coneStreamSource(
     },
     asns: (cone, fromIndex) => coneMembers(scope, cone, fromIndex),
     prefixes: (cone, fromIndex) => conePrefixes(scope, cone, fromIndex),
+    asnSlice: (cone, fromIndex, count) => coneMemberSlice(scope, cone, fromIndex, count),
+    prefixSlice: (cone, fromIndex, count) => conePrefixSlice(scope, cone, fromIndex, count),
   };
 }

@@ -1,24 +1,44 @@
 // AsnCone: the customer cone of one ASN in one month (member ASNs and their prefixes); root field `asnCone`.
+import { Kind, type GraphQLResolveInfo, type SelectionNode } from 'graphql';
 import { parseDateArgument, parseDateList } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext } from '../context';
 import { pageOf, parseAsnArgument } from '../args';
-import { coneMembers, conePrefixes, countConePrefixes, rowsPerQuery } from '../coneSource';
+import { coneMemberSlice, conePrefixSlice, countConePrefixes, rowsPerQuery } from '../coneSource';
 import type { ConnectionPage } from './pageInfo';
 import { AsnConeRef, AsnRef, type PrefixRecord } from './refs';
 import { ConeRef, coneOf } from './stats';
 import { AsnConnection, placeholderAsn } from './asn';
 import { PrefixConnection } from './prefix';
 
-/** The first `count` items of an async walk (stopping it there). */
-async function take<T>(walk: AsyncIterable<T>, count: number): Promise<T[]> {
-  const items: T[] = [];
-  if (count === 0) return items;
-  for await (const item of walk) {
-    items.push(item);
-    if (items.length >= count) break;
-  }
-  return items;
+/** Asn fields answered from an Asn row's key alone (see memberKeys). */
+const KEY_FIELDS = new Set(['asn', 'date', '__typename']);
+
+/**
+ * True when the field's selection (through fragments) asks the Asn objects for nothing but their key, so the rows
+ * need not be read. Directives are ignored: a field they would skip only makes the answer wider than needed.
+ */
+export function selectsOnlyKeyFields(info: GraphQLResolveInfo): boolean {
+  const visited = new Set<string>();
+  const onlyKeys = (selections: readonly SelectionNode[]): boolean =>
+    selections.every((selection) => {
+      if (selection.kind === Kind.FIELD) return KEY_FIELDS.has(selection.name.value);
+      if (selection.kind === Kind.INLINE_FRAGMENT) return onlyKeys(selection.selectionSet.selections);
+      const name = selection.name.value;
+      if (visited.has(name)) return true;
+      visited.add(name);
+      const fragment = info.fragments[name];
+      return fragment !== undefined && onlyKeys(fragment.selectionSet.selections);
+    });
+  return info.fieldNodes.every((node) => onlyKeys(node.selectionSet?.selections ?? []));
+}
+
+/**
+ * Stand-ins for members' Asn rows when only `asn` / `date` are selected (selectsOnlyKeyFields): those fields read
+ * nothing else, so the rows of a 10,000-member page are not loaded.
+ */
+export function memberKeys(members: readonly { date: string; asn: number }[]): AsnRow[] {
+  return members as AsnRow[];
 }
 
 /** Asn records of members (placeholders for members without a record of their own), one batched query. */
@@ -49,13 +69,14 @@ AsnConeRef.implement({
       args: { first: t.arg.int(), offset: t.arg.int() },
       resolve: async (cone, args, context): Promise<ConnectionPage<AsnRow>> => {
         const page = pageOf(args);
-        const key = { date: cone.date, asn: Number(cone.asn.asn) };
+        const key = { date: cone.date, asn: Number(cone.asn.asn), coneAsns: Number(cone.asn.cone_asns) };
         const scope = {
           db: context.db,
+          dialect: context.dialect,
           dataVersion: await context.dataVersion(),
           rows: rowsPerQuery(page.first),
         };
-        const members = await take(coneMembers(scope, key, page.offset), page.first);
+        const members = await coneMemberSlice(scope, key, page.offset, page.first);
         return {
           nodes: await memberRecords(context, members),
           ...page,
@@ -79,17 +100,16 @@ AsnConeRef.implement({
       resolve: async (cone, args, context): Promise<ConnectionPage<PrefixRecord>> => {
         const page = pageOf(args);
         const key = { date: cone.date, asn: Number(cone.asn.asn), coneAsns: Number(cone.asn.cone_asns) };
+        const scope = {
+          db: context.db,
+          dialect: context.dialect,
+          dataVersion: await context.dataVersion(),
+          rows: rowsPerQuery(page.first),
+        };
         return {
-          nodes: await take(
-            conePrefixes(
-              { db: context.db, dataVersion: await context.dataVersion(), rows: rowsPerQuery(page.first) },
-              key,
-              page.offset,
-            ),
-            page.first,
-          ),
+          nodes: await conePrefixSlice(scope, key, page.offset, page.first),
           ...page,
-          totalCount: () => countConePrefixes(context.db, key),
+          totalCount: () => countConePrefixes(scope, key),
         };
       },
     }),

@@ -19,7 +19,7 @@ import { dateIn, inValues, orderByList } from '../sql';
 import { coneStreamSource, rowsPerQuery, type StreamCone, type StreamMember } from '../coneSource';
 import { AsnRef, PrefixRef, type PrefixRecord } from './refs';
 import { ASN_HISTORIC_ORDER, ASN_SORT_COLUMNS } from './asn';
-import { memberRecords } from './asnCone';
+import { memberKeys, memberRecords, selectsOnlyKeyFields } from './asnCone';
 
 // Seen ASNs are exactly the ranked ones, so rank needs no nulls-last handling here and its index serves the order.
 const STREAM_SORT_COLUMNS = { ...ASN_SORT_COLUMNS, rank: { column: 'rank' } };
@@ -54,9 +54,16 @@ const StreamItemRef = builder.objectRef<StreamItem>('AsnConeStreamItem').impleme
     }),
     asn: t.field({
       type: AsnRef,
-      resolve: async (item, _args, context) => (await memberRecords(context, [item.cone]))[0]!,
+      resolve: async (item, _args, context, info) =>
+        selectsOnlyKeyFields(info)
+          ? memberKeys([item.cone])[0]!
+          : (await memberRecords(context, [item.cone]))[0]!,
     }),
-    asns: t.field({ type: [AsnRef], resolve: (item, _args, context) => memberRecords(context, item.asns) }),
+    asns: t.field({
+      type: [AsnRef],
+      resolve: (item, _args, context, info) =>
+        selectsOnlyKeyFields(info) ? memberKeys(item.asns) : memberRecords(context, item.asns),
+    }),
     prefixes: t.field({ type: [PrefixRef], resolve: (item) => item.prefixes }),
   }),
 });
@@ -223,7 +230,12 @@ builder.queryFields((t) => ({
       const page = await paginateConeStream(
         // The paginator consumes at most budget + 1 members or prefixes (one peek past a full page).
         coneStreamSource(
-          { db: context.db, dataVersion: await context.dataVersion(), rows: rowsPerQuery(budget + 1) },
+          {
+            db: context.db,
+            dialect: context.dialect,
+            dataVersion: await context.dataVersion(),
+            rows: rowsPerQuery(budget + 1),
+          },
           coneChunk,
         ),
         args.pageCursor,

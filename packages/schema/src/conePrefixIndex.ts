@@ -1,0 +1,335 @@
+// In-memory indexes that let a large cone's members and prefixes be paged by array position instead of SQL.
+//
+// A large cone holds a good share of a month's prefixes, so finding "its prefixes in prefix_id order" in SQL costs
+// either an EXISTS probe per prefix of the month or a join over tens of thousands of members plus a big sort, on
+// every page. Here a month is read once into compact arrays (every prefix's text in prefix_id order, and each origin
+// ASN's prefixes), a cone's distinct prefixes are computed once from its members by marking positions in a bitmap,
+// and a page is then a slice of that list.
+//
+// Memory is bounded, not proportional to traffic:
+// - month indexes: at most MONTH_INDEXES_KEPT per database handle, each about 27 bytes per prefix of the month
+//   (network text + offsets + length + id, plus the origin lists): ~27 MB for a 1M-prefix month;
+// - cone lists: at most CONE_ITEMS_KEPT members + prefix positions in total per handle (4 bytes each: 16 MB).
+// Both are keyed by the store's data_version, so a reloaded month never serves cached rows.
+import { sql, type Kysely } from 'kysely';
+import type { Database, DialectName } from '@asrank/db';
+
+/** Months whose prefix index is kept per database handle (a walk of one month needs one). */
+export const MONTH_INDEXES_KEPT = 2;
+/** Member ASNs + prefix positions of all cached cones together, per database handle. */
+export const CONE_ITEMS_KEPT = 4_000_000;
+
+/** A month's prefixes in prefix_id order (a "position" is an index into these arrays) and who originates them. */
+export interface MonthPrefixIndex {
+  /** prefix_id at each position, ascending. */
+  prefixIds: Float64Array;
+  /** Prefix lengths by position. */
+  lengths: Uint8Array;
+  /** Networks joined by ',' in position order; network p is text[textStart[p], textStart[p + 1] - 1). */
+  text: string;
+  textStart: Uint32Array;
+  /** Origin ASNs, ascending; the positions originated by originAsns[i] are originPositions[originStart[i] .. originStart[i + 1]). */
+  originAsns: Float64Array;
+  originStart: Uint32Array;
+  originPositions: Uint32Array;
+}
+
+/** A large cone's members (ascending) and, once asked for, its distinct prefix positions (ascending). */
+export interface ConeLists {
+  members: Uint32Array;
+  prefixPositions: Uint32Array | null;
+}
+
+/** Least-recently-used map bounded by the total weight of its values. */
+class WeightedLru<V> {
+  private readonly entries = new Map<string, { value: V; weight: number }>();
+  private total = 0;
+
+  constructor(private readonly maxWeight: number) {}
+
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.value;
+  }
+
+  set(key: string, value: V, weight: number): void {
+    const previous = this.entries.get(key);
+    if (previous) {
+      this.total -= previous.weight;
+      this.entries.delete(key);
+    }
+    this.entries.set(key, { value, weight });
+    this.total += weight;
+    for (const [oldest, entry] of this.entries) {
+      if (this.total <= this.maxWeight || oldest === key) break;
+      this.entries.delete(oldest);
+      this.total -= entry.weight;
+    }
+  }
+
+  delete(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.total -= entry.weight;
+    this.entries.delete(key);
+  }
+}
+
+interface HandleCaches {
+  /** Promises, so concurrent requests share one load; weight 1 per month. */
+  months: WeightedLru<Promise<MonthPrefixIndex>>;
+  cones: WeightedLru<Promise<ConeLists>>;
+}
+
+const cachesByDb = new WeakMap<object, HandleCaches>();
+
+function cachesOf(db: object): HandleCaches {
+  let caches = cachesByDb.get(db);
+  if (!caches) {
+    caches = { months: new WeightedLru(MONTH_INDEXES_KEPT), cones: new WeightedLru(CONE_ITEMS_KEPT) };
+    cachesByDb.set(db, caches);
+  }
+  return caches;
+}
+
+/** Parses "12,7,3" (decimal integers joined by ',') into `into`, returning how many were read. */
+function parseIntegerList(text: string, into: { [index: number]: number }): number {
+  let count = 0;
+  let value = 0;
+  let digits = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code === 44 /* , */) {
+      if (digits > 0) into[count++] = value;
+      value = 0;
+      digits = 0;
+    } else {
+      value = value * 10 + (code - 48);
+      digits += 1;
+    }
+  }
+  if (digits > 0) into[count++] = value;
+  return count;
+}
+
+/** The aggregate that joins a column's text with ',' (PostgreSQL needs text input). */
+function joinedText(dialect: DialectName, column: string) {
+  return dialect === 'postgres'
+    ? sql<string | null>`string_agg(${sql.ref(column)}::text, ',')`
+    : sql<string | null>`group_concat(${sql.ref(column)}, ',')`;
+}
+
+/**
+ * Reads a month: one row with every prefix (ids, networks and lengths aggregated in the same pass, hence in the same
+ * order) and one row per origin ASN with its prefix ids. Aggregated strings because materialising a million rows as
+ * JS objects costs ~1 µs each; this costs a few hundred ms per month, once.
+ */
+async function loadMonth(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  date: string,
+): Promise<MonthPrefixIndex> {
+  const ordered = db
+    .selectFrom('prefixes')
+    .select(['prefix_id', 'network', 'length'])
+    .where('date', '=', date)
+    .orderBy('prefix_id')
+    .as('p');
+  const prefixRow = await db
+    .selectFrom(ordered)
+    .select([
+      sql<number | string>`count(*)`.as('total'),
+      joinedText(dialect, 'p.prefix_id').as('ids'),
+      joinedText(dialect, 'p.network').as('networks'),
+      joinedText(dialect, 'p.length').as('lengths'),
+    ])
+    .executeTakeFirstOrThrow();
+  const total = Number(prefixRow.total);
+  let prefixIds = new Float64Array(total);
+  let lengths = new Uint8Array(total);
+  parseIntegerList(prefixRow.ids ?? '', prefixIds);
+  parseIntegerList(prefixRow.lengths ?? '', lengths);
+  let text = prefixRow.networks ?? '';
+  let textStart = new Uint32Array(total + 1);
+  for (let position = 0, at = 0; position < total; position += 1) {
+    textStart[position] = at;
+    const comma = text.indexOf(',', at);
+    at = comma < 0 ? text.length + 1 : comma + 1;
+  }
+  textStart[total] = text.length + 1;
+
+  // The aggregates saw the rows in the same order, but SQL does not promise it is the subquery's: re-order if not.
+  let ascending = true;
+  for (let position = 1; position < total && ascending; position += 1) {
+    ascending = prefixIds[position - 1]! < prefixIds[position]!;
+  }
+  if (!ascending) {
+    const order = Array.from({ length: total }, (_, position) => position).sort(
+      (a, b) => prefixIds[a]! - prefixIds[b]!,
+    );
+    const networks = order.map((position) => text.slice(textStart[position], textStart[position + 1]! - 1));
+    prefixIds = Float64Array.from(order, (position) => prefixIds[position]!);
+    lengths = Uint8Array.from(order, (position) => lengths[position]!);
+    text = networks.join(',');
+    textStart = new Uint32Array(total + 1);
+    let at = 0;
+    networks.forEach((network, position) => {
+      textStart[position] = at;
+      at += network.length + 1;
+    });
+    textStart[total] = at;
+  }
+
+  const originRows = await db
+    .selectFrom('prefix_origins')
+    .select(['asn', joinedText(dialect, 'prefix_id').as('ids'), sql<number | string>`count(*)`.as('count')])
+    .where('date', '=', date)
+    .groupBy('asn')
+    .orderBy('asn')
+    .execute();
+  const originAsns = new Float64Array(originRows.length);
+  const originStart = new Uint32Array(originRows.length + 1);
+  const originPositions = new Uint32Array(originRows.reduce((sum, row) => sum + Number(row.count), 0));
+  const dense = total === 0 || prefixIds[total - 1]! - prefixIds[0]! === total - 1;
+  const firstId = total === 0 ? 0 : prefixIds[0]!;
+  const ids = new Float64Array(originRows.reduce((max, row) => Math.max(max, Number(row.count)), 0));
+  let filled = 0;
+  originRows.forEach((row, index) => {
+    originAsns[index] = Number(row.asn);
+    originStart[index] = filled;
+    const count = parseIntegerList(row.ids ?? '', ids);
+    for (let at = 0; at < count; at += 1) {
+      const position = dense ? ids[at]! - firstId : positionOf(prefixIds, ids[at]!);
+      // An origin whose prefix row is missing is not a cone prefix (the SQL definitions join prefixes too).
+      if (position >= 0 && position < total) originPositions[filled++] = position;
+    }
+  });
+  originStart[originRows.length] = filled;
+  return {
+    prefixIds,
+    lengths,
+    text,
+    textStart,
+    originAsns,
+    originStart,
+    originPositions: filled === originPositions.length ? originPositions : originPositions.slice(0, filled),
+  };
+}
+
+/** Binary search: the position of `id` in the ascending `ids`, or -1. */
+function positionOf(ids: Float64Array, id: number): number {
+  let low = 0;
+  let high = ids.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const value = ids[middle]!;
+    if (value === id) return middle;
+    if (value < id) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
+}
+
+/** Where a cached structure belongs: the handle, its dialect, and the store's data version. */
+export interface IndexScope {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  dataVersion: string;
+}
+
+export function monthPrefixIndex(scope: IndexScope, date: string): Promise<MonthPrefixIndex> {
+  const { months } = cachesOf(scope.db);
+  const key = `${scope.dataVersion}|${date}`;
+  let index = months.get(key);
+  if (!index) {
+    index = loadMonth(scope.db, scope.dialect, date);
+    months.set(key, index, 1);
+    // A failed load is not kept: the next request tries again.
+    index.catch(() => months.delete(key));
+  }
+  return index;
+}
+
+async function loadMembers(db: Kysely<Database>, date: string, asn: number): Promise<Uint32Array> {
+  const rows = await db
+    .selectFrom('cone_members')
+    .select('member_asn')
+    .where('date', '=', date)
+    .where('asn', '=', asn)
+    .orderBy('member_asn')
+    .execute();
+  return Uint32Array.from(rows, (row) => Number(row.member_asn));
+}
+
+/** The distinct positions of the prefixes originated by `members` (ascending ASNs), ascending. */
+export function conePrefixPositions(month: MonthPrefixIndex, members: Uint32Array): Uint32Array {
+  const marked = new Uint8Array(month.prefixIds.length);
+  let count = 0;
+  let origin = 0;
+  for (const member of members) {
+    // Both lists are ascending: walk them together.
+    while (origin < month.originAsns.length && month.originAsns[origin]! < member) origin += 1;
+    if (origin === month.originAsns.length) break;
+    if (month.originAsns[origin] !== member) continue;
+    for (let at = month.originStart[origin]!; at < month.originStart[origin + 1]!; at += 1) {
+      const position = month.originPositions[at]!;
+      if (marked[position] === 0) {
+        marked[position] = 1;
+        count += 1;
+      }
+    }
+  }
+  const positions = new Uint32Array(count);
+  for (let position = 0, filled = 0; filled < count; position += 1) {
+    if (marked[position] === 1) positions[filled++] = position;
+  }
+  return positions;
+}
+
+function coneKey(scope: IndexScope, cone: { date: string; asn: number }): string {
+  return `${scope.dataVersion}|${cone.date}|${cone.asn}`;
+}
+
+/** A large cone's members, read once per data version and kept (bounded, see CONE_ITEMS_KEPT). */
+export function coneListsOf(scope: IndexScope, cone: { date: string; asn: number }): Promise<ConeLists> {
+  const { cones } = cachesOf(scope.db);
+  const key = coneKey(scope, cone);
+  let lists = cones.get(key);
+  if (!lists) {
+    const loading = loadMembers(scope.db, cone.date, cone.asn).then((members): ConeLists => ({
+      members,
+      prefixPositions: null,
+    }));
+    lists = loading;
+    cones.set(key, loading, 1);
+    loading.then(
+      (loaded) => cones.set(key, loading, loaded.members.length),
+      () => cones.delete(key),
+    );
+  }
+  return lists;
+}
+
+/** A large cone's distinct prefix positions in the month index (computed once per data version, kept bounded). */
+export async function conePrefixPositionsOf(
+  scope: IndexScope,
+  cone: { date: string; asn: number },
+): Promise<{ month: MonthPrefixIndex; positions: Uint32Array }> {
+  const [month, lists] = await Promise.all([monthPrefixIndex(scope, cone.date), coneListsOf(scope, cone)]);
+  if (!lists.prefixPositions) {
+    lists.prefixPositions = conePrefixPositions(month, lists.members);
+    const { cones } = cachesOf(scope.db);
+    const key = coneKey(scope, cone);
+    const cached = cones.get(key);
+    if (cached) cones.set(key, cached, lists.members.length + lists.prefixPositions.length);
+  }
+  return { month, positions: lists.prefixPositions };
+}
+
+/** The network text at a position of the month index. */
+export function networkAt(month: MonthPrefixIndex, position: number): string {
+  return month.text.slice(month.textStart[position], month.textStart[position + 1]! - 1);
+}
