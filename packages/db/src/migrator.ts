@@ -3,6 +3,7 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import type { DialectName } from './dialect';
 import * as m001 from './migrations/001_initial';
 import * as m002 from './migrations/002_query_indexes';
+import * as m003 from './migrations/003_descending_sort_indexes';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -10,6 +11,7 @@ type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise
 const MIGRATIONS: Record<string, DialectMigration> = {
   '001_initial': m001,
   '002_query_indexes': m002,
+  '003_descending_sort_indexes': m003,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

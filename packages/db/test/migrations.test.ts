@@ -9,6 +9,10 @@ import {
   parseDatabaseUrl,
   type DatabaseHandle,
 } from '../src';
+import {
+  ASN_NUMERIC_SORT_COLUMNS,
+  ORG_NUMERIC_SORT_COLUMNS,
+} from '../src/migrations/003_descending_sort_indexes';
 
 const PG_URL = process.env.DATABASE_URL_PG;
 
@@ -60,6 +64,7 @@ describe('migrations on a real SQLite file', () => {
       expect(await pendingMigrations(handle.db, handle.dialect)).toEqual([
         '001_initial',
         '002_query_indexes',
+        '003_descending_sort_indexes',
       ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);
@@ -103,6 +108,37 @@ describe('migrations on a real SQLite file', () => {
     }
   });
 
+  it('creates a (date, column DESC, key) index for every numeric sort column of asns and organizations', async () => {
+    const handle = openDatabase(path.join(dir, 'desc.db'));
+    try {
+      await migrateToLatest(handle.db, handle.dialect);
+      const sqlite = handle.sqlite!;
+      for (const [table, key, columns] of [
+        ['asns', 'asn', ASN_NUMERIC_SORT_COLUMNS],
+        ['organizations', 'org_id', ORG_NUMERIC_SORT_COLUMNS],
+      ] as const) {
+        for (const column of columns) {
+          const info = sqlite.prepare(`pragma index_xinfo('${table}_date_${column}_desc')`).all() as {
+            name: string | null;
+            desc: number;
+            key: number;
+          }[];
+          expect(info.filter((c) => c.key === 1).map((c) => [c.name, c.desc])).toEqual([
+            ['date', 0],
+            [column, 1],
+            [key, 0],
+          ]);
+        }
+      }
+      const provider = sqlite.prepare(`pragma index_info('asns_date_degree_provider')`).all() as {
+        name: string;
+      }[];
+      expect(provider.map((c) => c.name)).toEqual(['date', 'degree_provider', 'asn']);
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('opens read-only connections that refuse writes', async () => {
     const file = path.join(dir, 'ro.db');
     const writer = openDatabase(file);
@@ -141,6 +177,19 @@ describe('migrations on a real SQLite file', () => {
     const tables = await handle.db.introspection.getTables();
     const inSchema = tables.filter((t) => t.schema === schema).map((t) => t.name);
     expect(inSchema).toEqual(expect.arrayContaining(expectedTables));
+    const indexes = await sql<{ indexname: string; indexdef: string }>`
+      select indexname, indexdef from pg_indexes where schemaname = ${schema} and indexname like '%\_desc'`.execute(
+      handle.db,
+    );
+    const definitions = new Map(indexes.rows.map((r) => [r.indexname, r.indexdef]));
+    for (const column of ASN_NUMERIC_SORT_COLUMNS)
+      expect(definitions.get(`asns_date_${column}_desc`)).toMatch(
+        new RegExp(`\\(date, ${column} DESC, asn\\)`),
+      );
+    for (const column of ORG_NUMERIC_SORT_COLUMNS)
+      expect(definitions.get(`organizations_date_${column}_desc`)).toMatch(
+        new RegExp(`\\(date, ${column} DESC, org_id\\)`),
+      );
   });
 
   it('migrates two databases at once, each with its trigram search index, pg_trgm in public', async () => {
