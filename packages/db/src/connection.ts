@@ -20,6 +20,34 @@ export interface OpenOptions {
   readonly?: boolean;
   /** Maximum pool size for PostgreSQL. */
   poolSize?: number;
+  /**
+   * SQLite: bytes of the file read through a memory map (`PRAGMA mmap_size`; 0 turns it off). Default for read-only
+   * handles {@link SERVING_MMAP_BYTES}, for others SQLite's own (off). Capped by SQLite at its compile-time maximum.
+   */
+  mmapSizeBytes?: number;
+  /**
+   * SQLite: page cache of this connection in bytes (`PRAGMA cache_size`). Default for read-only handles
+   * {@link SERVING_CACHE_BYTES}, for others SQLite's own (2 MB).
+   */
+  cacheSizeBytes?: number;
+}
+
+/**
+ * Serving defaults for read-only SQLite handles. mmap is address space backed by the OS page cache (shared with
+ * every process reading the file, dropped first under memory pressure), not memory the service owns, so it is set
+ * to the most this SQLite build maps (2 GiB, SQLITE_MAX_MMAP_SIZE): reads inside the mapped range skip a copy per
+ * page (W3-like neighbour reads 63 -> 42 µs, real month 122 -> 80 µs in better-sqlite3). The page cache is memory
+ * the service does own, one per connection, so it stays moderate: 64 MiB instead of 2 MB holds the hot upper levels
+ * of every month's indexes (point lookups 15-18 -> 12 µs) and is still small for a 1 GB machine.
+ */
+export const SERVING_MMAP_BYTES = 2 ** 31;
+export const SERVING_CACHE_BYTES = 64 * 2 ** 20;
+
+function sizeOption(name: string, value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new Error(`${name} must be a whole number of bytes, 0 or more (got ${String(value)})`);
+  return value;
 }
 
 export interface DatabaseHandle {
@@ -59,6 +87,11 @@ function redact(url: string): string {
 
 export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOptions = {}): DatabaseHandle {
   const parsed = parseDatabaseUrl(url);
+  const mmapBytes =
+    sizeOption('mmapSizeBytes', options.mmapSizeBytes) ?? (options.readonly ? SERVING_MMAP_BYTES : undefined);
+  const cacheBytes =
+    sizeOption('cacheSizeBytes', options.cacheSizeBytes) ??
+    (options.readonly ? SERVING_CACHE_BYTES : undefined);
   if (parsed.dialect === 'postgres') {
     const pool = new pg.Pool({ connectionString: parsed.target, max: options.poolSize ?? 10 });
     // An idle pooled connection closed by the server (restart, failover, pg_terminate_backend) emits 'error' on the
@@ -75,6 +108,9 @@ export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOp
     fileMustExist: options.readonly ?? false,
   });
   if (!options.readonly) sqlite.pragma('journal_mode = WAL');
+  if (mmapBytes !== undefined) sqlite.pragma(`mmap_size = ${mmapBytes}`);
+  // A negative cache_size is KiB (a positive one would be pages, whose size depends on the file).
+  if (cacheBytes !== undefined) sqlite.pragma(`cache_size = -${Math.max(1, Math.ceil(cacheBytes / 1024))}`);
   sqlite.pragma('foreign_keys = ON');
   // Readers must not fail while a loader holds the write lock for a moment.
   sqlite.pragma('busy_timeout = 5000');

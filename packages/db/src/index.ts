@@ -2,3 +2,4 @@ export * from './tables';
 export * from './dialect';
 export * from './connection';
 export * from './migrator';
+export * from './statistics';

@@ -1,0 +1,232 @@
+// Query plans of the hot list queries on a real SQLite file, without and with planner statistics, the statistics
+// step itself on both dialects, and the serving settings of read-only handles.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import {
+  SERVING_CACHE_BYTES,
+  hasStatistics,
+  migrateToLatest,
+  openDatabase,
+  refreshStatistics,
+  type DatabaseHandle,
+} from '../src';
+import {
+  ASN_NUMERIC_SORT_COLUMNS,
+  ORG_NUMERIC_SORT_COLUMNS,
+} from '../src/migrations/003_descending_sort_indexes';
+
+const PG_URL = process.env.DATABASE_URL_PG;
+const MONTHS = ['2024-01-01', '2024-02-01', '2024-03-01'];
+const ASNS_PER_MONTH = 3000;
+
+/** Three months of ASNs and organizations where most values tie (as cone sizes of 1 do in real data). */
+function fillMonths(handle: DatabaseHandle): void {
+  const sqlite = handle.sqlite!;
+  const asn = sqlite.prepare(
+    `insert into asns (date, asn, org_id, rank, seen, cone_asns, cone_prefixes, cone_addresses, degree_provider,
+       degree_peer, degree_customer, degree_transit, degree_sibling, degree_total)
+     values (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const org = sqlite.prepare(
+    `insert into organizations (date, org_id, rank, cone_asns, cone_prefixes, cone_addresses, degree_provider,
+       degree_peer, degree_customer, degree_transit, degree_sibling, degree_total) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  sqlite.transaction(() => {
+    for (const date of MONTHS) {
+      for (let i = 1; i <= ASNS_PER_MONTH; i += 1) {
+        const small = i % 4 !== 0 ? 1 : (i * 7919) % 500;
+        const values = [
+          small,
+          small * 3,
+          small * 256,
+          i % 3,
+          small % 11,
+          small % 13,
+          small % 5,
+          i % 2,
+          small % 17,
+        ];
+        asn.run(date, i, `ORG-${i % 1000}`, i, ...values);
+        if (i <= 1000) org.run(date, `ORG-${i}`, i, ...values);
+      }
+    }
+  })();
+}
+
+function plan(handle: DatabaseHandle, query: string, ...parameters: unknown[]): string {
+  return (handle.sqlite!.prepare(`explain query plan ${query}`).all(...parameters) as { detail: string }[])
+    .map((row) => row.detail)
+    .join('; ');
+}
+
+// The shapes packages/schema issues: the key query of a sorted page (deferred join) and the whole page.
+const keyQuery = (table: string, key: string, column: string, direction: 'asc' | 'desc') =>
+  `select date, ${key} from ${table} where date = ? order by ${column} ${direction}, ${key} asc limit 100 offset 1500`;
+const pageQuery = (table: string, key: string, column: string, direction: 'asc' | 'desc') =>
+  `select * from ${table} where (date, ${key}) in (${keyQuery(table, key, column, direction)})
+   order by +${column} ${direction}, +${key} asc`;
+
+function expectSortedPagesFromIndexes(handle: DatabaseHandle): void {
+  for (const [table, key, columns] of [
+    ['asns', 'asn', ASN_NUMERIC_SORT_COLUMNS],
+    ['organizations', 'org_id', ORG_NUMERIC_SORT_COLUMNS],
+  ] as const) {
+    for (const column of columns) {
+      const descending = plan(handle, keyQuery(table, key, column, 'desc'), MONTHS[2]);
+      expect(descending).toContain(`USING COVERING INDEX ${table}_date_${column}_desc`);
+      expect(descending).not.toContain('TEMP B-TREE');
+      const ascending = plan(handle, keyQuery(table, key, column, 'asc'), MONTHS[2]);
+      expect(ascending).toContain(`USING COVERING INDEX ${table}_date_${column} `);
+      expect(ascending).not.toContain('TEMP B-TREE');
+      // The whole page: keys from the index, rows by primary key, and only the page's 100 rows sorted.
+      const page = plan(handle, pageQuery(table, key, column, 'desc'), MONTHS[2]);
+      expect(page).toContain(`${table}_date_${column}_desc`);
+      expect(page).toContain('PRIMARY KEY');
+      expect(page).not.toContain('LAST TERM OF ORDER BY');
+      expect(page.match(/TEMP B-TREE/g) ?? []).toHaveLength(1);
+    }
+  }
+}
+
+/** asns(asns:[...], dateStart, dateEnd): a few primary-key lookups whatever the statistics say. */
+function expectHistoricKeyLookups(handle: DatabaseHandle): void {
+  const detail = plan(
+    handle,
+    `select * from asns where date in (select value from json_each(?)) and asn in (select value from json_each(?))
+     order by +date asc, +rank asc nulls last, +asn asc`,
+    JSON.stringify(MONTHS),
+    JSON.stringify([5, 17, 2999]),
+  );
+  expect(detail).toContain('SEARCH asns USING PRIMARY KEY (date=? AND asn=?)');
+  expect(detail).not.toContain('asns_date_rank');
+}
+
+describe('list plans on a real SQLite file', () => {
+  let dir: string;
+  let handle: DatabaseHandle;
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'asrank-plans-'));
+    handle = openDatabase(path.join(dir, 'plans.db'));
+    await migrateToLatest(handle.db, handle.dialect);
+    fillMonths(handle);
+  });
+  afterAll(async () => {
+    await handle.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('without statistics: sorted pages walk the (date, column [DESC], key) indexes, key lists use the primary key', () => {
+    expect(hasStatistics(handle)).toBe(false);
+    expectSortedPagesFromIndexes(handle);
+    expectHistoricKeyLookups(handle);
+  });
+
+  it('refreshStatistics writes sqlite_stat1 for the new indexes, and the plans stay the same', async () => {
+    await refreshStatistics(handle);
+    expect(hasStatistics(handle)).toBe(true);
+    const stats = handle.sqlite!.prepare(`select idx, stat from sqlite_stat1 where tbl = 'asns'`).all() as {
+      idx: string;
+      stat: string;
+    }[];
+    const descStat = stats.find((s) => s.idx === 'asns_date_cone_asns_desc');
+    // The first figure is the table's row count (estimated from the B-tree even when ANALYZE samples).
+    expect(Number(descStat?.stat.split(' ')[0])).toBe(MONTHS.length * ASNS_PER_MONTH);
+    // The sampling limit is per statement: later statements of the connection are unaffected.
+    expect(handle.sqlite!.pragma('analysis_limit', { simple: true })).toBe(0);
+    expectSortedPagesFromIndexes(handle);
+    expectHistoricKeyLookups(handle);
+    const count = handle.sqlite!.prepare('select count(*) as n from asns').get() as { n: number };
+    expect(count.n).toBe(MONTHS.length * ASNS_PER_MONTH);
+  });
+});
+
+describe('serving settings of SQLite handles', () => {
+  let dir: string;
+  let file: string;
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'asrank-pragmas-'));
+    file = path.join(dir, 'store.db');
+    const writer = openDatabase(file);
+    await migrateToLatest(writer.db, writer.dialect);
+    await writer.close();
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const pragmas = (handle: DatabaseHandle) => ({
+    mmap: Number(handle.sqlite!.pragma('mmap_size', { simple: true })),
+    cache: Number(handle.sqlite!.pragma('cache_size', { simple: true })),
+  });
+
+  it('maps the file and enlarges the page cache for read-only handles, leaves writers at SQLite defaults', async () => {
+    const reader = openDatabase(file, { readonly: true });
+    const writer = openDatabase(file);
+    try {
+      const serving = pragmas(reader);
+      // SQLite caps mmap_size at its compile-time maximum (2 GiB minus 64 KiB in this build).
+      expect(serving.mmap).toBeGreaterThan(1024 ** 3);
+      expect(serving.cache).toBe(-SERVING_CACHE_BYTES / 1024);
+      expect(pragmas(writer).mmap).toBe(0);
+      expect(pragmas(writer).cache).not.toBe(serving.cache);
+    } finally {
+      await reader.close();
+      await writer.close();
+    }
+  });
+
+  it('takes explicit sizes and refuses invalid ones by name', async () => {
+    const reader = openDatabase(file, { readonly: true, mmapSizeBytes: 0, cacheSizeBytes: 8 * 1024 * 1024 });
+    try {
+      expect(pragmas(reader)).toEqual({ mmap: 0, cache: -8192 });
+    } finally {
+      await reader.close();
+    }
+    expect(() => openDatabase(file, { readonly: true, mmapSizeBytes: -1 })).toThrow(
+      /mmapSizeBytes must be a whole number of bytes, 0 or more \(got -1\)/,
+    );
+    expect(() => openDatabase(file, { readonly: true, cacheSizeBytes: 1.5 })).toThrow(/cacheSizeBytes/);
+  });
+});
+
+(PG_URL ? describe : describe.skip)('statistics on a real PostgreSQL server', () => {
+  const schema = `stats_${process.pid}_${Date.now()}`;
+  let handle: DatabaseHandle;
+  beforeAll(async () => {
+    const admin = openDatabase(PG_URL!);
+    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
+    await admin.close();
+    const url = new URL(PG_URL!);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    handle = openDatabase(url.toString());
+    await migrateToLatest(handle.db, handle.dialect);
+  });
+  afterAll(async () => {
+    await sql`drop schema ${sql.id(schema)} cascade`.execute(handle.db);
+    await handle.close();
+  });
+
+  it('analyzes every table of the store', async () => {
+    await sql`insert into asns (date, asn, cone_asns) select '2024-01-01', g, g % 7 from generate_series(1, 500) g`.execute(
+      handle.db,
+    );
+    await refreshStatistics(handle);
+    const analyzed = await sql<{ relname: string }>`
+      select relname from pg_stat_user_tables where schemaname = ${schema} and last_analyze is not null`.execute(
+      handle.db,
+    );
+    expect(analyzed.rows.map((r) => r.relname)).toEqual(
+      expect.arrayContaining(['asns', 'organizations', 'asn_links']),
+    );
+    const estimated = await sql<{ reltuples: number }>`
+      select c.reltuples from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = ${schema} and c.relname = 'asns'`.execute(handle.db);
+    expect(Number(estimated.rows[0]?.reltuples)).toBe(500);
+  });
+});
+
+if (!PG_URL) {
+  console.warn(
+    'PostgreSQL statistics tests skipped: set DATABASE_URL_PG (the CI script .ci/run always does).',
+  );
+}
