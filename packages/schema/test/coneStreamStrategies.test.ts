@@ -1,0 +1,283 @@
+// The two ways asnConesStream reads a cone (SQL keyset pages for small cones; lists computed once and kept in memory
+// for large ones) return the same sequences as a straightforward reading of the tables; the kept lists follow a
+// reloaded month; and answering `asns { asn }` from member numbers alone equals the full-row answer.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
+import type { DatabaseHandle } from '@asrank/db';
+import { ingestMonth, readManifest } from '@asrank/cli';
+import { coneStreamTuning } from '../src';
+import {
+  LOAD_TIMEOUT_MS,
+  loadedSampleDir,
+  openLoadedStore,
+  queryData,
+  STORE_KINDS,
+  type LoadedStore,
+} from './support/store';
+
+jest.setTimeout(LOAD_TIMEOUT_MS);
+
+interface StreamPage {
+  asnConesStream: {
+    pageInfo: { nextPageCursor: string; hasNextPage: boolean };
+    pages: {
+      coneIndex: number;
+      asn: Record<string, unknown>;
+      asns: Record<string, unknown>[];
+      prefixes: Record<string, unknown>[];
+    }[];
+  };
+}
+
+interface WalkedCone {
+  asn: Record<string, unknown>;
+  members: Record<string, unknown>[];
+  prefixes: Record<string, unknown>[];
+}
+
+/** Statements executed through a handle (transformResult runs once per executed query). */
+class StatementCounter implements KyselyPlugin {
+  executed = 0;
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    return args.node;
+  }
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    this.executed += 1;
+    return args.result;
+  }
+}
+
+/**
+ * Walks the stream from the empty cursor to the end with `selection` as each page item's selection. The kept lists
+ * belong to a Kysely instance: with `counter`, the walk runs on a fresh instance that counts statements (and starts
+ * with nothing kept); without, on the store's own (whose lists persist from walk to walk, as in the service).
+ */
+async function walk(
+  handle: DatabaseHandle,
+  selection: string,
+  variables: { first: number; asns?: string[] },
+  { fragments = '', counter }: { fragments?: string; counter?: StatementCounter } = {},
+): Promise<{ cones: WalkedCone[]; pages: number }> {
+  const counted: DatabaseHandle = counter ? { ...handle, db: handle.db.withPlugin(counter) } : handle;
+  const query = `query($cursor: String, $first: Int, $asns: [String!]) {
+    asnConesStream(pageCursor: $cursor, first: $first, asns: $asns) {
+      pageInfo { nextPageCursor hasNextPage } pages { coneIndex ${selection} } } } ${fragments}`;
+  const cones: WalkedCone[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  for (;;) {
+    const data: StreamPage = await queryData<StreamPage>(counted, query, { ...variables, cursor });
+    pages += 1;
+    for (const item of data.asnConesStream.pages) {
+      const cone = (cones[item.coneIndex] ??= { asn: item.asn, members: [], prefixes: [] });
+      cone.members.push(...(item.asns ?? []));
+      cone.prefixes.push(...(item.prefixes ?? []));
+    }
+    if (!data.asnConesStream.pageInfo.hasNextPage) break;
+    cursor = data.asnConesStream.pageInfo.nextPageCursor;
+    if (pages > 20000) throw new Error('stream does not end');
+  }
+  return { cones, pages };
+}
+
+/** A month read straight from the tables: each cone's members and distinct prefixes (network/length, by prefix_id). */
+async function storedCones(handle: DatabaseHandle, date: string) {
+  const membersOf = new Map<number, number[]>();
+  for (const row of await handle.db
+    .selectFrom('cone_members')
+    .select(['asn', 'member_asn'])
+    .where('date', '=', date)
+    .execute()) {
+    const list = membersOf.get(Number(row.asn)) ?? [];
+    list.push(Number(row.member_asn));
+    membersOf.set(Number(row.asn), list);
+  }
+  for (const list of membersOf.values()) list.sort((a, b) => a - b);
+  const originsOf = new Map<number, number[]>();
+  for (const row of await handle.db
+    .selectFrom('prefix_origins')
+    .select(['asn', 'prefix_id'])
+    .where('date', '=', date)
+    .execute()) {
+    const list = originsOf.get(Number(row.asn)) ?? [];
+    list.push(Number(row.prefix_id));
+    originsOf.set(Number(row.asn), list);
+  }
+  const textOf = new Map<number, string>();
+  for (const row of await handle.db
+    .selectFrom('prefixes')
+    .select(['prefix_id', 'network', 'length'])
+    .where('date', '=', date)
+    .execute()) {
+    textOf.set(Number(row.prefix_id), `${row.network}/${row.length}`);
+  }
+  /** Origin rows of the cone's members: more than its distinct prefixes when a MOAS prefix has 2 origins inside. */
+  const originRowsOf = (asn: number): number =>
+    (membersOf.get(asn) ?? []).reduce((sum, member) => sum + (originsOf.get(member)?.length ?? 0), 0);
+  const prefixesOf = (asn: number): string[] => {
+    const ids = new Set<number>();
+    for (const member of membersOf.get(asn) ?? []) for (const id of originsOf.get(member) ?? []) ids.add(id);
+    return [...ids].sort((a, b) => a - b).map((id) => textOf.get(id)!);
+  };
+  return { membersOf, prefixesOf, originRowsOf };
+}
+
+function expectStored(cones: WalkedCone[], stored: Awaited<ReturnType<typeof storedCones>>): void {
+  for (const cone of cones) {
+    const asn = Number(cone.asn.asn);
+    expect(cone.members.map((member) => Number(member.asn))).toEqual(stored.membersOf.get(asn) ?? []);
+    expect(cone.prefixes.map((prefix) => `${prefix.network}/${prefix.length}`)).toEqual(
+      stored.prefixesOf(asn),
+    );
+  }
+}
+
+const KEYS = 'asn { asn } asns { asn date } prefixes { network length }';
+const defaultTuning = { ...coneStreamTuning };
+
+describe.each(STORE_KINDS)('cone stream strategies on %s', (kind) => {
+  let store: LoadedStore;
+  let latest: string;
+  beforeAll(async () => {
+    store = await openLoadedStore(kind);
+    latest = store.dates.at(-1)!;
+  }, LOAD_TIMEOUT_MS);
+  afterAll(() => store?.close());
+  afterEach(() => {
+    Object.assign(coneStreamTuning, defaultTuning);
+  });
+
+  it('both strategies walk every cone of the month, in small pages, exactly as the tables say', async () => {
+    const stored = await storedCones(store.handle, latest);
+    const walks = [];
+    for (const largeConeAsns of [0, Number.MAX_SAFE_INTEGER]) {
+      // 0: every cone through the in-memory lists; MAX: every cone through SQL keyset pages (small chunks).
+      coneStreamTuning.largeConeAsns = largeConeAsns;
+      coneStreamTuning.chunk = 40;
+      const walked = await walk(store.handle, KEYS, { first: 97 });
+      expect(walked.pages).toBeGreaterThan(20);
+      expect(walked.cones.length).toBeGreaterThan(100);
+      expectStored(walked.cones, stored);
+      walks.push(walked.cones);
+    }
+    expect(walks[0]).toEqual(walks[1]);
+    // Some cone holds a MOAS prefix with several origins inside it, so "listed once" is exercised.
+    expect(walks[0]!.some((cone) => stored.originRowsOf(Number(cone.asn.asn)) > cone.prefixes.length)).toBe(
+      true,
+    );
+  });
+
+  it('answers asns { asn } from member numbers (fewer statements) exactly as from full rows, fragments included', async () => {
+    coneStreamTuning.largeConeAsns = 0;
+    const variables = { first: 500 };
+    const counters = {
+      keysOnly: new StatementCounter(),
+      viaFragment: new StatementCounter(),
+      fullRows: new StatementCounter(),
+    };
+    const keysOnly = await walk(store.handle, 'asn { asn } asns { asn date __typename }', variables, {
+      counter: counters.keysOnly,
+    });
+    const viaFragment = await walk(store.handle, 'asn { ...Key } asns { ...Key }', variables, {
+      fragments: 'fragment Key on Asn { asn date }',
+      counter: counters.viaFragment,
+    });
+    const fullRows = await walk(
+      store.handle,
+      'asn { asn asnName } asns { asn date __typename asnName }',
+      variables,
+      {
+        counter: counters.fullRows,
+      },
+    );
+    const strip = (cones: WalkedCone[]) =>
+      cones.map((cone) => ({
+        asn: cone.asn.asn,
+        members: cone.members.map((member) => ({ asn: member.asn, date: member.date })),
+      }));
+    expect(strip(keysOnly.cones)).toEqual(strip(fullRows.cones));
+    expect(strip(viaFragment.cones)).toEqual(strip(fullRows.cones));
+    expect(
+      keysOnly.cones.flatMap((cone) => cone.members).every((member) => member.__typename === 'Asn'),
+    ).toBe(true);
+    // Full rows cost one batch of asns rows per page (and one for the cones' own rows); key-only pages none.
+    expect(counters.keysOnly.executed).toBeLessThan(counters.fullRows.executed);
+    expect(counters.viaFragment.executed).toBe(counters.keysOnly.executed);
+
+    // Any other field, even inside a fragment, needs the rows: its values must be the stored ones.
+    const withRank = await walk(store.handle, 'asn { asn } asns { asn ...Rank }', variables, {
+      fragments: 'fragment Rank on Asn { rank asnName }',
+    });
+    const ranks = await store.handle.db
+      .selectFrom('asns')
+      .select(['asn', 'rank', 'asn_name'])
+      .where('date', '=', latest)
+      .execute();
+    const rowOf = new Map(ranks.map((row) => [String(row.asn), row]));
+    const members = withRank.cones.flatMap((cone) => cone.members);
+    expect(members.length).toBeGreaterThan(100);
+    for (const member of members) {
+      const row = rowOf.get(String(member.asn));
+      expect(member.rank).toBe(row?.rank == null ? null : Number(row.rank));
+      expect(member.asnName).toBe(row?.asn_name ?? '');
+    }
+    expect(members.some((member) => member.rank !== null)).toBe(true);
+  });
+
+  it('never serves kept lists of a month that was loaded again (new data_version)', async () => {
+    coneStreamTuning.largeConeAsns = 0;
+    const largest = (async () => {
+      const rows = await store.handle.db
+        .selectFrom('asns')
+        .select('asn')
+        .where('date', '=', latest)
+        .where('seen', '=', 1)
+        .orderBy('cone_asns', 'desc')
+        .orderBy('asn')
+        .limit(5)
+        .execute();
+      return rows.map((row) => String(row.asn));
+    })();
+    const asns = await largest;
+    const before = await walk(store.handle, KEYS, { first: 200, asns });
+    expectStored(before.cones, await storedCones(store.handle, latest));
+
+    // Reload the latest month with a third of its links and prefix lines gone: cones and their prefixes shrink.
+    const month = readManifest(await loadedSampleDir()).find((entry) => entry.date === latest)!;
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'asrank-cone-reload-'));
+    try {
+      const thinned = (file: string) => {
+        const target = path.join(tmp, path.basename(file));
+        const lines = fs.readFileSync(file, 'utf8').split('\n');
+        fs.writeFileSync(
+          target,
+          lines.filter((line, index) => line.startsWith('#') || index % 3 !== 1).join('\n'),
+        );
+        return target;
+      };
+      const pfx2as = (
+        Array.isArray(month.options.pfx2as) ? month.options.pfx2as : [month.options.pfx2as!]
+      ).map(thinned);
+      await ingestMonth(store.handle, { ...month.options, asRel: thinned(month.options.asRel!), pfx2as });
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+
+    const stored = await storedCones(store.handle, latest);
+    const after = await walk(store.handle, KEYS, { first: 200, asns });
+    expectStored(after.cones, stored);
+    // The reload really changed what the same cones hold, so a stale list would have been caught above.
+    expect(after.cones.map((cone) => [cone.members.length, cone.prefixes.length])).not.toEqual(
+      before.cones.map((cone) => [cone.members.length, cone.prefixes.length]),
+    );
+  });
+});
