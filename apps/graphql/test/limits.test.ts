@@ -142,6 +142,26 @@ describe('query limits', () => {
     expect(byDefault - 1).toBe(4 * (single - 1));
   });
 
+  it('costs one document anew for each page size and @include switch, though costs are remembered per document', async () => {
+    // One query text, so Mercurius hands the cost check the same parsed document every time.
+    const query = `query Pages($n: Int, $withLinks: Boolean!, $asn: String!) {
+      asns(first: $n) { edges { node { asn asnLinks(first: 10000) @include(if: $withLinks) { totalCount } } } }
+      asn(asn: $asn) { asn }
+    }`;
+    const ask = (variables: Record<string, unknown>) => graphql(service.baseUrl, query, { variables });
+    const small = { n: 1, withLinks: true, asn: someAsn };
+    expect((await ask(small)).status).toBe(200);
+    // Same cost variables, another non-cost variable: still accepted.
+    expect((await ask({ ...small, asn: '1' })).status).toBe(200);
+    // 10,000 pages of 10,000 links: the remembered cost of n=1 must not be reused.
+    const big = await ask({ ...small, n: 10000 });
+    expect(big.status).toBe(400);
+    expect(big.body.errors?.[0]?.message).toMatch(/exceeds the limit/);
+    // The expensive part switched off by @include: accepted again.
+    expect((await ask({ ...small, n: 10000, withLinks: false })).status).toBe(200);
+    expect((await ask({ ...small, n: 10000 })).status).toBe(400);
+  });
+
   it('refuses a request body over the size limit with HTTP 413 and a clear error', async () => {
     const padding = ' '.repeat(300 * 1024);
     const response = await fetch(`${service.baseUrl}/graphql`, {
