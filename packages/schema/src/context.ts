@@ -28,7 +28,7 @@ export interface DatedKey<Id> {
 export interface AsrankContext {
   db: Kysely<Database>;
   dialect: DialectName;
-  /** Dates of every loaded month, ascending (read once per request). */
+  /** Dates of every loaded month, ascending (read once per data version, see StoreFacts). */
   availableDates(): Promise<string[]>;
   /** The store's data_version (changes on every load or drop; read once per request). */
   dataVersion(): Promise<string>;
@@ -66,31 +66,84 @@ async function loadByDate<Id extends number | string, Row>(
   return keys.map((key) => found.get(datedKey(key)) ?? null);
 }
 
-export function createContext(handle: DatabaseHandle): AsrankContext {
+/**
+ * Facts that change only when a month is loaded or dropped, i.e. with the store's data_version: kept per process
+ * and re-read when the version moves, so a request pays one version read instead of a datasets query.
+ * Dates and version come from ONE statement (one snapshot on both dialects), so dates are never filed under a
+ * version they do not belong to, even when a load commits between two requests.
+ */
+export interface StoreFacts {
+  /** The current data_version (one primary-key read). */
+  dataVersion(): Promise<string>;
+  /** Loaded months, ascending, as of `version` (or newer, if the store moved on since). */
+  availableDates(version: string): Promise<string[]>;
+}
+
+export function createStoreFacts(
+  handle: DatabaseHandle,
+  readDataVersion?: () => Promise<string>,
+): StoreFacts {
+  const { db } = handle;
+  let known: { version: string; dates: Promise<string[]> } | undefined;
+  return {
+    dataVersion:
+      readDataVersion ??
+      (async () =>
+        (await db.selectFrom('meta').select('value').where('key', '=', 'data_version').executeTakeFirst())
+          ?.value ?? '0'),
+    availableDates(version) {
+      if (known?.version === version) return known.dates;
+      const read = db
+        .selectFrom('datasets')
+        .select([
+          'date',
+          (eb) => eb.selectFrom('meta').select('value').where('key', '=', 'data_version').as('data_version'),
+        ])
+        .orderBy('date')
+        .execute();
+      const dates = read.then((rows) => rows.map((row) => row.date));
+      // Filed under the version the rows were read at (a failed read is not kept).
+      void read.then(
+        (rows) => {
+          known = { version: rows[0]?.data_version ?? version, dates };
+        },
+        () => undefined,
+      );
+      return dates;
+    },
+  };
+}
+
+/** Facts shared by every context of one handle when the caller does not pass its own. */
+const defaultFactsByHandle = new WeakMap<object, StoreFacts>();
+
+export interface ContextOptions {
+  /** The process's store facts (default: one per handle). */
+  facts?: StoreFacts;
+  /** The data_version when the caller has already read it for this request (the service's result cache has). */
+  dataVersion?: string;
+}
+
+export function createContext(handle: DatabaseHandle, options: ContextOptions = {}): AsrankContext {
   const { db, dialect } = handle;
+  let storeFacts = options.facts ?? defaultFactsByHandle.get(handle.db);
+  if (!storeFacts) {
+    storeFacts = createStoreFacts(handle);
+    defaultFactsByHandle.set(handle.db, storeFacts);
+  }
+  const shared = storeFacts;
   let dates: Promise<string[]> | undefined;
-  let version: Promise<string> | undefined;
+  let version: Promise<string> | undefined =
+    options.dataVersion === undefined ? undefined : Promise.resolve(options.dataVersion);
+  const dataVersion = () => (version ??= shared.dataVersion());
   return {
     db,
     dialect,
     availableDates() {
-      dates ??= db
-        .selectFrom('datasets')
-        .select('date')
-        .orderBy('date')
-        .execute()
-        .then((rows) => rows.map((row) => row.date));
+      dates ??= dataVersion().then((current) => shared.availableDates(current));
       return dates;
     },
-    dataVersion() {
-      version ??= db
-        .selectFrom('meta')
-        .select('value')
-        .where('key', '=', 'data_version')
-        .executeTakeFirst()
-        .then((row) => row?.value ?? '0');
-      return version;
-    },
+    dataVersion,
     loaders: {
       asn: new DataLoader(
         (keys) =>

@@ -1,3 +1,9 @@
 export { createSchema, printSchemaSDL } from './schema';
-export { createContext, type AsrankContext } from './context';
+export {
+  createContext,
+  createStoreFacts,
+  type AsrankContext,
+  type ContextOptions,
+  type StoreFacts,
+} from './context';
 export { coneStreamTuning } from './coneSource';

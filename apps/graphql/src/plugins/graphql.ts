@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import mercurius from 'mercurius';
 import type { GraphQLSchema } from 'graphql';
 import type { DatabaseHandle } from '@asrank/db';
-import { createContext } from '@asrank/schema';
+import { createContext, createStoreFacts } from '@asrank/schema';
+import { dataVersionReader } from '../data-version';
 import type { GraphqlConfig } from '../config';
 import { asrankErrorFormatter } from '../errors';
 import { assertQueryCost } from '../query-cost';
@@ -29,12 +30,14 @@ export async function graphqlPlugin(
   app: FastifyInstance,
   { schema, handle, config }: GraphqlPluginOptions,
 ): Promise<void> {
+  // Loaded months are re-read only when the data version moves, not on every request.
+  const facts = createStoreFacts(handle, dataVersionReader(handle));
   await app.register(mercurius, {
     schema,
     path: '/graphql',
     // Our own offline page is served by the graphiql plugin; Mercurius' page loads its scripts from a CDN.
     graphiql: false,
-    context: () => createContext(handle),
+    context: (request) => createContext(handle, { facts, dataVersion: request.resultCache?.version }),
     jit: config.jitAfter,
     queryDepth: config.maxQueryDepth,
     graphql: { parseOptions: { maxTokens: config.maxQueryTokens } },

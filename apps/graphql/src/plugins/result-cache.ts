@@ -27,6 +27,8 @@ export interface ResultCacheOptions {
 const MAX_ENTRY_BYTES = 2 * 1024 * 1024;
 
 interface CacheState {
+  /** The data_version this request is answered at (also handed to the GraphQL context, so it is read once). */
+  version: string;
   key: string;
   etag: string;
   hit: boolean;
@@ -81,7 +83,7 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
     const version = await options.readDataVersion();
     const key = `${version}\u0000${partialKey}`;
     const etag = `"${version}-${createHash('sha1').update(key).digest('base64url').slice(0, 22)}"`;
-    const state: CacheState = { key, etag, hit: false };
+    const state: CacheState = { version, key, etag, hit: false };
     request.resultCache = state;
     if (matches(request.headers['if-none-match'], etag)) {
       count('not_modified');
