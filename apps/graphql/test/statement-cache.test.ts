@@ -37,6 +37,31 @@ describe('statement cache', () => {
     }
   });
 
+  it('builds the same row objects from raw rows: duplicate names, nulls, streamed rows', async () => {
+    const cached = withStatementCache({ ...handle, close: async () => undefined });
+    // Two columns named n: better-sqlite3's own objects keep the last one.
+    const joined = (db: DatabaseHandle['db']) =>
+      sql`select a.n, a.label, b.n, null as missing from numbers a join numbers b on b.n = a.n + 1 where a.n < ${5} order by a.n`.execute(
+        db,
+      );
+    const rows = (await joined(cached.db)).rows;
+    expect(rows).toEqual((await joined(handle.db)).rows);
+    expect(rows[0]).toEqual({ n: 2, label: 'n1', missing: null });
+    const streamed: unknown[] = [];
+    for await (const row of cached.db
+      .selectFrom('numbers' as never)
+      .selectAll()
+      .stream())
+      streamed.push(row);
+    expect(streamed).toEqual(
+      await handle.db
+        .selectFrom('numbers' as never)
+        .selectAll()
+        .execute(),
+    );
+    expect(streamed).toHaveLength(50);
+  });
+
   it('reuses the compiled statement of a SQL text and compiles a new text once', () => {
     const database = statementCachingDatabase(handle.sqlite!);
     const first = database.prepare('select count(*) as total from numbers where n > ?');
