@@ -13,6 +13,7 @@ import type {
   OrganizationsTable,
 } from '@asrank/db';
 import { inValues } from './sql';
+import type { AsnColumn } from './asnColumns';
 
 export type AsnRow = AsnsTable;
 export type OrganizationRow = OrganizationsTable;
@@ -41,6 +42,11 @@ export interface AsrankContext {
   };
   /** Loaders of nested connection pages, created on first use (see nestedPages.ts). */
   pageLoaders: Map<string, DataLoader<unknown, unknown, string>>;
+  /**
+   * ASN records with only `columns` read (see asnColumns.ts), one loader per column set. The rows carry exactly
+   * the columns the selection's resolvers read, though typed as whole rows; null `columns` means whole rows.
+   */
+  asnLoader(columns: readonly AsnColumn[] | null): DataLoader<DatedKey<number>, AsnRow | null, string>;
 }
 
 const datedKey = <Id extends number | string>(key: DatedKey<Id>) => `${key.date}|${key.id}`;
@@ -132,11 +138,12 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     defaultFactsByHandle.set(handle.db, storeFacts);
   }
   const shared = storeFacts;
+  const asnLoaders = new Map<string, DataLoader<DatedKey<number>, AsnRow | null, string>>();
   let dates: Promise<string[]> | undefined;
   let version: Promise<string> | undefined =
     options.dataVersion === undefined ? undefined : Promise.resolve(options.dataVersion);
   const dataVersion = () => (version ??= shared.dataVersion());
-  return {
+  const context: AsrankContext = {
     db,
     dialect,
     availableDates() {
@@ -220,5 +227,30 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       ),
     },
     pageLoaders: new Map(),
+    asnLoader(columns) {
+      if (columns === null) return context.loaders.asn;
+      const key = columns.join(',');
+      let loader = asnLoaders.get(key);
+      if (!loader) {
+        loader = new DataLoader(
+          (keys) =>
+            loadByDate(
+              keys,
+              (date, asns) =>
+                db
+                  .selectFrom('asns')
+                  .select(columns)
+                  .where('date', '=', date)
+                  .where(inValues(dialect, 'asn', asns, 'bigint'))
+                  .execute() as Promise<AsnRow[]>,
+              (row) => Number(row.asn),
+            ),
+          { cacheKeyFn: datedKey },
+        );
+        asnLoaders.set(key, loader);
+      }
+      return loader;
+    },
   };
+  return context;
 }

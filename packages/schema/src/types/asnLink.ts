@@ -10,6 +10,7 @@ import { nestedPage } from '../nestedPages';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { AsnLinkRef, AsnRef } from './refs';
 import { placeholderAsn } from './asn';
+import { selectedAsnColumns } from '../asnColumns';
 import { LocationConnection, sortLocations } from './location';
 
 type AsnLinkRow = AsnLinksTable;
@@ -45,15 +46,17 @@ AsnLinkRef.implement({
   fields: (t) => ({
     asn0: t.field({
       type: AsnRef,
-      resolve: async (link, _args, context) =>
-        (await context.loaders.asn.load({ date: link.date, id: Number(link.asn0) })) ??
-        placeholderAsn(link.date, Number(link.asn0)),
+      resolve: async (link, _args, context, info) =>
+        (await context
+          .asnLoader(selectedAsnColumns(info))
+          .load({ date: link.date, id: Number(link.asn0) })) ?? placeholderAsn(link.date, Number(link.asn0)),
     }),
     asn1: t.field({
       type: AsnRef,
-      resolve: async (link, _args, context) =>
-        (await context.loaders.asn.load({ date: link.date, id: Number(link.asn1) })) ??
-        placeholderAsn(link.date, Number(link.asn1)),
+      resolve: async (link, _args, context, info) =>
+        (await context
+          .asnLoader(selectedAsnColumns(info))
+          .load({ date: link.date, id: Number(link.asn1) })) ?? placeholderAsn(link.date, Number(link.asn1)),
     }),
     relationship: t.exposeString('relationship', {
       description:

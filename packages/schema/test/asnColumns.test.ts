@@ -1,0 +1,123 @@
+// Neighbour records read only the columns their selection needs (asnColumns.ts). Every field of the Asn type, asked
+// alone and all together (through fragments too), must answer exactly what it answers from whole rows, and the
+// neighbour query must really read fewer columns.
+import { graphql, isObjectType, getNamedType, isLeafType, type ExecutionResult } from 'graphql';
+import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
+import { createContext, createSchema } from '../src';
+import { asnColumnTuning } from '../src/asnColumns';
+import { STORE_KINDS, openLoadedStore, type LoadedStore } from './support/store';
+
+/** Records the selections of every query on `asns`: '*' for whole rows, else the column names. */
+class AsnSelections implements KyselyPlugin {
+  readonly seen: string[][] = [];
+  transformQuery({ node }: PluginTransformQueryArgs) {
+    const select = node as unknown as {
+      kind: string;
+      from?: { froms: { table?: { identifier?: { name?: string } } }[] };
+      selections?: { selection: { kind: string; column?: { column?: { name?: string } } } }[];
+    };
+    if (select.kind === 'SelectQueryNode' && select.from?.froms[0]?.table?.identifier?.name === 'asns') {
+      this.seen.push(
+        (select.selections ?? []).map((entry) =>
+          entry.selection.kind === 'SelectAllNode' ? '*' : (entry.selection.column?.column?.name ?? '?'),
+        ),
+      );
+    }
+    return node;
+  }
+  async transformResult({ result }: PluginTransformResultArgs) {
+    return result;
+  }
+}
+
+const schema = createSchema();
+
+/** A selection of one Asn field: leaves as is, objects with their leaf fields, asnLinks with a small page. */
+function selectionOf(fieldName: string): string {
+  if (fieldName === 'asnLinks') return 'asnLinks(first: 3) { totalCount edges { node { asn1 { asn } } } }';
+  const asnType = schema.getType('Asn');
+  if (!isObjectType(asnType)) throw new Error('Asn is not an object type');
+  const fieldType = getNamedType(asnType.getFields()[fieldName]!.type);
+  if (isLeafType(fieldType)) return fieldName;
+  if (!isObjectType(fieldType)) throw new Error(`unexpected type of Asn.${fieldName}`);
+  const leaves = Object.values(fieldType.getFields())
+    .filter((field) => isLeafType(getNamedType(field.type)) && field.args.length === 0)
+    .map((field) => field.name);
+  return `${fieldName} { ${leaves.join(' ')} }`;
+}
+
+describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
+  let store: LoadedStore;
+  let neighbourOf: string;
+
+  beforeAll(async () => {
+    store = await openLoadedStore(kind);
+    const latest = store.dates.at(-1)!;
+    const row = await store.handle.db
+      .selectFrom('asns')
+      .select('asn')
+      .where('date', '=', latest)
+      .orderBy('degree_total', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    neighbourOf = String(row.asn);
+  }, 120_000);
+
+  afterAll(async () => {
+    asnColumnTuning.prune = true;
+    await store?.close();
+  });
+
+  async function run(source: string, prune: boolean, plugin?: AsnSelections): Promise<ExecutionResult> {
+    asnColumnTuning.prune = prune;
+    const handle = plugin ? { ...store.handle, db: store.handle.db.withPlugin(plugin) } : store.handle;
+    try {
+      return await graphql({ schema, source, contextValue: createContext(handle) });
+    } finally {
+      asnColumnTuning.prune = true;
+    }
+  }
+
+  const neighbours = (selection: string, extra = '') =>
+    `{ asnLinks(asn: "${neighbourOf}", first: 40) { edges { node { asn0 { asn } asn1 { ${selection} } } } } } ${extra}`;
+
+  const asnType = schema.getType('Asn');
+  const fieldNames = isObjectType(asnType) ? Object.keys(asnType.getFields()) : [];
+
+  it.each(fieldNames)('answers Asn.%s from pruned rows exactly as from whole rows', async (fieldName) => {
+    const source = neighbours(`asn ${selectionOf(fieldName)}`);
+    const pruned = await run(source, true);
+    expect(pruned.errors).toBeUndefined();
+    expect(pruned).toEqual(await run(source, false));
+    const edges = (pruned.data as { asnLinks: { edges: unknown[] } }).asnLinks.edges;
+    expect(edges.length).toBeGreaterThan(0);
+  });
+
+  it('answers every field at once, through a named and an inline fragment', async () => {
+    const all = fieldNames.map(selectionOf);
+    const half = Math.ceil(all.length / 2);
+    const source = neighbours(
+      `...Front ... on Asn { ${all.slice(half).join(' ')} }`,
+      `fragment Front on Asn { ${all.slice(0, half).join(' ')} }`,
+    );
+    const pruned = await run(source, true);
+    expect(pruned.errors).toBeUndefined();
+    expect(pruned).toEqual(await run(source, false));
+  });
+
+  it('reads only the selected columns for the neighbours, whole rows when pruning is off', async () => {
+    const pruning = new AsnSelections();
+    await run(neighbours('asn asnName rank cone { numberAsns }'), true, pruning);
+    // asn0 { asn } needs the key only; asn1 its name, rank and cone.
+    expect(pruning.seen.map((columns) => [...columns].sort())).toEqual(
+      expect.arrayContaining([
+        ['asn', 'date'],
+        ['asn', 'asn_name', 'cone_addresses', 'cone_asns', 'cone_prefixes', 'date', 'rank'],
+      ]),
+    );
+    expect(pruning.seen.some((columns) => columns.includes('*'))).toBe(false);
+    const whole = new AsnSelections();
+    await run(neighbours('asn asnName rank cone { numberAsns }'), false, whole);
+    expect(whole.seen.every((columns) => columns.includes('*'))).toBe(true);
+  });
+});
