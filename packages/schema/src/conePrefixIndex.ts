@@ -283,7 +283,7 @@ export function conePrefixPositions(month: MonthPrefixIndex, members: Uint32Arra
     }
   }
   const positions = new Uint32Array(count);
-  for (let position = 0, filled = 0; filled < count; position += 1) {
+  for (let position = 0, filled = 0; position < marked.length; position += 1) {
     if (marked[position] === 1) positions[filled++] = position;
   }
   return positions;
