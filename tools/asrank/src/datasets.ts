@@ -1,7 +1,7 @@
 // Listing and dropping loaded months.
 import { sql } from 'kysely';
 import { parseDateArgument } from '@asrank/domain';
-import { toCount, migrateToLatest, type DatabaseHandle } from '@asrank/db';
+import { toCount, migrateToLatest, refreshStatistics, type DatabaseHandle } from '@asrank/db';
 import { MONTH_TABLES } from './ingest/month';
 
 export interface DatasetListing {
@@ -37,11 +37,14 @@ export async function listDatasets(handle: DatabaseHandle): Promise<DatasetListi
   }));
 }
 
-/** Removes one month in one transaction and bumps data_version; returns false when the month was not loaded. */
+/**
+ * Removes one month in one transaction, bumps data_version and refreshes the planner statistics (the tables lost a
+ * month's rows); returns false when the month was not loaded.
+ */
 export async function dropMonth(handle: DatabaseHandle, dateArgument: string): Promise<boolean> {
   const date = parseDateArgument(dateArgument, 'date');
   await migrateToLatest(handle.db, handle.dialect);
-  return handle.db.transaction().execute(async (trx) => {
+  const dropped = await handle.db.transaction().execute(async (trx) => {
     const existing = await trx
       .selectFrom('datasets')
       .select('date')
@@ -63,4 +66,6 @@ export async function dropMonth(handle: DatabaseHandle, dateArgument: string): P
       .execute();
     return true;
   });
+  if (dropped) await refreshStatistics(handle);
+  return dropped;
 }

@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import path from 'node:path';
 import fs from 'node:fs';
-import { openDatabase, type DatabaseHandle } from '@asrank/db';
+import { openDatabase, refreshStatistics, type DatabaseHandle } from '@asrank/db';
 import { ingestMonth, listDatasets, dropMonth } from '../src';
 import { ALL_TABLES, PG_URL, createPgDatabase, dumpTable, smallDataset, tempDir } from './helpers';
 
@@ -18,6 +18,15 @@ async function loadAll(handle: DatabaseHandle): Promise<void> {
       linkGeo: { asRelGeo: month.asRelGeo, locations: month.locations },
     });
   }
+}
+
+/** Rows of `asns` according to sqlite_stat1 (the first figure of an index's statistics is the table's size). */
+function asnStatisticsRows(handle: DatabaseHandle): number {
+  const row = handle
+    .sqlite!.prepare(`select stat from sqlite_stat1 where idx = 'asns_date_cone_asns_desc'`)
+    .get() as { stat: string } | undefined;
+  if (!row) throw new Error('no sqlite_stat1 row for asns_date_cone_asns_desc');
+  return Number(row.stat.split(' ')[0]);
 }
 
 describe('ingest of the generated dataset into SQLite', () => {
@@ -106,6 +115,16 @@ describe('ingest of the generated dataset into SQLite', () => {
     expect(located.length).toBeGreaterThan(0);
   });
 
+  it('leaves planner statistics (sqlite_stat1) describing the loaded rows, and the rows themselves untouched', async () => {
+    const counted = (await dumpTable(handle, 'asns')).length;
+    expect(asnStatisticsRows(handle)).toBe(counted);
+    const cones = await dumpTable(handle, 'cone_members');
+    // Gathering statistics again only rewrites sqlite_stat1.
+    await refreshStatistics(handle);
+    expect(await dumpTable(handle, 'cone_members')).toEqual(cones);
+    expect((await dumpTable(handle, 'asns')).length).toBe(counted);
+  });
+
   it('drops one month and bumps data_version', async () => {
     const before = await handle.db
       .selectFrom('meta')
@@ -124,6 +143,8 @@ describe('ingest of the generated dataset into SQLite', () => {
       .where('key', '=', 'data_version')
       .executeTakeFirstOrThrow();
     expect(Number(after.value)).toBe(Number(before.value) + 1);
+    // The drop refreshed the statistics: they count the remaining months only.
+    expect(asnStatisticsRows(handle)).toBe((await dumpTable(handle, 'asns')).length);
     expect(await dropMonth(handle, first!.date)).toBe(false);
   });
 });

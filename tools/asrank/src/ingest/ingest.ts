@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseDateArgument } from '@asrank/domain';
-import { migrateToLatest, type DatabaseHandle } from '@asrank/db';
+import { migrateToLatest, refreshStatistics, type DatabaseHandle } from '@asrank/db';
 import { BadLinePolicy } from '../input/bad-lines';
 import { parseAsRel } from '../parse/as-rel';
 import { parseAsOrg } from '../parse/as-org';
@@ -96,8 +96,8 @@ export async function ingestMonth(handle: DatabaseHandle, options: IngestOptions
 }
 
 /**
- * The last step of every loader (CAIDA files or JSON-lines dumps): migrate, replace the month atomically, and
- * summarise the load from `started` (process.hrtime.bigint()).
+ * The last step of every loader (CAIDA files or JSON-lines dumps): migrate, replace the month atomically, refresh
+ * the planner statistics, and summarise the load from `started` (process.hrtime.bigint()).
  */
 export async function storeMonth(
   handle: DatabaseHandle,
@@ -108,6 +108,9 @@ export async function storeMonth(
 ): Promise<IngestSummary> {
   await migrateToLatest(handle.db, handle.dialect);
   const rows = await replaceMonth(handle, month, countryRows(), progress);
+  // After the commit, so readers never wait on it: without statistics the planner guesses the size of every month
+  // (PostgreSQL plans a just-loaded month as if its tables were empty; SQLite assumes ten rows per date).
+  await timed(progress, 'update statistics', () => refreshStatistics(handle));
   return {
     date: month.date,
     rows,

@@ -322,9 +322,8 @@ async function writePostgres(
       .onConflict((oc) => oc.column('key').doUpdateSet({ value: (eb) => eb.ref('excluded.value') }))
       .execute();
   });
-  // Without fresh statistics PostgreSQL plans joins over a just-loaded month as if the tables were empty (a
-  // three-table join was seen running for minutes until autovacuum caught up), so gather them before serving.
-  for (const table of MONTH_TABLES) await sql`analyze ${sql.table(table)}`.execute(handle.db);
+  // Statistics are gathered by the caller (storeMonth -> refreshStatistics) on both dialects: without them
+  // PostgreSQL planned joins over a just-loaded month as if the tables were empty (minutes until autovacuum ran).
   return counts;
 }
 
