@@ -4,11 +4,19 @@
 //     into one SQLite file and, when a PostgreSQL server is given, into one PostgreSQL database named after the key;
 //   - real: the CAIDA December 2017 month read in place from ../shared/data/caida (never copied), when present.
 // A store counts as built only once a marker file says every month was loaded, so an interrupted build is
-// redone from scratch instead of being measured half-loaded.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// redone from scratch instead of being measured half-loaded. A store built by an older version is brought up to
+// date in place (pending migrations, then fresh planner statistics) instead of being reloaded; the marker records
+// the migration it reached, so the upgrade runs once and an interrupted one is simply run again.
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generateDataset, ingestMonth, type IngestOptions } from '@asrank/cli';
-import { openDatabase } from '@asrank/db';
+import {
+  LATEST_MIGRATION,
+  migrateToLatest,
+  openDatabase,
+  pendingMigrations,
+  refreshStatistics,
+} from '@asrank/db';
 import pg from 'pg';
 
 export const BENCH_ROOT = path.resolve(__dirname, '..');
@@ -51,6 +59,45 @@ function seconds(since: bigint): string {
 
 interface Marker {
   dates: string[];
+  /** Latest migration applied, with statistics gathered after it; absent in markers of older builds. */
+  migration?: string;
+  /** PostgreSQL: the server the database lives on. */
+  server?: string;
+}
+
+/** Writes the marker whole or not at all (a crash mid-write must not leave a marker that parses as complete). */
+function writeMarker(file: string, marker: Marker): void {
+  writeFileSync(`${file}.tmp`, JSON.stringify(marker));
+  renameSync(`${file}.tmp`, file);
+}
+
+/**
+ * Brings a cached store to the latest migration and refreshes its statistics, unless its marker says that was done.
+ * Both steps are idempotent (migrations are recorded by Kysely and 003 creates its indexes `if not exists`).
+ */
+async function upgradeCachedStore(
+  target: string,
+  markerFile: string,
+  marker: Marker,
+  what: string,
+): Promise<void> {
+  if (marker.migration === LATEST_MIGRATION) {
+    log(`${what}: cached, up to date (${target.includes('://') ? 'database' : target})`);
+    return;
+  }
+  const started = process.hrtime.bigint();
+  const handle = openDatabase(target);
+  try {
+    const pending = await pendingMigrations(handle.db, handle.dialect);
+    await migrateToLatest(handle.db, handle.dialect);
+    await refreshStatistics(handle);
+    log(
+      `${what}: cached store upgraded (${pending.length > 0 ? `migrations ${pending.join(', ')}` : 'no migration pending'}; statistics refreshed) in ${seconds(started)}`,
+    );
+  } finally {
+    await handle.close();
+  }
+  writeMarker(markerFile, { ...marker, migration: LATEST_MIGRATION });
 }
 
 function readMarker(file: string): Marker | null {
@@ -112,16 +159,18 @@ async function prepareStores(
 
   const sqliteFile = path.join(dir, 'asrank.db');
   const sqliteMarker = path.join(dir, 'sqlite.done.json');
+  const sqliteBuilt = readMarker(sqliteMarker);
   if (stores === 'postgres') {
     log(`${label} -> SQLite: not built by this process`);
-  } else if (readMarker(sqliteMarker)?.dates.join() !== dates.join()) {
+  } else if (sqliteBuilt?.dates.join() !== dates.join()) {
     for (const suffix of ['', '-wal', '-shm']) rmSync(sqliteFile + suffix, { force: true });
     const started = process.hrtime.bigint();
+    // ingestMonth migrates and gathers statistics itself.
     await loadMonths(sqliteFile, months, `${label} -> SQLite`);
-    writeFileSync(sqliteMarker, JSON.stringify({ dates } satisfies Marker));
+    writeMarker(sqliteMarker, { dates, migration: LATEST_MIGRATION });
     log(`${label} -> SQLite: ${dates.length} month(s) in ${seconds(started)}`);
   } else {
-    log(`${label} -> SQLite: cached (${sqliteFile})`);
+    await upgradeCachedStore(sqliteFile, sqliteMarker, sqliteBuilt, `${label} -> SQLite`);
   }
 
   let postgresUrl: string | null = null;
@@ -129,7 +178,7 @@ async function prepareStores(
     const name = pgName(key);
     postgresUrl = pgDatabaseUrl(pgServer, name);
     const pgMarker = path.join(dir, 'postgres.done.json');
-    const marker = readMarker(pgMarker) as (Marker & { server?: string }) | null;
+    const marker = readMarker(pgMarker);
     const exists = await pgAdmin(pgServer, async (client) => {
       const result = await client.query('select 1 from pg_database where datname = $1', [name]);
       return (result.rowCount ?? 0) > 0;
@@ -143,10 +192,10 @@ async function prepareStores(
       await loadMonths(postgresUrl, months, `${label} -> PostgreSQL`);
       // Fresh statistics, so the planner sees the loaded sizes (autovacuum may not have run yet).
       await pgAdmin(postgresUrl, (client) => client.query('vacuum analyze'));
-      writeFileSync(pgMarker, JSON.stringify({ dates, server: pgServer }));
+      writeMarker(pgMarker, { dates, server: pgServer, migration: LATEST_MIGRATION });
       log(`${label} -> PostgreSQL: ${dates.length} month(s) in ${seconds(started)}`);
     } else {
-      log(`${label} -> PostgreSQL: cached (database ${name})`);
+      await upgradeCachedStore(postgresUrl, pgMarker, marker, `${label} -> PostgreSQL (database ${name})`);
     }
   }
   return { label, key, dates, sqliteFile, postgresUrl };
