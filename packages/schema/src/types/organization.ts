@@ -189,41 +189,73 @@ builder.queryFields((t) => ({
         ORGANIZATION_SORT_COLUMNS,
         historic ? ORGANIZATION_HISTORIC_ORDER : ORGANIZATION_ORDER,
       );
-      const [nodes, count] = await Promise.all([
-        keys.length === 0 && months.length === 1
-          ? // The default order (rank, unranked last) as two index ranges of (date, rank, org_id).
-            nullsLastPage(page, {
-              nonNull: (limit, offset) =>
-                query
-                  .selectAll()
-                  .where('rank', 'is not', null)
-                  .orderBy('rank')
-                  .orderBy('org_id')
-                  .limit(limit)
-                  .offset(offset)
-                  .execute(),
-              nulls: (limit, offset) =>
-                query
-                  .selectAll()
-                  .where('rank', 'is', null)
-                  .orderBy('org_id')
-                  .limit(limit)
-                  .offset(offset)
-                  .execute(),
-              countNonNull: async () =>
-                toCount(
-                  (
-                    await query
-                      .where('rank', 'is not', null)
-                      .select((eb) => eb.fn.countAll().as('n'))
-                      .executeTakeFirst()
-                  )?.n as number | undefined,
+      const nodes = await (keys.length === 0 && months.length === 1
+        ? // The default order (rank, unranked last) as two index ranges of (date, rank, org_id).
+          nullsLastPage(page, {
+            nonNull: (limit, offset) =>
+              query
+                .selectAll()
+                .where('rank', 'is not', null)
+                .orderBy('rank')
+                .orderBy('org_id')
+                .limit(limit)
+                .offset(offset)
+                .execute(),
+            nulls: (limit, offset) =>
+              query
+                .selectAll()
+                .where('rank', 'is', null)
+                .orderBy('org_id')
+                .limit(limit)
+                .offset(offset)
+                .execute(),
+            countNonNull: async () =>
+              toCount(
+                (
+                  await query
+                    .where('rank', 'is not', null)
+                    .select((eb) => eb.fn.countAll().as('n'))
+                    .executeTakeFirst()
+                )?.n as number | undefined,
+              ),
+          })
+        : keys.length > 0 && args.name == null && args.seen == null
+          ? // A sorted page deep into the list (as in root `asns`): the page's keys from the covering
+            // (date, column, org_id) index alone, then only the page's rows; OFFSET over full rows read every
+            // skipped row (31-40 ms at offsets 40,000-79,000 of the generated store, 2-4 ms this way).
+            context.db
+              .selectFrom('organizations')
+              .selectAll()
+              .where((eb) =>
+                eb(
+                  eb.refTuple('date', 'org_id'),
+                  'in',
+                  query
+                    .select(['date', 'org_id'])
+                    .orderBy(order)
+                    .limit(page.first)
+                    .offset(page.offset)
+                    .$asTuple('date', 'org_id'),
                 ),
-            })
-          : query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute(),
-        query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst(),
-      ]);
-      return { nodes, totalCount: toCount(count?.total as number | string | undefined), ...page };
+              )
+              .orderBy(
+                orderByList(
+                  context.dialect,
+                  keys,
+                  ORGANIZATION_SORT_COLUMNS,
+                  historic ? ORGANIZATION_HISTORIC_ORDER : ORGANIZATION_ORDER,
+                  { keyLookup: true },
+                ),
+              )
+              .execute()
+          : query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute());
+      // Counted only when the client selects totalCount or pageInfo (the count scans the whole month).
+      const totalCount = async () =>
+        toCount(
+          (await query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst())?.total as
+            number | string | undefined,
+        );
+      return { nodes, totalCount, ...page };
     },
   }),
 }));
