@@ -1,0 +1,89 @@
+// The month prefix index on hand-made rows: prefix ids with gaps (positions found by search, not arithmetic), a
+// MOAS prefix listed once, an origin whose prefix row is missing left out, and the text of each prefix exact.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { migrateToLatest, openDatabase, type DatabaseHandle } from '@asrank/db';
+import { conePrefixPositions, monthPrefixIndex, networkAt } from '../src/conePrefixIndex';
+
+const DATE = '2024-01-01';
+
+describe('month prefix index (SQLite)', () => {
+  let tmp: string;
+  let handle: DatabaseHandle;
+
+  beforeAll(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'asrank-cone-index-'));
+    handle = openDatabase(path.join(tmp, 'asrank.db'));
+    await migrateToLatest(handle.db, handle.dialect);
+    const prefixes = [
+      { prefix_id: 3, network: '10.0.0.0', length: 8 },
+      { prefix_id: 7, network: '10.1.0.0', length: 16 },
+      { prefix_id: 8, network: '192.0.2.0', length: 24 },
+      { prefix_id: 20, network: '2001:db8::', length: 32 },
+      { prefix_id: 21, network: '2001:db8:1::', length: 48 },
+    ];
+    await handle.db
+      .insertInto('prefixes')
+      .values(
+        prefixes.map((row) => ({
+          ...row,
+          date: DATE,
+          ip_version: row.network.includes(':') ? 6 : 4,
+          origin_count: 1,
+        })),
+      )
+      .execute();
+    // Another month's rows must not leak in.
+    await handle.db
+      .insertInto('prefixes')
+      .values({
+        date: '2024-02-01',
+        prefix_id: 5,
+        network: '198.51.100.0',
+        length: 24,
+        ip_version: 4,
+        origin_count: 1,
+      })
+      .execute();
+    const origins: [number, number][] = [
+      [100, 3],
+      [100, 20],
+      [200, 20], // MOAS: 20 is originated by 100 and 200
+      [200, 8],
+      [300, 7],
+      [300, 99], // no prefix row 99
+    ];
+    await handle.db
+      .insertInto('prefix_origins')
+      .values(origins.map(([asn, prefixId]) => ({ date: DATE, asn, prefix_id: prefixId })))
+      .execute();
+  });
+
+  afterAll(async () => {
+    await handle?.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('lists each cone prefix once, in prefix_id order, with its exact text', async () => {
+    const month = await monthPrefixIndex(
+      { db: handle.db, dialect: handle.dialect, dataVersion: 'test' },
+      DATE,
+    );
+    expect([...month.prefixIds]).toEqual([3, 7, 8, 20, 21]);
+    const prefixesOf = (members: number[]) =>
+      [...conePrefixPositions(month, Uint32Array.from(members))].map(
+        (position) => `${month.prefixIds[position]} ${networkAt(month, position)}/${month.lengths[position]}`,
+      );
+    expect(prefixesOf([100, 200])).toEqual(['3 10.0.0.0/8', '8 192.0.2.0/24', '20 2001:db8::/32']);
+    expect(prefixesOf([300])).toEqual(['7 10.1.0.0/16']);
+    expect(prefixesOf([50, 100, 150, 200, 250, 300, 400])).toEqual([
+      '3 10.0.0.0/8',
+      '7 10.1.0.0/16',
+      '8 192.0.2.0/24',
+      '20 2001:db8::/32',
+    ]);
+    expect(prefixesOf([999])).toEqual([]);
+    expect(networkAt(month, 4)).toBe('2001:db8:1::');
+  });
+});
