@@ -7,7 +7,7 @@ import { ArgumentError, parseDateArgument } from '@asrank/domain';
 import { DEFAULT_DATABASE_URL, openDatabase, parseDatabaseUrl, type DatabaseHandle } from '@asrank/db';
 import { ingestMonth, IngestInputError, type IngestSummary } from './ingest/ingest';
 import { importJsonl } from './import-jsonl';
-import { dropMonth, listDatasets } from './datasets';
+import { dropMonth, listDatasets, upgradeStore } from './datasets';
 import { generateDataset } from './generate';
 import { loadSampleData } from './sample';
 import { createProgress } from './progress';
@@ -244,6 +244,20 @@ export function buildProgram(out: NodeJS.WritableStream = process.stdout): Comma
       const dropped = await withDatabase(databaseUrl(), (handle) => dropMonth(handle, opts.date));
       if (!dropped) throw new IngestInputError(`no month ${opts.date} is loaded (see "asrank datasets")`);
       out.write(`Dropped ${opts.date}\n`);
+    });
+
+  program
+    .command('migrate')
+    .description(
+      'apply pending migrations and refresh the planner statistics (upgrades a store loaded by an older version)',
+    )
+    .action(async () => {
+      const missing = missingSqliteFile(databaseUrl());
+      if (missing !== null) throw new IngestInputError(`no database at ${missing} (nothing to migrate)`);
+      const applied = await withDatabase(databaseUrl(), (handle) => upgradeStore(handle));
+      out.write(
+        `${applied.length > 0 ? `Applied ${applied.join(', ')}` : 'No migration pending'}; statistics refreshed\n`,
+      );
     });
 
   return program;

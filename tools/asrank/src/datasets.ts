@@ -1,7 +1,13 @@
 // Listing and dropping loaded months.
 import { sql } from 'kysely';
 import { parseDateArgument } from '@asrank/domain';
-import { toCount, migrateToLatest, refreshStatistics, type DatabaseHandle } from '@asrank/db';
+import {
+  toCount,
+  migrateToLatest,
+  pendingMigrations,
+  refreshStatistics,
+  type DatabaseHandle,
+} from '@asrank/db';
 import { MONTH_TABLES } from './ingest/month';
 
 export interface DatasetListing {
@@ -68,4 +74,16 @@ export async function dropMonth(handle: DatabaseHandle, dateArgument: string): P
   });
   if (dropped) await refreshStatistics(handle);
   return dropped;
+}
+
+/**
+ * Upgrades a store loaded by an older version in place: applies the pending migrations (new indexes are built from
+ * the stored rows) and gathers fresh planner statistics, which stores loaded before the statistics step lack.
+ * Returns the migrations applied.
+ */
+export async function upgradeStore(handle: DatabaseHandle): Promise<string[]> {
+  const pending = await pendingMigrations(handle.db, handle.dialect);
+  await migrateToLatest(handle.db, handle.dialect);
+  await refreshStatistics(handle);
+  return pending;
 }

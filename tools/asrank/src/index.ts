@@ -1,7 +1,7 @@
 // Programmatic API of the asrank data tool (used by the services' tests, the start script and the benchmarks).
 export { ingestMonth, IngestInputError, type IngestOptions, type IngestSummary } from './ingest/ingest';
 export { importJsonl, type ImportJsonlOptions } from './import-jsonl';
-export { listDatasets, dropMonth, type DatasetListing } from './datasets';
+export { listDatasets, dropMonth, upgradeStore, type DatasetListing } from './datasets';
 export { loadSampleData, readManifest, SAMPLE_DATA_DIR } from './sample';
 export { generateDataset, type GeneratedFiles } from './generate';
 export { MalformedLineError } from './input/bad-lines';

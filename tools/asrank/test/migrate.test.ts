@@ -1,0 +1,73 @@
+// `asrank migrate` upgrades a store written by an older version in place: pending migrations, then statistics.
+import fs from 'node:fs';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { migrator, openDatabase, pendingMigrations } from '@asrank/db';
+import { buildProgram } from '../src';
+import { tempDir } from './helpers';
+
+async function runProgram(args: string[]): Promise<string> {
+  const out = new PassThrough();
+  let text = '';
+  out.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  await buildProgram(out).parseAsync(['node', 'asrank', ...args]);
+  return text;
+}
+
+describe('asrank migrate', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = tempDir('migrate');
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('applies the pending migrations to a store at 002 and gathers statistics, leaving its rows as they were', async () => {
+    const file = path.join(dir, 'old.db');
+    const old = openDatabase(file);
+    const { error } = await migrator(old.db, old.dialect).migrateTo('002_query_indexes');
+    expect(error).toBeUndefined();
+    const insert = old.sqlite!.prepare('insert into asns (date, asn, cone_asns) values (?, ?, ?)');
+    for (let asn = 1; asn <= 300; asn += 1) insert.run('2024-01-01', asn, asn % 4 === 0 ? asn : 1);
+    const before = old.sqlite!.prepare('select * from asns order by asn').all();
+    await old.close();
+
+    expect(await runProgram(['--database', file, 'migrate'])).toBe(
+      'Applied 003_descending_sort_indexes; statistics refreshed\n',
+    );
+    const upgraded = openDatabase(file);
+    try {
+      expect(await pendingMigrations(upgraded.db, upgraded.dialect)).toEqual([]);
+      const sqlite = upgraded.sqlite!;
+      expect(sqlite.prepare('select * from asns order by asn').all()).toEqual(before);
+      const stat = sqlite
+        .prepare(`select stat from sqlite_stat1 where idx = 'asns_date_cone_asns_desc'`)
+        .get() as { stat: string } | undefined;
+      expect(stat?.stat.split(' ')[0]).toBe('300');
+      const plan = (
+        sqlite
+          .prepare(
+            'explain query plan select date, asn from asns where date = ? order by cone_asns desc, asn limit 100 offset 100',
+          )
+          .all('2024-01-01') as { detail: string }[]
+      )
+        .map((row) => row.detail)
+        .join('; ');
+      expect(plan).toContain('asns_date_cone_asns_desc');
+      expect(plan).not.toContain('TEMP B-TREE');
+    } finally {
+      await upgraded.close();
+    }
+    // Running it again is harmless.
+    expect(await runProgram(['--database', file, 'migrate'])).toBe(
+      'No migration pending; statistics refreshed\n',
+    );
+  });
+
+  it('refuses a SQLite file that does not exist instead of creating an empty store', async () => {
+    const missing = path.join(dir, 'absent.db');
+    await expect(runProgram(['--database', missing, 'migrate'])).rejects.toThrow(
+      `no database at ${missing} (nothing to migrate)`,
+    );
+    expect(fs.existsSync(missing)).toBe(false);
+  });
+});
