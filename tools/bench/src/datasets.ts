@@ -9,14 +9,8 @@
 // the migration it reached, so the upgrade runs once and an interrupted one is simply run again.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { generateDataset, ingestMonth, type IngestOptions } from '@asrank/cli';
-import {
-  LATEST_MIGRATION,
-  migrateToLatest,
-  openDatabase,
-  pendingMigrations,
-  refreshStatistics,
-} from '@asrank/db';
+import { generateDataset, ingestMonth, upgradeStore, type IngestOptions } from '@asrank/cli';
+import { LATEST_MIGRATION, openDatabase } from '@asrank/db';
 import pg from 'pg';
 
 export const BENCH_ROOT = path.resolve(__dirname, '..');
@@ -72,8 +66,9 @@ function writeMarker(file: string, marker: Marker): void {
 }
 
 /**
- * Brings a cached store to the latest migration and refreshes its statistics, unless its marker says that was done.
- * Both steps are idempotent (migrations are recorded by Kysely and 003 creates its indexes `if not exists`).
+ * Brings a cached store to the latest migration and refreshes its statistics (`asrank migrate`), unless its marker
+ * says that was done. Both steps are idempotent (migrations are recorded by Kysely, 003 creates its indexes
+ * `if not exists`).
  */
 async function upgradeCachedStore(
   target: string,
@@ -88,9 +83,7 @@ async function upgradeCachedStore(
   const started = process.hrtime.bigint();
   const handle = openDatabase(target);
   try {
-    const pending = await pendingMigrations(handle.db, handle.dialect);
-    await migrateToLatest(handle.db, handle.dialect);
-    await refreshStatistics(handle);
+    const pending = await upgradeStore(handle);
     log(
       `${what}: cached store upgraded (${pending.length > 0 ? `migrations ${pending.join(', ')}` : 'no migration pending'}; statistics refreshed) in ${seconds(started)}`,
     );
