@@ -87,6 +87,18 @@ describe('result cache and HTTP caching', () => {
     expect(error.headers.get('cache-control')).toBe('no-store');
     expect(error.headers.get('etag')).toBeNull();
     expect((await post(failing)).headers.get('x-cache')).toBeNull();
+
+    // Partial data with an error is answered 200, and still never cached.
+    const partial = { query: '{ datasets { totalCount } asn(asn: "not-a-number") { asn } }' };
+    const partialAnswer = await post(partial);
+    expect(partialAnswer.status).toBe(200);
+    const partialBody = (await partialAnswer.json()) as { data: unknown; errors?: unknown[] };
+    expect(partialBody.errors?.length).toBeGreaterThan(0);
+    expect(partialAnswer.headers.get('cache-control')).toBe('no-store');
+    expect(partialAnswer.headers.get('etag')).toBeNull();
+    // The repeat runs JIT-compiled; its errors must be flagged the same way.
+    expect((await post(partial)).headers.get('cache-control')).toBe('no-store');
+    expect((await post(partial)).headers.get('x-cache')).toBeNull();
   });
 
   it('can be turned off with RESULT_CACHE_MB=0 (ETags remain)', async () => {

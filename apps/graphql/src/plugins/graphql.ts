@@ -47,6 +47,11 @@ export async function graphqlPlugin(
     errorFormatter: asrankErrorFormatter,
   });
 
+  // Tells the result cache whether an answer of 200 carries errors, without scanning its text.
+  app.graphql.addHook('onResolution', async (execution, context) => {
+    if (execution.errors?.length && context.reply) context.reply.request.graphqlErrors = true;
+  });
+
   // The cost check needs the request's variables (`first: $n`), so it runs per request before execution,
   // after Mercurius' cached parse and validation.
   app.graphql.addHook('preExecution', async (executionSchema, document, context, variables) => {

@@ -37,6 +37,8 @@ interface CacheState {
 declare module 'fastify' {
   interface FastifyRequest {
     resultCache?: CacheState;
+    /** Set by the GraphQL plugin when the execution result carries errors (an answer of 200 may). */
+    graphqlErrors?: boolean;
   }
 }
 
@@ -70,6 +72,7 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
         })
       : null;
   app.decorateRequest('resultCache', undefined);
+  app.decorateRequest('graphqlErrors', undefined);
   const count = (outcome: string) => options.metrics?.resultCache.inc({ outcome });
 
   app.addHook('preHandler', async (request, reply) => {
@@ -113,8 +116,9 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
     if (request.routeOptions.url !== options.graphqlPath) return payload;
     const state = request.resultCache;
     if (!state || state.hit) return payload;
-    // Mercurius answers errors with 200 when some data came back; only clean answers are cacheable.
-    const clean = reply.statusCode === 200 && typeof payload === 'string' && !payload.includes('"errors":');
+    // Mercurius answers errors with 200 when some data came back; only clean answers are cacheable. The GraphQL
+    // plugin flags errors from the result object: scanning the text cost 5% of a 370 KB cone-stream page's CPU.
+    const clean = reply.statusCode === 200 && typeof payload === 'string' && request.graphqlErrors !== true;
     if (!clean) {
       reply.header('cache-control', 'no-store');
       return payload;
