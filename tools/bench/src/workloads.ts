@@ -284,22 +284,26 @@ export function buildWorkloads(facts: DataFacts): {
   };
 }
 
-/** Rows of the W5 walk read straight from SQLite (members, then prefixes, per cone), for the raw figure. */
+/**
+ * What the W5 walk reads from storage, read straight from SQLite: each cone's members, and once the month's prefixes
+ * with their origins (the service keeps a month's prefix index in memory and slices cones' prefixes out of it, see
+ * packages/schema/src/conePrefixIndex.ts). Returns the rows read, for the raw figure.
+ */
 export function rawConeWalk(db: BetterSqlite3.Database, date: string, asns: readonly number[]): number {
   const members = prepared(
     db,
     'select member_asn from cone_members where date = ? and asn = ? order by member_asn',
-  );
+  ).raw(true);
   const prefixes = prepared(
     db,
-    `select p.network, p.length from prefixes p where p.date = ? and exists (select 1 from prefix_origins po
-       join cone_members cm on cm.date = po.date and cm.member_asn = po.asn
-       where po.date = p.date and po.prefix_id = p.prefix_id and cm.asn = ?) order by p.prefix_id`,
+    'select prefix_id, network, length from prefixes where date = ? order by prefix_id',
+  ).raw(true);
+  const origins = prepared(db, 'select asn, prefix_id from prefix_origins where date = ? order by asn').raw(
+    true,
   );
   let rows = 0;
-  for (const asn of asns) {
-    for (const row of members.iterate(date, asn)) if (row) rows++;
-    for (const row of prefixes.iterate(date, asn)) if (row) rows++;
-  }
+  for (const row of prefixes.iterate(date)) if (row) rows++;
+  for (const row of origins.iterate(date)) if (row) rows++;
+  for (const asn of asns) for (const row of members.iterate(date, asn)) if (row) rows++;
   return rows;
 }
