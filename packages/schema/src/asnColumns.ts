@@ -83,3 +83,50 @@ export function selectedAsnColumns(info: GraphQLResolveInfo): AsnColumn[] | null
   }
   return [...columns].sort();
 }
+
+/** Selection sets of the nodes of a connection field (`edges { node { ... } }`), fragments followed. */
+function connectionNodeSelections(
+  selectionSet: SelectionSetNode | undefined,
+  info: GraphQLResolveInfo,
+  path: readonly string[],
+  found: SelectionSetNode[],
+  visitedFragments: Set<string>,
+): void {
+  if (!selectionSet) return;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      if (selection.name.value !== path[0]) continue;
+      if (path.length === 1) {
+        if (selection.selectionSet) found.push(selection.selectionSet);
+      } else connectionNodeSelections(selection.selectionSet, info, path.slice(1), found, visitedFragments);
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      connectionNodeSelections(selection.selectionSet, info, path, found, visitedFragments);
+    } else {
+      const key = `${selection.name.value}|${path.join('.')}`;
+      if (visitedFragments.has(key)) continue;
+      visitedFragments.add(key);
+      connectionNodeSelections(
+        info.fragments[selection.name.value]?.selectionSet,
+        info,
+        path,
+        found,
+        visitedFragments,
+      );
+    }
+  }
+}
+
+/** Like selectedAsnColumns, for a connection of Asn nodes (the columns its `edges { node }` selections need). */
+export function selectedAsnNodeColumns(info: GraphQLResolveInfo): AsnColumn[] | null {
+  if (!asnColumnTuning.prune) return null;
+  const nodeSelections: SelectionSetNode[] = [];
+  const visited = new Set<string>();
+  for (const node of info.fieldNodes)
+    connectionNodeSelections(node.selectionSet, info, ['edges', 'node'], nodeSelections, visited);
+  const columns = new Set<AsnColumn>(KEY_COLUMNS);
+  const visitedFragments = new Set<string>();
+  for (const selectionSet of nodeSelections) {
+    if (!collect(selectionSet, info, columns, visitedFragments)) return null;
+  }
+  return [...columns].sort();
+}

@@ -105,6 +105,38 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
     expect(pruned).toEqual(await run(source, false));
   });
 
+  it.each([
+    ['the default rank order', 'first: 30'],
+    ['a sorted deep page', 'first: 30, offset: 5, sort: "-cone.numberAsns"'],
+    ['a name filter', 'first: 30, name: "a", sort: "asnName"'],
+    [
+      'an ASN list over every month',
+      'first: 60, asns: ["1", "2", "3", "174", "3356"], dateStart: "2000-01-01"',
+    ],
+  ])('answers root asns (%s) with every field from pruned rows as from whole rows', async (_label, args) => {
+    const all = fieldNames.map(selectionOf);
+    const source = `{ asns(${args}) { totalCount edges { cursor node { ...Front ... on Asn { ${all
+      .slice(8)
+      .join(' ')} } } } } } fragment Front on Asn { ${all.slice(0, 8).join(' ')} }`;
+    const pruned = await run(source, true);
+    expect(pruned.errors).toBeUndefined();
+    expect(pruned).toEqual(await run(source, false));
+    const narrow = `{ asns(${args}) { edges { node { asn rank cone { numberAsns } } } } }`;
+    const recorder = new AsnSelections();
+    const narrowPruned = await run(narrow, true, recorder);
+    expect(narrowPruned).toEqual(await run(narrow, false));
+    expect(recorder.seen.length).toBeGreaterThan(0);
+    expect(recorder.seen.some((columns) => columns.includes('*'))).toBe(false);
+  });
+
+  it('answers root asn with every field from pruned rows as from whole rows', async () => {
+    const source = `{ asn(asn: "${neighbourOf}") { ${fieldNames.map(selectionOf).join(' ')} } }`;
+    const pruned = await run(source, true);
+    expect(pruned.errors).toBeUndefined();
+    expect((pruned.data as { asn: unknown }).asn).not.toBeNull();
+    expect(pruned).toEqual(await run(source, false));
+  });
+
   it('reads only the selected columns for the neighbours, whole rows when pruning is off', async () => {
     const pruning = new AsnSelections();
     await run(neighbours('asn asnName rank cone { numberAsns }'), true, pruning);
