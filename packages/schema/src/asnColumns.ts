@@ -71,17 +71,49 @@ function collect(
 }
 
 /**
+ * Answers per field position of a document: a page of 500 neighbours resolves `asn1` 500 times over the same
+ * field nodes. Keyed by the first field node (an AST object, shared by every execution of a cached document) and
+ * checked against the whole list, which @include/@skip may vary between executions.
+ */
+const columnsByFieldNodes = new WeakMap<
+  FieldNode,
+  { nodes: readonly FieldNode[]; columns: AsnColumn[] | null }[]
+>();
+
+function remembered(info: GraphQLResolveInfo, compute: () => AsnColumn[] | null): AsnColumn[] | null {
+  const first = info.fieldNodes[0];
+  if (!first) return compute();
+  const known = columnsByFieldNodes.get(first) ?? [];
+  const match = known.find(
+    (entry) =>
+      entry.nodes.length === info.fieldNodes.length &&
+      entry.nodes.every((node, index) => node === info.fieldNodes[index]),
+  );
+  if (match) return match.columns;
+  const columns = compute();
+  // A handful of variants per position at most; more means hostile variety, so stop remembering new ones.
+  if (known.length < 8) {
+    known.push({ nodes: [...info.fieldNodes], columns });
+    columnsByFieldNodes.set(first, known);
+  }
+  return columns;
+}
+
+/**
  * The columns the current Asn-typed field's selection needs (key columns included, in a stable order), or null when
- * whole rows are needed (an unlisted field, or pruning switched off).
+ * whole rows are needed (an unlisted field, or pruning switched off). The same array is returned for the same field
+ * position, so callers may key on it.
  */
 export function selectedAsnColumns(info: GraphQLResolveInfo): AsnColumn[] | null {
   if (!asnColumnTuning.prune) return null;
-  const columns = new Set<AsnColumn>(KEY_COLUMNS);
-  const visitedFragments = new Set<string>();
-  for (const node of info.fieldNodes as readonly FieldNode[]) {
-    if (!collect(node.selectionSet, info, columns, visitedFragments)) return null;
-  }
-  return [...columns].sort();
+  return remembered(info, () => {
+    const columns = new Set<AsnColumn>(KEY_COLUMNS);
+    const visitedFragments = new Set<string>();
+    for (const node of info.fieldNodes as readonly FieldNode[]) {
+      if (!collect(node.selectionSet, info, columns, visitedFragments)) return null;
+    }
+    return [...columns].sort();
+  });
 }
 
 /** Selection sets of the nodes of a connection field (`edges { node { ... } }`), fragments followed. */

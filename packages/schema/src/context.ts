@@ -139,6 +139,10 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
   }
   const shared = storeFacts;
   const asnLoaders = new Map<string, DataLoader<DatedKey<number>, AsnRow | null, string>>();
+  const asnLoadersByArray = new WeakMap<
+    readonly AsnColumn[],
+    DataLoader<DatedKey<number>, AsnRow | null, string>
+  >();
   let dates: Promise<string[]> | undefined;
   let version: Promise<string> | undefined =
     options.dataVersion === undefined ? undefined : Promise.resolve(options.dataVersion);
@@ -229,8 +233,11 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     pageLoaders: new Map(),
     asnLoader(columns) {
       if (columns === null) return context.loaders.asn;
+      // selectedAsnColumns returns one array per field position: most calls find it by identity.
+      let loader = asnLoadersByArray.get(columns);
+      if (loader) return loader;
       const key = columns.join(',');
-      let loader = asnLoaders.get(key);
+      loader = asnLoaders.get(key);
       if (!loader) {
         loader = new DataLoader(
           (keys) =>
@@ -249,6 +256,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
         );
         asnLoaders.set(key, loader);
       }
+      asnLoadersByArray.set(columns, loader);
       return loader;
     },
   };

@@ -1,7 +1,15 @@
 // Neighbour records read only the columns their selection needs (asnColumns.ts). Every field of the Asn type, asked
 // alone and all together (through fragments too), must answer exactly what it answers from whole rows, and the
 // neighbour query must really read fewer columns.
-import { graphql, isObjectType, getNamedType, isLeafType, type ExecutionResult } from 'graphql';
+import {
+  execute,
+  graphql,
+  isObjectType,
+  getNamedType,
+  isLeafType,
+  parse,
+  type ExecutionResult,
+} from 'graphql';
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
 import { createContext, createSchema } from '../src';
 import { asnColumnTuning } from '../src/asnColumns';
@@ -135,6 +143,37 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
     expect(pruned.errors).toBeUndefined();
     expect((pruned.data as { asn: unknown }).asn).not.toBeNull();
     expect(pruned).toEqual(await run(source, false));
+  });
+
+  it('follows @include on one parsed document whose executions differ only by variables', async () => {
+    // Column sets are remembered per field position of a document; @include may change them between executions.
+    const document = parse(`query Vary($withRank: Boolean!) {
+      asnLinks(asn: "${neighbourOf}", first: 40) { edges { node {
+        asn1 { asn } asn1 @include(if: $withRank) { rank cone { numberAsns } }
+      } } }
+    }`);
+    const runParsed = async (withRank: boolean, prune: boolean) => {
+      asnColumnTuning.prune = prune;
+      try {
+        return await execute({
+          schema,
+          document,
+          variableValues: { withRank },
+          contextValue: createContext(store.handle),
+        });
+      } finally {
+        asnColumnTuning.prune = true;
+      }
+    };
+    for (const withRank of [false, true, false, true]) {
+      const pruned = await runParsed(withRank, true);
+      expect(pruned.errors).toBeUndefined();
+      expect(pruned).toEqual(await runParsed(withRank, false));
+    }
+    const ranked = (await runParsed(true, true)).data as {
+      asnLinks: { edges: { node: { asn1: { rank: number | null } } }[] };
+    };
+    expect(ranked.asnLinks.edges.some((edge) => typeof edge.node.asn1.rank === 'number')).toBe(true);
   });
 
   it('reads only the selected columns for the neighbours, whole rows when pruning is off', async () => {
