@@ -10,6 +10,9 @@ import type { Database } from './tables';
  * index page, but no longer compare every entry), and on both stores the hot queries got the same plans as with full
  * statistics (docs/data-model.md). The sample cannot see that `date` has few values (its per-date
  * figure is the sample size), which every index leads with; plans never depended on that figure here.
+ * Sampling also leaves sqlite_stat4 empty, which matters: with stat4 samples SQLite re-prepares a statement whenever
+ * its bound values could change the plan, and the API's `in (select value from json_each(?))` key lookups became 8x
+ * slower (144 vs 18 µs for one ASN) on a store analysed in full.
  * `PRAGMA optimize` is not used: on a store never analysed before it gathered nothing (it revisits only tables this
  * connection queried or whose statistics went stale).
  */
