@@ -60,7 +60,7 @@ async function assertReady(handle: DatabaseHandle): Promise<void> {
   if (pending.length > 0) {
     throw new DatabaseNotReadyError(
       `database ${handle.location} has ${pending.length} pending migration(s) (${pending.join(', ')}): ` +
-        'run the asrank CLI (it migrates before loading) and start the service again',
+        'run `pnpm asrank migrate` (or load a month, which migrates first) and start the service again',
     );
   }
   const loaded = await handle.db.selectFrom('datasets').select('date').limit(1).executeTakeFirst();

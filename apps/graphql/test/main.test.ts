@@ -92,6 +92,7 @@ async function waitFor(condition: () => boolean, what: string): Promise<void> {
     const exit = await runMain({ PORT: '0', DATABASE_URL: file }).exited;
     expect(exit.code).toBe(1);
     expect(exit.stderr).toMatch(/pending migration\(s\) \(001_initial/);
+    expect(exit.stderr).toMatch(/pnpm asrank migrate/);
   });
 
   it('serves under BASE_PATH and closes gracefully on SIGTERM', async () => {
