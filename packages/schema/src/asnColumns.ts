@@ -116,6 +116,12 @@ export function selectedAsnColumns(info: GraphQLResolveInfo): AsnColumn[] | null
   });
 }
 
+/** True when the field's selection reads nothing but the key (asn, date), so stand-ins of the key answer it. */
+export function selectsOnlyAsnKey(info: GraphQLResolveInfo): boolean {
+  const columns = selectedAsnColumns(info);
+  return columns !== null && columns.length === KEY_COLUMNS.length;
+}
+
 /** Selection sets of the nodes of a connection field (`edges { node { ... } }`), fragments followed. */
 function connectionNodeSelections(
   selectionSet: SelectionSetNode | undefined,

@@ -137,6 +137,22 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
     expect(recorder.seen.some((columns) => columns.includes('*'))).toBe(false);
   });
 
+  it('answers cone members (asnCone, asnConesStream) with every field from pruned rows as from whole rows', async () => {
+    const all = fieldNames
+      .filter((name) => name !== 'asnLinks')
+      .map(selectionOf)
+      .join(' ');
+    for (const source of [
+      `{ asnCone(asn: "${neighbourOf}") { asns(first: 30) { edges { node { ${all} } } } } }`,
+      `{ asnConesStream(asns: ["${neighbourOf}"], first: 30) { pages { asn { ${all} } asns { ${all} } } } }`,
+      `{ asnConesStream(asns: ["${neighbourOf}"], first: 30) { pages { asns { asn rank } } } }`,
+    ]) {
+      const pruned = await run(source, true);
+      expect(pruned.errors).toBeUndefined();
+      expect(pruned).toEqual(await run(source, false));
+    }
+  });
+
   it('answers root asn with every field from pruned rows as from whole rows', async () => {
     const source = `{ asn(asn: "${neighbourOf}") { ${fieldNames.map(selectionOf).join(' ')} } }`;
     const pruned = await run(source, true);

@@ -1,5 +1,4 @@
 // AsnCone: the customer cone of one ASN in one month (member ASNs and their prefixes); root field `asnCone`.
-import { Kind, type GraphQLResolveInfo, type SelectionNode } from 'graphql';
 import { parseDateArgument, parseDateList } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext } from '../context';
@@ -10,45 +9,28 @@ import { AsnConeRef, AsnRef, type PrefixRecord } from './refs';
 import { ConeRef, coneOf } from './stats';
 import { AsnConnection, placeholderAsn } from './asn';
 import { PrefixConnection } from './prefix';
-
-/** Asn fields answered from an Asn row's key alone (see memberKeys). */
-const KEY_FIELDS = new Set(['asn', 'date', '__typename']);
+import { selectedAsnNodeColumns, type AsnColumn } from '../asnColumns';
 
 /**
- * True when the field's selection (through fragments) asks the Asn objects for nothing but their key, so the rows
- * need not be read. Directives are ignored: a field they would skip only makes the answer wider than needed.
- */
-export function selectsOnlyKeyFields(info: GraphQLResolveInfo): boolean {
-  const visited = new Set<string>();
-  const onlyKeys = (selections: readonly SelectionNode[]): boolean =>
-    selections.every((selection) => {
-      if (selection.kind === Kind.FIELD) return KEY_FIELDS.has(selection.name.value);
-      if (selection.kind === Kind.INLINE_FRAGMENT) return onlyKeys(selection.selectionSet.selections);
-      const name = selection.name.value;
-      if (visited.has(name)) return true;
-      visited.add(name);
-      const fragment = info.fragments[name];
-      return fragment !== undefined && onlyKeys(fragment.selectionSet.selections);
-    });
-  return info.fieldNodes.every((node) => onlyKeys(node.selectionSet?.selections ?? []));
-}
-
-/**
- * Stand-ins for members' Asn rows when only `asn` / `date` are selected (selectsOnlyKeyFields): those fields read
+ * Stand-ins for members' Asn rows when the selection reads only their key (selectsOnlyAsnKey): those fields read
  * nothing else, so the rows of a 10,000-member page are not loaded.
  */
 export function memberKeys(members: readonly { date: string; asn: number }[]): AsnRow[] {
   return members as AsnRow[];
 }
 
-/** Asn records of members (placeholders for members without a record of their own), one batched query. */
+/**
+ * Asn records of members (placeholders for members without a record of their own), one batched query reading
+ * `columns` (see asnColumns.ts; null for whole rows).
+ */
 export async function memberRecords(
   context: AsrankContext,
   members: readonly { date: string; asn: number }[],
+  columns: readonly AsnColumn[] | null,
 ): Promise<AsnRow[]> {
-  const rows = await context.loaders.asn.loadMany(
-    members.map((member) => ({ date: member.date, id: member.asn })),
-  );
+  const rows = await context
+    .asnLoader(columns)
+    .loadMany(members.map((member) => ({ date: member.date, id: member.asn })));
   return rows.map((row, index) => {
     if (row instanceof Error) throw row;
     const member = members[index]!;
@@ -67,7 +49,7 @@ AsnConeRef.implement({
       type: AsnConnection,
       description: 'Member ASNs in ASN order.',
       args: { first: t.arg.int(), offset: t.arg.int() },
-      resolve: async (cone, args, context): Promise<ConnectionPage<AsnRow>> => {
+      resolve: async (cone, args, context, info): Promise<ConnectionPage<AsnRow>> => {
         const page = pageOf(args);
         const key = { date: cone.date, asn: Number(cone.asn.asn), coneAsns: Number(cone.asn.cone_asns) };
         const scope = {
@@ -78,7 +60,7 @@ AsnConeRef.implement({
         };
         const members = await coneMemberSlice(scope, key, page.offset, page.first);
         return {
-          nodes: await memberRecords(context, members),
+          nodes: await memberRecords(context, members, selectedAsnNodeColumns(info)),
           ...page,
           totalCount: async () => {
             const row = await context.db

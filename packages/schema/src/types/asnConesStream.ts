@@ -19,7 +19,8 @@ import { dateIn, inValues, orderByList } from '../sql';
 import { coneStreamSource, rowsPerQuery, type StreamCone, type StreamMember } from '../coneSource';
 import { AsnRef, PrefixRef, type PrefixRecord } from './refs';
 import { ASN_HISTORIC_ORDER, ASN_SORT_COLUMNS } from './asn';
-import { memberKeys, memberRecords, selectsOnlyKeyFields } from './asnCone';
+import { memberKeys, memberRecords } from './asnCone';
+import { selectedAsnColumns, selectsOnlyAsnKey } from '../asnColumns';
 
 // Seen ASNs are exactly the ranked ones, so rank needs no nulls-last handling here and its index serves the order.
 const STREAM_SORT_COLUMNS = { ...ASN_SORT_COLUMNS, rank: { column: 'rank' } };
@@ -55,14 +56,16 @@ const StreamItemRef = builder.objectRef<StreamItem>('AsnConeStreamItem').impleme
     asn: t.field({
       type: AsnRef,
       resolve: async (item, _args, context, info) =>
-        selectsOnlyKeyFields(info)
+        selectsOnlyAsnKey(info)
           ? memberKeys([item.cone])[0]!
-          : (await memberRecords(context, [item.cone]))[0]!,
+          : (await memberRecords(context, [item.cone], selectedAsnColumns(info)))[0]!,
     }),
     asns: t.field({
       type: [AsnRef],
       resolve: (item, _args, context, info) =>
-        selectsOnlyKeyFields(info) ? memberKeys(item.asns) : memberRecords(context, item.asns),
+        selectsOnlyAsnKey(info)
+          ? memberKeys(item.asns)
+          : memberRecords(context, item.asns, selectedAsnColumns(info)),
     }),
     prefixes: t.field({ type: [PrefixRef], resolve: (item) => item.prefixes }),
   }),
