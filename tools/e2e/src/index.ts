@@ -7,3 +7,4 @@ export * from './summary';
 export * from './hostile';
 export * from './fuzz';
 export * from './postgres';
+export * from './stack';

@@ -1,18 +1,12 @@
 // End to end through the committed deploy/nginx.conf: Debian's nginx on a loopback port in front of the
 // built GraphQL and REST services (separate processes, BASE_PATH=/v2, the sample loaded into SQLite), and
 // GraphQL, GraphiQL page + assets, REST and probe requests sent through it.
-import fs from 'node:fs';
-import path from 'node:path';
 import {
-  freePort,
-  loadSampleSqlite,
-  makeTempDir,
   nginxBinary,
-  startGraphqlProcess,
-  startNginx,
-  startRestProcess,
+  type ProxiedStack,
   type RunningNginx,
   type ServiceProcess,
+  startProxiedStack,
 } from '../src';
 
 const nginx = nginxBinary();
@@ -21,31 +15,20 @@ if (!nginx)
 const describeWithNginx = nginx ? describe : describe.skip;
 
 describeWithNginx('nginx in front of both services at /v2', () => {
-  let workDir: string;
   let graphql: ServiceProcess;
   let rest: ServiceProcess;
   let proxy: RunningNginx;
   let dates: string[];
 
+  let stack: ProxiedStack;
+
   beforeAll(async () => {
-    workDir = makeTempDir('nginx');
-    const databaseFile = path.join(workDir, 'asrank.db');
-    dates = await loadSampleSqlite(databaseFile);
-    graphql = await startGraphqlProcess({ databaseUrl: databaseFile, env: { LOG_LEVEL: 'info' } });
-    rest = await startRestProcess({ graphqlUrl: `${graphql.baseUrl}/graphql`, env: { LOG_LEVEL: 'info' } });
-    proxy = await startNginx(nginx as string, {
-      listenPort: await freePort(),
-      graphqlServers: [`127.0.0.1:${graphql.port}`],
-      restServers: [`127.0.0.1:${rest.port}`],
-      workDir,
-    });
+    stack = await startProxiedStack(nginx as string, { name: 'nginx', serviceEnv: { LOG_LEVEL: 'info' } });
+    ({ dates, graphql, rest, proxy } = stack);
   }, 120_000);
 
   afterAll(async () => {
-    await proxy?.stop();
-    await rest?.process.stop();
-    await graphql?.process.stop();
-    if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
+    await stack?.stop();
   });
 
   async function postGraphql(query: string, variables: Record<string, unknown> = {}) {

@@ -3,19 +3,14 @@
 // timeouts, and each service's resident memory after the run stays within MEMORY_GROWTH_BOUND_MB of what
 // it was after a warm-up (the warm-up fills the caches and JIT, so what remains is growth, i.e. a leak).
 import fs from 'node:fs';
-import path from 'node:path';
 import autocannon from 'autocannon';
 import {
-  freePort,
-  loadSampleSqlite,
-  makeTempDir,
   nginxBinary,
-  startGraphqlProcess,
-  startNginx,
-  startRestProcess,
-  writeSummary,
+  type ProxiedStack,
   type RunningNginx,
   type ServiceProcess,
+  startProxiedStack,
+  writeSummary,
 } from '../src';
 
 const SOAK_SECONDS = Number(process.env['SOAK_SECONDS'] ?? 60);
@@ -108,30 +103,19 @@ function serverErrors(result: Result): number {
 }
 
 (nginx ? describe : describe.skip)(`soak: ${SOAK_SECONDS} s mixed GraphQL + REST load through nginx`, () => {
-  let workDir: string;
   let graphql: ServiceProcess;
   let rest: ServiceProcess;
   let proxy: RunningNginx;
 
+  let stack: ProxiedStack;
+
   beforeAll(async () => {
-    workDir = makeTempDir('soak');
-    const databaseFile = path.join(workDir, 'asrank.db');
-    await loadSampleSqlite(databaseFile);
-    graphql = await startGraphqlProcess({ databaseUrl: databaseFile });
-    rest = await startRestProcess({ graphqlUrl: `${graphql.baseUrl}/graphql` });
-    proxy = await startNginx(nginx as string, {
-      listenPort: await freePort(),
-      graphqlServers: [`127.0.0.1:${graphql.port}`],
-      restServers: [`127.0.0.1:${rest.port}`],
-      workDir,
-    });
+    stack = await startProxiedStack(nginx as string, { name: 'soak' });
+    ({ graphql, rest, proxy } = stack);
   }, 120_000);
 
   afterAll(async () => {
-    await proxy?.stop();
-    await rest?.process.stop();
-    await graphql?.process.stop();
-    if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
+    await stack?.stop();
   });
 
   it(
