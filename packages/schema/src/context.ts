@@ -143,6 +143,23 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     readonly AsnColumn[],
     DataLoader<DatedKey<number>, AsnRow | null, string>
   >();
+  /** ASN records by (date, asn), reading `columns` only, or whole rows when null. */
+  const asnRowsLoader = (columns: readonly AsnColumn[] | null) =>
+    new DataLoader<DatedKey<number>, AsnRow | null, string>(
+      (keys) =>
+        loadByDate(
+          keys,
+          (date, asns) => {
+            const query = db.selectFrom('asns');
+            return (columns ? query.select(columns) : query.selectAll())
+              .where('date', '=', date)
+              .where(inValues(dialect, 'asn', asns, 'bigint'))
+              .execute() as Promise<AsnRow[]>;
+          },
+          (row) => Number(row.asn),
+        ),
+      { cacheKeyFn: datedKey },
+    );
   let dates: Promise<string[]> | undefined;
   let version: Promise<string> | undefined =
     options.dataVersion === undefined ? undefined : Promise.resolve(options.dataVersion);
@@ -156,21 +173,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     },
     dataVersion,
     loaders: {
-      asn: new DataLoader(
-        (keys) =>
-          loadByDate(
-            keys,
-            (date, asns) =>
-              db
-                .selectFrom('asns')
-                .selectAll()
-                .where('date', '=', date)
-                .where(inValues(dialect, 'asn', asns, 'bigint'))
-                .execute(),
-            (row) => Number(row.asn),
-          ),
-        { cacheKeyFn: datedKey },
-      ),
+      asn: asnRowsLoader(null),
       organization: new DataLoader(
         (keys) =>
           loadByDate(
@@ -239,21 +242,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       const key = columns.join(',');
       loader = asnLoaders.get(key);
       if (!loader) {
-        loader = new DataLoader(
-          (keys) =>
-            loadByDate(
-              keys,
-              (date, asns) =>
-                db
-                  .selectFrom('asns')
-                  .select(columns)
-                  .where('date', '=', date)
-                  .where(inValues(dialect, 'asn', asns, 'bigint'))
-                  .execute() as Promise<AsnRow[]>,
-              (row) => Number(row.asn),
-            ),
-          { cacheKeyFn: datedKey },
-        );
+        loader = asnRowsLoader(columns);
         asnLoaders.set(key, loader);
       }
       asnLoadersByArray.set(columns, loader);
