@@ -1,7 +1,7 @@
 // Planner statistics, refreshed by every loader after it changes the data (ingest, import, drop).
 import { sql } from 'kysely';
 import type { DatabaseHandle } from './connection';
-import type { Database } from './tables';
+import { ALL_TABLES } from './tables';
 
 /**
  * Rows SQLite's ANALYZE reads per index (`PRAGMA analysis_limit`). A full ANALYZE reads every index entry: 4.3 s on
@@ -17,20 +17,6 @@ import type { Database } from './tables';
  * connection queried or whose statistics went stale).
  */
 export const SQLITE_ANALYSIS_LIMIT = 1000;
-
-const ALL_TABLES: readonly (keyof Database)[] = [
-  'datasets',
-  'countries',
-  'asns',
-  'organizations',
-  'asn_links',
-  'locations',
-  'link_locations',
-  'cone_members',
-  'prefixes',
-  'prefix_origins',
-  'meta',
-];
 
 /**
  * Gathers fresh planner statistics: SQLite `ANALYZE` with {@link SQLITE_ANALYSIS_LIMIT} (writes sqlite_stat1), and

@@ -177,3 +177,23 @@ export interface Database {
   prefix_origins: PrefixOriginsTable;
   meta: MetaTable;
 }
+
+/** Every table, for work that visits them all (planner statistics, comparing two stores). */
+export const ALL_TABLES = [
+  'datasets',
+  'countries',
+  'asns',
+  'organizations',
+  'asn_links',
+  'locations',
+  'link_locations',
+  'cone_members',
+  'prefixes',
+  'prefix_origins',
+  'meta',
+] as const satisfies readonly (keyof Database)[];
+
+// A table added to Database but not to ALL_TABLES fails to compile here.
+const everyTableListed: Exclude<keyof Database, (typeof ALL_TABLES)[number]> extends never ? true : never =
+  true;
+void everyTableListed;

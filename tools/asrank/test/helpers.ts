@@ -45,19 +45,7 @@ export function smallDataset(): Promise<GeneratedFiles> {
   return generated;
 }
 
-export const ALL_TABLES = [
-  'countries',
-  'datasets',
-  'asns',
-  'organizations',
-  'asn_links',
-  'locations',
-  'link_locations',
-  'cone_members',
-  'prefixes',
-  'prefix_origins',
-  'meta',
-] as const;
+export { ALL_TABLES } from '@asrank/db';
 
 /** Every row of a table in a canonical order, values normalised (numbers as numbers) so two stores compare equal. */
 export async function dumpTable(handle: DatabaseHandle, table: string): Promise<Record<string, unknown>[]> {
