@@ -166,6 +166,27 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
     expect(across.asns.edges.map((edge) => edge.node.asn)).toEqual(expected.slice(ranked - 3, ranked + 7));
   });
 
+  it('asns with sort "rank" or "rank,asn" pages exactly as the default order, across the unranked ASNs too', async () => {
+    const expected = [...asnRows]
+      .sort((a, b) => (num(a.rank) ?? Infinity) - (num(b.rank) ?? Infinity) || Number(a.asn) - Number(b.asn))
+      .map((row) => String(row.asn));
+    const ranked = asnRows.filter((row) => row.rank != null).length;
+    const query = `query($first: Int, $offset: Int, $sort: String) { asns(first: $first, offset: $offset, sort: $sort) { edges { node { asn rank asnName } } } }`;
+    for (const sort of ['rank', 'rank,asn']) {
+      for (const offset of [0, ranked - 3, ranked + 1]) {
+        const data = await queryData<{ asns: { edges: { node: { asn: string; asnName: string } }[] } }>(
+          store.handle,
+          query,
+          { first: 10, offset, sort },
+        );
+        expect(data.asns.edges.map((edge) => edge.node.asn)).toEqual(expected.slice(offset, offset + 10));
+        // Whole rows come back, not only the keys the page was chosen by.
+        const byAsn = new Map(asnRows.map((row) => [String(row.asn), row.asn_name]));
+        for (const edge of data.asns.edges) expect(edge.node.asnName).toBe(byAsn.get(edge.node.asn));
+      }
+    }
+  });
+
   it('Asn.asnLinks lists the stored links of the ASN with asn0 = the ASN and asn1 the neighbour', async () => {
     const row = sampleAsn();
     const links = await store.handle.db
@@ -304,6 +325,18 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
     }>(store.handle, '{ organizations(first: 10000) { totalCount edges { node { orgId } } } }');
     expect(data.organizations.totalCount).toBe(orgRows.length);
     expect(data.organizations.edges.map((edge) => edge.node.orgId)).toEqual(expected);
+    // An explicit rank sort is the default order, read the same way, across the unranked organizations too.
+    const ranked = orgRows.filter((row) => row.rank != null).length;
+    for (const offset of [0, ranked - 2, ranked + 1]) {
+      const page = await queryData<{ organizations: { edges: { node: { orgId: string } }[] } }>(
+        store.handle,
+        'query($offset: Int) { organizations(first: 5, offset: $offset, sort: "rank") { edges { node { orgId } } } }',
+        { offset },
+      );
+      expect(page.organizations.edges.map((edge) => edge.node.orgId)).toEqual(
+        expected.slice(offset, offset + 5),
+      );
+    }
   });
 
   it('asnLink and asnLinks return the stored links; each link once without arguments', async () => {

@@ -4,7 +4,8 @@ import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow } from '../context';
 import { isHistoric, monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList } from '../args';
-import { dateIn, inValues, nullsLastPage, orderByList, type SortColumn } from '../sql';
+import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
+import { listPage } from '../listPage';
 import { nestedPage } from '../nestedPages';
 import { selectedAsnColumns, selectedAsnNodeColumns } from '../asnColumns';
 import { connectionOf, type ConnectionPage } from './pageInfo';
@@ -216,66 +217,21 @@ builder.queryFields((t) => ({
         columns
           ? (rowQuery.select(columns) as unknown as ReturnType<typeof rowQuery.selectAll>)
           : rowQuery.selectAll();
-      const order = orderByList(
-        context.dialect,
+      const nodes = await listPage({
+        db: context.db,
+        dialect: context.dialect,
+        table: 'asns',
+        key: 'asn',
+        query,
+        readRows: (rows) => rowsOf(rows).execute(),
+        page,
         keys,
-        ASN_SORT_COLUMNS,
-        historic ? ASN_HISTORIC_ORDER : ASN_ORDER,
-        {
-          keyLookup: asnFilter !== null,
-        },
-      );
-      const nodes = await (keys.length === 0 && months.length === 1 && asnFilter === null
-        ? // The default order (rank, unranked last) as two index ranges of (date, rank, asn).
-          nullsLastPage(page, {
-            nonNull: (limit, offset) =>
-              rowsOf(query)
-                .where('rank', 'is not', null)
-                .orderBy('rank')
-                .orderBy('asn')
-                .limit(limit)
-                .offset(offset)
-                .execute(),
-            nulls: (limit, offset) =>
-              rowsOf(query).where('rank', 'is', null).orderBy('asn').limit(limit).offset(offset).execute(),
-            countNonNull: async () =>
-              toCount(
-                (
-                  await query
-                    .where('rank', 'is not', null)
-                    .select((eb) => eb.fn.countAll().as('n'))
-                    .executeTakeFirst()
-                )?.n as number | undefined,
-              ),
-          })
-        : keys.length > 0 && asnFilter === null && args.name == null && args.seen == null
-          ? // A sorted page deep into the list: the keys of the page come from the covering (date, column, asn)
-            // index alone, then only the page's rows are read (OFFSET would otherwise read every skipped row:
-            // 0.5-0.9 s at offset 60,000 of 80,000 on SQLite, 0.1 s this way).
-            rowsOf(context.db.selectFrom('asns'))
-              .where((eb) =>
-                eb(
-                  eb.refTuple('date', 'asn'),
-                  'in',
-                  query
-                    .select(['date', 'asn'])
-                    .orderBy(order)
-                    .limit(page.first)
-                    .offset(page.offset)
-                    .$asTuple('date', 'asn'),
-                ),
-              )
-              .orderBy(
-                orderByList(
-                  context.dialect,
-                  keys,
-                  ASN_SORT_COLUMNS,
-                  historic ? ASN_HISTORIC_ORDER : ASN_ORDER,
-                  { keyLookup: true },
-                ),
-              )
-              .execute()
-          : rowsOf(query).orderBy(order).limit(page.first).offset(page.offset).execute());
+        columns: ASN_SORT_COLUMNS,
+        order: historic ? ASN_HISTORIC_ORDER : ASN_ORDER,
+        singleMonth: months.length === 1,
+        filtered: asnFilter !== null || args.name != null || args.seen != null,
+        keyList: asnFilter !== null,
+      });
       // Counted only when the client selects totalCount or pageInfo: a page of a sorted list rarely asks, and the
       // count scans the whole month.
       const totalCount = async () =>

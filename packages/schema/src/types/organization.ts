@@ -4,7 +4,8 @@ import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
 import { isHistoric, monthOf, monthsOf, pageOf } from '../args';
-import { dateIn, inValues, nullsLastPage, orderByList, type SortColumn } from '../sql';
+import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
+import { listPage } from '../listPage';
 import { nestedPage } from '../nestedPages';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { CountryRef, OrganizationRef } from './refs';
@@ -183,72 +184,21 @@ builder.queryFields((t) => ({
       if (args.name != null)
         query = query.where(likeEscaped('search_text', containsPattern(args.name.toLowerCase())));
       if (args.seen != null) query = query.where('seen', '=', args.seen ? 1 : 0);
-      const order = orderByList(
-        context.dialect,
+      const nodes = await listPage({
+        db: context.db,
+        dialect: context.dialect,
+        table: 'organizations',
+        key: 'org_id',
+        query,
+        readRows: (rows) => rows.selectAll().execute(),
+        page,
         keys,
-        ORGANIZATION_SORT_COLUMNS,
-        historic ? ORGANIZATION_HISTORIC_ORDER : ORGANIZATION_ORDER,
-      );
-      const nodes = await (keys.length === 0 && months.length === 1
-        ? // The default order (rank, unranked last) as two index ranges of (date, rank, org_id).
-          nullsLastPage(page, {
-            nonNull: (limit, offset) =>
-              query
-                .selectAll()
-                .where('rank', 'is not', null)
-                .orderBy('rank')
-                .orderBy('org_id')
-                .limit(limit)
-                .offset(offset)
-                .execute(),
-            nulls: (limit, offset) =>
-              query
-                .selectAll()
-                .where('rank', 'is', null)
-                .orderBy('org_id')
-                .limit(limit)
-                .offset(offset)
-                .execute(),
-            countNonNull: async () =>
-              toCount(
-                (
-                  await query
-                    .where('rank', 'is not', null)
-                    .select((eb) => eb.fn.countAll().as('n'))
-                    .executeTakeFirst()
-                )?.n as number | undefined,
-              ),
-          })
-        : keys.length > 0 && args.name == null && args.seen == null
-          ? // A sorted page deep into the list (as in root `asns`): the page's keys from the covering
-            // (date, column, org_id) index alone, then only the page's rows; OFFSET over full rows read every
-            // skipped row (31-40 ms at offsets 40,000-79,000 of the generated store, 2-4 ms this way).
-            context.db
-              .selectFrom('organizations')
-              .selectAll()
-              .where((eb) =>
-                eb(
-                  eb.refTuple('date', 'org_id'),
-                  'in',
-                  query
-                    .select(['date', 'org_id'])
-                    .orderBy(order)
-                    .limit(page.first)
-                    .offset(page.offset)
-                    .$asTuple('date', 'org_id'),
-                ),
-              )
-              .orderBy(
-                orderByList(
-                  context.dialect,
-                  keys,
-                  ORGANIZATION_SORT_COLUMNS,
-                  historic ? ORGANIZATION_HISTORIC_ORDER : ORGANIZATION_ORDER,
-                  { keyLookup: true },
-                ),
-              )
-              .execute()
-          : query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute());
+        columns: ORGANIZATION_SORT_COLUMNS,
+        order: historic ? ORGANIZATION_HISTORIC_ORDER : ORGANIZATION_ORDER,
+        singleMonth: months.length === 1,
+        filtered: args.name != null || args.seen != null,
+        keyList: false,
+      });
       // Counted only when the client selects totalCount or pageInfo (the count scans the whole month).
       const totalCount = async () =>
         toCount(
