@@ -4,6 +4,7 @@ import type { DialectName } from './dialect';
 import * as m001 from './migrations/001_initial';
 import * as m002 from './migrations/002_query_indexes';
 import * as m003 from './migrations/003_descending_sort_indexes';
+import * as m004 from './migrations/004_rank_key_indexes';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '001_initial': m001,
   '002_query_indexes': m002,
   '003_descending_sort_indexes': m003,
+  '004_rank_key_indexes': m004,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

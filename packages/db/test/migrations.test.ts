@@ -65,6 +65,7 @@ describe('migrations on a real SQLite file', () => {
         '001_initial',
         '002_query_indexes',
         '003_descending_sort_indexes',
+        '004_rank_key_indexes',
       ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);

@@ -228,6 +228,32 @@ describe('serving settings of SQLite handles', () => {
       where n.nspname = ${schema} and c.relname = 'asns'`.execute(handle.db);
     expect(Number(estimated.rows[0]?.reltuples)).toBe(500);
   });
+
+  it('reads the keys of a rank page from the (date, rank, key) indexes alone, without a sort', async () => {
+    await sql`insert into asns (date, asn, rank, cone_asns)
+      select '2024-02-01', g, case when g % 10 = 0 then null else 3001 - g end, 1 from generate_series(1, 3000) g`.execute(
+      handle.db,
+    );
+    await sql`insert into organizations (date, org_id, rank)
+      select '2024-02-01', 'ORG-' || g, case when g % 10 = 0 then null else 3001 - g end from generate_series(1, 3000) g`.execute(
+      handle.db,
+    );
+    await refreshStatistics(handle);
+    for (const [table, key, index] of [
+      ['asns', 'asn', 'asns_date_rank_asn'],
+      ['organizations', 'org_id', 'organizations_date_rank_org'],
+    ] as const) {
+      const explained = await sql<{
+        'QUERY PLAN': string;
+      }>`explain select date, ${sql.ref(key)} from ${sql.table(table)}
+        where date = '2024-02-01' and rank is not null order by rank, ${sql.ref(key)} limit 100 offset 1500`.execute(
+        handle.db,
+      );
+      const detail = explained.rows.map((row) => row['QUERY PLAN']).join('\n');
+      expect(detail).toContain(`Index Only Scan using ${index}`);
+      expect(detail).not.toMatch(/Sort/);
+    }
+  });
 });
 
 if (!PG_URL) {
