@@ -74,28 +74,17 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
   if (spec.singleMonth && !spec.keyList && isDefaultOrder(spec.keys, spec.order)) {
     // Within each range rank is not null (or all null), so the plain (date, rank, key) index order serves it.
     const rankColumns = { rank: { column: 'rank' }, [spec.key]: { column: spec.key } };
-    const rangeOrder = (keyLookup: boolean) =>
-      orderByList(
-        dialect,
-        [{ key: 'rank', direction: 'asc' }],
-        rankColumns,
-        { defaults: [], unique: [{ key: spec.key, direction: 'asc' }] },
-        { keyLookup },
-      );
-    const keyOrder = (keyLookup: boolean) =>
-      orderByList(
-        dialect,
-        [],
-        rankColumns,
-        { defaults: [], unique: [{ key: spec.key, direction: 'asc' }] },
-        { keyLookup },
-      );
+    const thenKey = { defaults: [], unique: [{ key: spec.key, direction: 'asc' as const }] };
+    const rangeOrder = (keys: readonly SortKey[], keyLookup: boolean) =>
+      orderByList(dialect, keys, rankColumns, thenKey, { keyLookup });
+    const byRank: SortKey[] = [{ key: 'rank', direction: 'asc' }];
     const ranked = query.where(sql.ref('rank'), 'is not', null);
     const unranked = query.where(sql.ref('rank'), 'is', null);
     return nullsLastPage(page, {
       nonNull: (limit, offset) =>
-        rowsOfKeyPage(spec, ranked, rangeOrder(false), rangeOrder(true), limit, offset),
-      nulls: (limit, offset) => rowsOfKeyPage(spec, unranked, keyOrder(false), keyOrder(true), limit, offset),
+        rowsOfKeyPage(spec, ranked, rangeOrder(byRank, false), rangeOrder(byRank, true), limit, offset),
+      nulls: (limit, offset) =>
+        rowsOfKeyPage(spec, unranked, rangeOrder([], false), rangeOrder([], true), limit, offset),
       countNonNull: async () =>
         toCount(
           (await ranked.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n as number | undefined,
