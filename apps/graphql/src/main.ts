@@ -1,8 +1,9 @@
 // Entry point of the GraphQL service: validate the configuration, open the database, listen, and on
-// SIGTERM/SIGINT stop accepting, finish in-flight requests and close the database.
+// SIGTERM/SIGINT stop accepting, finish in-flight requests and close the database. With WORKERS > 1 this process
+// only supervises that many service processes on the same port (service-kit's workers.ts).
 import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
-import { closeGracefully } from '@asrank/service-kit';
+import { closeGracefully, isServiceWorker, onStopRequest, superviseWorkers } from '@asrank/service-kit';
 import { buildGraphqlApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { DatabaseNotReadyError } from './database';
@@ -19,14 +20,32 @@ function userRelative(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...env, DATABASE_URL: path.resolve(initCwd, databaseUrl) };
 }
 
+const CLOSE_DELAY_MS = 10_000;
+
 async function main(): Promise<void> {
   const config = loadConfig(userRelative(process.env));
+  if (config.workers > 1 && !isServiceWorker()) {
+    superviseWorkers({
+      workers: config.workers,
+      name: 'asrank graphql',
+      stopTimeoutMs: CLOSE_DELAY_MS + 2_000,
+    });
+    return;
+  }
   const app = await buildGraphqlApp(config);
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+  let closing = false;
+  const closer = closeWithGrace({ delay: CLOSE_DELAY_MS }, async ({ signal, err, manual }) => {
+    closing = true;
     if (err) app.log.error({ err }, 'stopping after an unexpected error');
-    else app.log.info(`${signal ?? 'shutdown'} received: closing`);
+    else app.log.info(`${signal ?? (manual ? 'stop request' : 'shutdown')} received: closing`);
     await closeGracefully(app);
+    // A worker's IPC channel would keep it alive after the close.
+    if (isServiceWorker()) process.exit(0);
   });
+  if (isServiceWorker())
+    onStopRequest(() => {
+      if (!closing) closer.close();
+    });
   await app.listen({ port: config.port, host: config.host });
 }
 

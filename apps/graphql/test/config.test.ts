@@ -1,4 +1,5 @@
 // Configuration: defaults, validation with one clear line per bad value, base path normalisation.
+import os from 'node:os';
 import { ConfigError, loadConfig, withStatementTimeout } from '../src';
 
 describe('loadConfig', () => {
@@ -26,6 +27,8 @@ describe('loadConfig', () => {
     [{ BASE_PATH: 'v2' }, /BASE_PATH must match pattern/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be equal to one of the allowed values/],
     [{ BODY_LIMIT: '10' }, /BODY_LIMIT must be >= 1024/],
+    [{ WORKERS: '0' }, /WORKERS must match pattern/],
+    [{ WORKERS: 'many' }, /WORKERS must match pattern/],
   ])('refuses %p with a one-line message naming the variable', (env, message) => {
     let thrown: unknown;
     try {
@@ -36,6 +39,12 @@ describe('loadConfig', () => {
     expect(thrown).toBeInstanceOf(ConfigError);
     expect((thrown as Error).message).toMatch(message);
     expect((thrown as Error).message).not.toContain('\n');
+  });
+
+  it('runs one process by default, a given count, or one per usable core for WORKERS=auto', () => {
+    expect(loadConfig({}).workers).toBe(1);
+    expect(loadConfig({ WORKERS: '3' }).workers).toBe(3);
+    expect(loadConfig({ WORKERS: 'auto' }).workers).toBe(os.availableParallelism());
   });
 
   it('normalises a trailing slash of BASE_PATH', () => {

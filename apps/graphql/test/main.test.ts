@@ -2,6 +2,7 @@
 // and a graceful SIGTERM. Needs `pnpm --filter @asrank/graphql build` (turbo's test task builds first).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { migrateToLatest, openDatabase } from '@asrank/db';
@@ -115,5 +116,70 @@ async function waitFor(condition: () => boolean, what: string): Promise<void> {
     const exit = await run.exited;
     expect(exit.code).toBe(0);
     expect(exit.stdout).toMatch(/SIGTERM received: closing/);
+  });
+
+  it('with WORKERS=2 refuses a missing database once, from the first worker, and exits 1', async () => {
+    const exit = await runMain({ PORT: '0', WORKERS: '2', DATABASE_URL: path.join(scratch, 'absent.db') })
+      .exited;
+    expect(exit.code).toBe(1);
+    expect(exit.stderr.match(/cannot open SQLite file .*absent\.db/g)).toHaveLength(1);
+  });
+
+  it('with WORKERS=2 answers from two processes on one port, sums their metrics, replaces a dead worker and stops both on SIGTERM', async () => {
+    const run = runMain({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: store.url, WORKERS: '2' });
+    const listening = () => [
+      ...run.output().matchAll(/"pid":(\d+)[^\n]*Server listening at http:\/\/127\.0\.0\.1:(\d+)/g),
+    ];
+    await waitFor(() => listening().length === 2, 'two workers listening');
+    const workerPids = new Set(listening().map((match) => match[1]));
+    expect(workerPids.size).toBe(2);
+    expect(new Set(listening().map((match) => match[2])).size).toBe(1);
+    const port = Number(listening()[0]![2]);
+    // A new connection per request: the primary deals connections to the workers in turn.
+    const post = () =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const request = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/graphql',
+            method: 'POST',
+            agent: false,
+            headers: { 'content-type': 'application/json' },
+          },
+          (response) => {
+            let body = '';
+            response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+          },
+        );
+        request.on('error', reject);
+        request.end(JSON.stringify({ query: '{ datasets { totalCount } }' }));
+      });
+    for (let sent = 0; sent < 6; sent += 1) {
+      const answer = await post();
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body)).toEqual({ data: { datasets: { totalCount: store.dates.length } } });
+    }
+    const servedBy = new Set(
+      [...run.output().matchAll(/"pid":(\d+)[^\n]*"url":"\/graphql"/g)].map((match) => match[1]),
+    );
+    expect(servedBy).toEqual(workerPids);
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const counted =
+      /asrank_graphql_http_request_duration_seconds_count\{method="POST",route="\/graphql",status_code="200"\} (\d+)/.exec(
+        metrics,
+      );
+    expect(Number(counted?.[1])).toBe(6);
+    // A worker that dies is replaced.
+    const [lost] = [...workerPids];
+    process.kill(Number(lost), 'SIGKILL');
+    await waitFor(() => listening().length === 3, 'a replacement worker listening');
+    expect(run.output()).toContain(`asrank graphql: worker ${lost} exited (SIGKILL); starting another`);
+    expect((await post()).status).toBe(200);
+    run.child.kill('SIGTERM');
+    const exit = await run.exited;
+    expect(exit.code).toBe(0);
+    expect(exit.stdout.match(/stop request received: closing/g)).toHaveLength(2);
   });
 });

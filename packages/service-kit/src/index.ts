@@ -1,2 +1,3 @@
 export * from './load-shedding';
 export * from './graceful-close';
+export * from './workers';

@@ -9,7 +9,7 @@
 // Output: Markdown + JSON under tools/bench/results/, and the summary between the markers in docs/performance.md.
 //
 // Usage: pnpm bench [--asns N] [--months N] [--duration S] [--connections N] [--only W1,W5] [--skip-real]
-//   [--skip-postgres] [--store sqlite|postgres] [--profile]
+//   [--skip-postgres] [--store sqlite|postgres] [--profile] [--workers N (the GraphQL service's WORKERS)]
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -268,6 +268,7 @@ async function runConeWalk(
   store: PreparedStores,
   dialect: 'sqlite' | 'postgres',
   report: StoreReport,
+  workers: number,
 ): Promise<void> {
   const url = `${services.graphql.baseUrl}/graphql`;
   const pid = services.graphql.child.pid;
@@ -302,8 +303,12 @@ async function runConeWalk(
     rss.push(rssMb(pid));
     return { bytes, pages, seconds: Number(process.hrtime.bigint() - started) / 1e9, rss };
   };
-  log(`${report.label} / ${dialect} / W5: warm-up walk`);
-  await walk();
+  // One warm-up walk per worker: each walk opens a new connection, and the primary deals connections to the
+  // workers in turn, so every worker has loaded the month's prefix index before the measured walk.
+  for (let worker = 0; worker < workers; worker++) {
+    log(`${report.label} / ${dialect} / W5: warm-up walk ${worker + 1} of ${workers}`);
+    await walk();
+  }
   log('W5: measured walk');
   const measured = await walk();
   let raw: { seconds: number; rows: number } | null = null;
@@ -335,13 +340,13 @@ async function runConeWalk(
 }
 
 /** Start-up: process spawn to the first answered /health, three times, on this store. */
-async function measureStartup(databaseUrl: string, logDir: string): Promise<number[]> {
+async function measureStartup(databaseUrl: string, logDir: string, workers: number): Promise<number[]> {
   const times: number[] = [];
   for (let attempt = 0; attempt < 3; attempt++) {
     const service = await startService({
       name: `startup-${attempt}`,
       script: GRAPHQL_MAIN,
-      env: { DATABASE_URL: databaseUrl },
+      env: { DATABASE_URL: databaseUrl, WORKERS: String(workers) },
       readyPath: '/health',
       logDir,
     });
@@ -368,14 +373,14 @@ async function runStore(
     workloads: [],
     stream: null,
   };
-  report.startupMs = await measureStartup(databaseUrl, logDir);
+  report.startupMs = await measureStartup(databaseUrl, logDir, options.workers);
   log(`${store.label} / ${dialect}: start-up ${report.startupMs.map((ms) => ms.toFixed(0)).join(', ')} ms`);
 
   const profileDir = options.profile ? path.join(RESULTS_DIR, 'profiles', `${store.key}-${dialect}`) : null;
   const graphql = await startService({
     name: `graphql-${dialect}`,
     script: GRAPHQL_MAIN,
-    env: { DATABASE_URL: databaseUrl, ...GRAPHQL_ENV },
+    env: { DATABASE_URL: databaseUrl, ...GRAPHQL_ENV, WORKERS: String(options.workers) },
     readyPath: '/health',
     logDir,
     profileDir,
@@ -416,7 +421,7 @@ async function runStore(
       const cached = await startService({
         name: `graphql-cached-${dialect}`,
         script: GRAPHQL_MAIN,
-        env: { DATABASE_URL: databaseUrl, MAX_EVENT_LOOP_DELAY_MS: '0' },
+        env: { DATABASE_URL: databaseUrl, MAX_EVENT_LOOP_DELAY_MS: '0', WORKERS: String(options.workers) },
         readyPath: '/health',
         logDir,
       });
@@ -437,7 +442,7 @@ async function runStore(
     }
     if (!options.only || options.only.has('W5')) {
       try {
-        await runConeWalk(stream.asns, services, store, dialect, report);
+        await runConeWalk(stream.asns, services, store, dialect, report, options.workers);
       } catch (error) {
         const message = describeError(error);
         log(`W5 failed: ${message}`);
@@ -482,7 +487,12 @@ async function main(): Promise<void> {
     at: new Date().toISOString(),
     machine: machine(),
     loadAverageAtStart: os.loadavg(),
-    options: { connections: options.connections, duration: options.duration, spec: options.spec },
+    options: {
+      connections: options.connections,
+      duration: options.duration,
+      spec: options.spec,
+      workers: options.workers,
+    },
     stores: [],
   };
   for (const store of stores) {

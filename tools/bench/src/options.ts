@@ -18,6 +18,8 @@ export interface SuiteOptions {
   only: Set<string> | null;
   /** Run the services under `node --cpu-prof`, profiles written to results/profiles/. */
   profile: boolean;
+  /** Processes of the GraphQL service (its WORKERS setting). */
+  workers: number;
 }
 
 const LINKS_PER_ASN = 6.25;
@@ -48,6 +50,7 @@ export function parseSuiteOptions(argv: readonly string[] = process.argv.slice(2
       'skip-real': { type: 'boolean', default: false },
       'skip-postgres': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
+      workers: { type: 'string' },
       store: { type: 'string', default: 'both' },
     },
     allowPositionals: false,
@@ -82,5 +85,6 @@ export function parseSuiteOptions(argv: readonly string[] = process.argv.slice(2
     connections: integerOption(values, 'connections', 1) ?? 10,
     only,
     profile: values.profile ?? false,
+    workers: integerOption(values, 'workers', 1) ?? 1,
   };
 }

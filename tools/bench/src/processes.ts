@@ -1,7 +1,7 @@
 // Starts the measured services as separate processes (so the load generator never shares their event loop),
 // waits until they answer, samples their memory, and stops them by pid.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { REPO_ROOT } from './datasets';
@@ -106,13 +106,26 @@ export async function startService(options: StartOptions): Promise<ServiceProces
 }
 
 /** Resident set size of a process in MB, read from /proc (Linux); NaN when unavailable. */
+/** Resident memory of a process and all its descendants (a service with WORKERS > 1 is a primary and its workers). */
 export function rssMb(pid: number | undefined): number {
   if (pid === undefined) return Number.NaN;
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const match = /VmRSS:\s+(\d+) kB/.exec(status);
-    return match ? Number(match[1]) / 1024 : Number.NaN;
+    let total = match ? Number(match[1]) / 1024 : Number.NaN;
+    for (const child of childPids(pid)) total += rssMb(child) || 0;
+    return total;
   } catch {
     return Number.NaN;
+  }
+}
+
+function childPids(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
   }
 }

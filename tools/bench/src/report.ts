@@ -53,7 +53,7 @@ export interface SuiteReport {
   machine: { cpu: string; memoryGb: number; node: string; platform: string };
   loadAverageAtStart: number[];
   loadAverageAtEnd?: number[];
-  options: { connections: number; duration: number; spec: GeneratedSpec };
+  options: { connections: number; duration: number; spec: GeneratedSpec; workers?: number };
   stores: StoreReport[];
 }
 
@@ -95,6 +95,7 @@ export function formatMarkdown(report: SuiteReport): string {
       (report.loadAverageAtEnd
         ? `, at end ${report.loadAverageAtEnd.map((value) => value.toFixed(2)).join(' / ')}`
         : '') +
+      `; GraphQL service WORKERS=${report.options.workers ?? 1}` +
       '. The load generator, the services and the ceiling share the 2 cores.',
     '',
   ];

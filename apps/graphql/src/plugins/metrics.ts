@@ -5,6 +5,7 @@
 import fastifyMetrics from 'fastify-metrics';
 import { Counter, Histogram, Registry } from 'prom-client';
 import fp from 'fastify-plugin';
+import { clusterMetrics, shareMetrics } from '@asrank/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type {
   KyselyPlugin,
@@ -100,10 +101,18 @@ export class QueryTimingPlugin implements KyselyPlugin {
 
 async function metricsPluginBody(
   app: FastifyInstance,
-  { metrics }: { metrics: ServiceMetrics },
+  { metrics, clustered }: { metrics: ServiceMetrics; clustered: boolean },
 ): Promise<void> {
+  if (clustered) {
+    // One worker of several: /metrics answers the sum over all of them, which the primary gathers.
+    shareMetrics(metrics.registry);
+    app.get('/metrics', async (_request, reply) => {
+      const { contentType, text } = await clusterMetrics();
+      return reply.type(contentType).send(text);
+    });
+  }
   await app.register(fastifyMetrics, {
-    endpoint: '/metrics',
+    endpoint: clustered ? null : '/metrics',
     defaultMetrics: { enabled: true, register: metrics.registry },
     routeMetrics: {
       // The histogram gives quantiles at query time (histogram_quantile); the summary's per-request t-digest
