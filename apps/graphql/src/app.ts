@@ -71,7 +71,13 @@ export async function buildGraphqlApp(config: GraphqlConfig): Promise<FastifyIns
           maxAgeSeconds: config.cacheMaxAgeSeconds,
           metrics,
         });
-        await scoped.register(graphqlPlugin, { schema, handle: timedHandle, config });
+        await scoped.register(graphqlPlugin, {
+          schema,
+          handle: timedHandle,
+          config,
+          observeStatement: (kind, table, seconds) =>
+            metrics.databaseQueries.observe({ kind, table }, seconds),
+        });
         await scoped.register(graphiqlPlugin, { basePath: config.basePath });
         await scoped.register(healthPlugin, { handle });
       },

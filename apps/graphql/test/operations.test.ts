@@ -54,6 +54,32 @@ describe('probes and metrics', () => {
     );
   });
 
+  it('/metrics times the one-record lookups run from SQL compiled once', async () => {
+    const listed = await post({
+      query: '{ asns(first: 20) { edges { node { asn organization { orgId } } } } }',
+    });
+    const edges = (
+      (await listed.json()) as {
+        data: { asns: { edges: { node: { asn: string; organization: { orgId: string } | null } }[] } };
+      }
+    ).data.asns.edges;
+    const owned = edges.find((edge) => edge.node.organization !== null)!.node;
+    const countOf = async () => {
+      const text = await (await fetch(`${root}/metrics`)).text();
+      const match =
+        /asrank_graphql_db_query_duration_seconds_count\{kind="select",table="organizations"\} (\d+)/.exec(
+          text,
+        );
+      return Number(match?.[1] ?? 0);
+    };
+    const before = await countOf();
+    const answer = await post({ query: `{ asn(asn: "${owned.asn}") { asnName organization { orgId } } }` });
+    expect(await answer.json()).toEqual({
+      data: { asn: { asnName: expect.any(String), organization: { orgId: owned.organization!.orgId } } },
+    });
+    expect(await countOf()).toBe(before + 1);
+  });
+
   it('keeps a well-formed incoming x-request-id and replaces a hostile one', async () => {
     const kept = await post({ query: '{ __typename }' }, { 'x-request-id': 'abc-123' });
     expect(kept.headers.get('x-request-id')).toBe('abc-123');

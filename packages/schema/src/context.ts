@@ -1,7 +1,7 @@
 // Per-request context: the Kysely handle plus DataLoaders keyed by (date, id), so nested joins of a page of
 // nodes cost one query per month and relation, never one per node.
 import DataLoader from 'dataloader';
-import type { Kysely } from 'kysely';
+import type { Compilable, Kysely } from 'kysely';
 import type {
   AsnsTable,
   CountriesTable,
@@ -13,6 +13,7 @@ import type {
   OrganizationsTable,
 } from '@asrank/db';
 import { inValues } from './sql';
+import { runCompiled, type StatementObserver } from './compiledLookups';
 import type { AsnColumn } from './asnColumns';
 
 export type AsnRow = AsnsTable;
@@ -48,6 +49,9 @@ export interface AsrankContext {
    */
   asnLoader(columns: readonly AsnColumn[] | null): DataLoader<DatedKey<number>, AsnRow | null, string>;
 }
+
+/** Bound in place of (date, key) when a lookup's SQL is compiled; any value the SQL never binds otherwise. */
+const DATE_AND_KEY_PLACEHOLDERS = ['\u0000date', '\u0000key'] as const;
 
 const datedKey = <Id extends number | string>(key: DatedKey<Id>) => `${key.date}|${key.id}`;
 
@@ -128,6 +132,8 @@ export interface ContextOptions {
   facts?: StoreFacts;
   /** The data_version when the caller has already read it for this request (the service's result cache has). */
   dataVersion?: string;
+  /** Times the statements run from SQL compiled once (compiledLookups.ts), which Kysely plugins do not see. */
+  observeStatement?: StatementObserver;
 }
 
 export function createContext(handle: DatabaseHandle, options: ContextOptions = {}): AsrankContext {
@@ -143,6 +149,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     readonly AsnColumn[],
     DataLoader<DatedKey<number>, AsnRow | null, string>
   >();
+  const observe = options.observeStatement;
   /** ASN records by (date, asn), reading `columns` only, or whole rows when null. */
   const asnRowsLoader = (columns: readonly AsnColumn[] | null) =>
     new DataLoader<DatedKey<number>, AsnRow | null, string>(
@@ -150,6 +157,21 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
         loadByDate(
           keys,
           (date, asns) => {
+            if (asns.length === 1)
+              return runCompiled<AsnRow>(
+                db,
+                `asn|${columns?.join(',') ?? '*'}`,
+                'asns',
+                (month, asn) => {
+                  const query = db.selectFrom('asns');
+                  return (columns ? query.select(columns) : query.selectAll())
+                    .where('date', '=', month as string)
+                    .where('asn', '=', asn as number) as unknown as Compilable<AsnRow>;
+                },
+                DATE_AND_KEY_PLACEHOLDERS,
+                [date, asns[0]],
+                observe,
+              );
             const query = db.selectFrom('asns');
             return (columns ? query.select(columns) : query.selectAll())
               .where('date', '=', date)
@@ -179,12 +201,27 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
           loadByDate(
             keys,
             (date, orgIds) =>
-              db
-                .selectFrom('organizations')
-                .selectAll()
-                .where('date', '=', date)
-                .where(inValues(dialect, 'org_id', orgIds, 'text'))
-                .execute(),
+              orgIds.length === 1
+                ? runCompiled<OrganizationRow>(
+                    db,
+                    'organization',
+                    'organizations',
+                    (month, orgId) =>
+                      db
+                        .selectFrom('organizations')
+                        .selectAll()
+                        .where('date', '=', month as string)
+                        .where('org_id', '=', orgId as string),
+                    DATE_AND_KEY_PLACEHOLDERS,
+                    [date, orgIds[0]],
+                    observe,
+                  )
+                : db
+                    .selectFrom('organizations')
+                    .selectAll()
+                    .where('date', '=', date)
+                    .where(inValues(dialect, 'org_id', orgIds, 'text'))
+                    .execute(),
             (row) => row.org_id,
           ),
         { cacheKeyFn: datedKey },

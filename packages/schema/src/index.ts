@@ -7,3 +7,4 @@ export {
   type StoreFacts,
 } from './context';
 export { coneStreamTuning } from './coneSource';
+export type { StatementObserver } from './compiledLookups';

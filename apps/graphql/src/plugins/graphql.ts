@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import mercurius from 'mercurius';
 import type { GraphQLSchema } from 'graphql';
 import type { DatabaseHandle } from '@asrank/db';
-import { createContext, createStoreFacts } from '@asrank/schema';
+import { createContext, createStoreFacts, type StatementObserver } from '@asrank/schema';
 import { dataVersionReader } from '../data-version';
 import type { GraphqlConfig } from '../config';
 import { asrankErrorFormatter } from '../errors';
@@ -15,6 +15,8 @@ export interface GraphqlPluginOptions {
   schema: GraphQLSchema;
   handle: DatabaseHandle;
   config: GraphqlConfig;
+  /** Times the lookups the schema runs from SQL compiled once (the handle's Kysely plugins do not see them). */
+  observeStatement?: StatementObserver;
 }
 
 /** The operation name a request asked for, wherever the client put it (POST body or GET query string). */
@@ -28,7 +30,7 @@ function requestedOperationName(body: unknown, query: unknown): string | undefin
 
 export async function graphqlPlugin(
   app: FastifyInstance,
-  { schema, handle, config }: GraphqlPluginOptions,
+  { schema, handle, config, observeStatement }: GraphqlPluginOptions,
 ): Promise<void> {
   // Loaded months are re-read only when the data version moves, not on every request.
   const facts = createStoreFacts(handle, dataVersionReader(handle));
@@ -37,7 +39,8 @@ export async function graphqlPlugin(
     path: '/graphql',
     // Our own offline page is served by the graphiql plugin; Mercurius' page loads its scripts from a CDN.
     graphiql: false,
-    context: (request) => createContext(handle, { facts, dataVersion: request.resultCache?.version }),
+    context: (request) =>
+      createContext(handle, { facts, dataVersion: request.resultCache?.version, observeStatement }),
     jit: config.jitAfter,
     queryDepth: config.maxQueryDepth,
     graphql: { parseOptions: { maxTokens: config.maxQueryTokens } },

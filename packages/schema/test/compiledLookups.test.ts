@@ -1,0 +1,71 @@
+// Lookups run from SQL compiled once per shape: each call binds its own values, the statement observer sees every
+// execution, and a shape that binds anything but its placeholders is refused at its first use.
+import { sql } from 'kysely';
+import { runCompiled } from '../src/compiledLookups';
+import { LOAD_TIMEOUT_MS, openLoadedStore, STORE_KINDS, type LoadedStore } from './support/store';
+
+jest.setTimeout(LOAD_TIMEOUT_MS);
+
+describe.each(STORE_KINDS)('compiled lookups on %s', (kind) => {
+  let store: LoadedStore;
+  beforeAll(async () => {
+    store = await openLoadedStore(kind);
+  }, LOAD_TIMEOUT_MS);
+  afterAll(() => store?.close());
+
+  it('binds each call’s values into the SQL compiled on first use, and reports each execution', async () => {
+    const { db } = store.handle;
+    const latest = store.dates.at(-1)!;
+    const expected = await db
+      .selectFrom('asns')
+      .select(['asn', 'asn_name'])
+      .where('date', '=', latest)
+      .orderBy('asn')
+      .limit(3)
+      .execute();
+    const observed: string[] = [];
+    const build = (date: unknown, asn: unknown) =>
+      db
+        .selectFrom('asns')
+        .select(['asn', 'asn_name'])
+        .where('date', '=', date as string)
+        .where('asn', '=', asn as number);
+    const shape = `test-${kind}-${Date.now()}`;
+    for (const row of expected) {
+      const rows = await runCompiled(
+        db,
+        shape,
+        'asns',
+        build,
+        ['\u0000d', '\u0000k'],
+        [latest, Number(row.asn)],
+        (k, table) => observed.push(`${k}:${table}`),
+      );
+      expect(rows.map((found) => [Number(found.asn), found.asn_name])).toEqual([
+        [Number(row.asn), row.asn_name],
+      ]);
+    }
+    expect(observed).toEqual(['select:asns', 'select:asns', 'select:asns']);
+  });
+
+  it('refuses a shape whose compiled parameters are not exactly its placeholders', async () => {
+    const { db } = store.handle;
+    const build = (date: unknown, asn: unknown) =>
+      db
+        .selectFrom('asns')
+        .select('asn')
+        .where('date', '=', date as string)
+        .where('asn', '=', asn as number)
+        .where(sql<boolean>`${'extra'} = ${'extra'}`);
+    await expect(
+      runCompiled(
+        db,
+        `extra-${kind}-${Date.now()}`,
+        'asns',
+        build,
+        ['\u0000d', '\u0000k'],
+        ['2024-01-01', 1],
+      ),
+    ).rejects.toMatchObject({ message: expect.stringMatching(/binds .* not its placeholders/) });
+  });
+});
