@@ -1,7 +1,7 @@
 // Service configuration, read from the environment once at start-up and validated with env-schema (Ajv),
 // so a bad value stops the process with one clear line instead of failing on the first request.
-import os from 'node:os';
 import envSchema from 'env-schema';
+import { WORKERS_ENV_SCHEMA, workerCount } from '@asrank/service-kit';
 import { DEFAULT_DATABASE_URL } from '@asrank/db';
 
 export interface GraphqlConfig {
@@ -89,9 +89,7 @@ const envJsonSchema = {
     // on a full month) stalls the loop for seconds and would shed the requests queued behind it.
     MAX_EVENT_LOOP_DELAY_MS: { type: 'integer', minimum: 0, default: 0 },
     MAX_HEAP_USED_BYTES: { type: 'integer', minimum: 0, default: 0 },
-    // A count, or `auto` for one per core the process may use. One by default: a predictable footprint (each
-    // worker holds its own caches), and tests and small datasets need no more.
-    WORKERS: { type: 'string', pattern: '^(auto|[1-9][0-9]{0,2})$', default: '1' },
+    WORKERS: WORKERS_ENV_SCHEMA,
   },
 } as const;
 
@@ -130,6 +128,6 @@ export function loadConfig(env: Record<string, string | number | undefined> = pr
     resultCacheMb: raw.RESULT_CACHE_MB,
     maxEventLoopDelayMs: raw.MAX_EVENT_LOOP_DELAY_MS,
     maxHeapUsedBytes: raw.MAX_HEAP_USED_BYTES,
-    workers: raw.WORKERS === 'auto' ? os.availableParallelism() : Number(raw.WORKERS),
+    workers: workerCount(raw.WORKERS),
   };
 }

@@ -1,6 +1,7 @@
 // Configuration of the REST service, read from the environment and validated once at start-up, so a bad
 // value stops the process with one clear line instead of failing on the first request.
 import envSchema from 'env-schema';
+import { WORKERS_ENV_SCHEMA, workerCount } from '@asrank/service-kit';
 
 export interface RestConfig {
   port: number;
@@ -29,6 +30,8 @@ export interface RestConfig {
   trustProxy: boolean;
   /** Longest wait for in-flight requests on SIGTERM before the process exits anyway. */
   shutdownTimeoutMs: number;
+  /** Service processes sharing the port (Node cluster); 1 serves from the started process itself. */
+  workers: number;
 }
 
 interface RestEnv {
@@ -47,6 +50,7 @@ interface RestEnv {
   RATE_LIMIT_WINDOW_MS: number;
   TRUST_PROXY: boolean;
   SHUTDOWN_TIMEOUT_MS: number;
+  WORKERS: string;
 }
 
 const envJsonSchema = {
@@ -71,6 +75,7 @@ const envJsonSchema = {
     RATE_LIMIT_WINDOW_MS: { type: 'integer', minimum: 1, default: 60000 },
     TRUST_PROXY: { type: 'boolean', default: false },
     SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 10000 },
+    WORKERS: WORKERS_ENV_SCHEMA,
   },
 } as const;
 
@@ -111,5 +116,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RestConfig {
     rateLimitWindowMs: parsed.RATE_LIMIT_WINDOW_MS,
     trustProxy: parsed.TRUST_PROXY,
     shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,
+    workers: workerCount(parsed.WORKERS),
   };
 }

@@ -1,14 +1,23 @@
 // Entry point of the REST service: validate the configuration, listen, and on SIGTERM/SIGINT stop
-// accepting connections, let in-flight requests finish and close the GraphQL connection pool.
-import { closeGracefully } from '@asrank/service-kit';
+// accepting connections, let in-flight requests finish and close the GraphQL connection pool. With WORKERS > 1
+// this process only supervises that many service processes on the same port (service-kit's workers.ts).
+import { closeGracefully, isServiceWorker, onStopRequest, superviseWorkers } from '@asrank/service-kit';
 import { buildRestApp } from './app';
 import { ConfigError, readConfig } from './config';
 
 async function main(): Promise<void> {
   const config = readConfig();
+  if (config.workers > 1 && !isServiceWorker()) {
+    superviseWorkers({
+      workers: config.workers,
+      name: 'asrank rest',
+      stopTimeoutMs: config.shutdownTimeoutMs + 2_000,
+    });
+    return;
+  }
   const app = await buildRestApp(config);
   let closing = false;
-  const shutdown = (signal: NodeJS.Signals) => {
+  const shutdown = (signal: NodeJS.Signals | 'stop request') => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
@@ -27,6 +36,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
+  if (isServiceWorker()) onStopRequest(() => shutdown('stop request'));
   await app.listen({ port: config.port, host: config.host });
   app.log.info(
     `REST guide: http://${config.host}:${config.port}${config.basePath}/restful/doc (GraphQL at ${config.graphqlUrl})`,

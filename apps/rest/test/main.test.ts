@@ -3,6 +3,7 @@
 // cleanly with exit code 0.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { ConfigError, readConfig } from '../src/config';
 import { closedPortUrl } from './http';
@@ -36,6 +37,11 @@ describe('readConfig', () => {
     });
   });
 
+  it('runs one process unless WORKERS asks for more', () => {
+    expect(readConfig({}).workers).toBe(1);
+    expect(readConfig({ WORKERS: '2' }).workers).toBe(2);
+  });
+
   it.each([
     [{ PORT: '70000' }, /PORT/],
     [{ PORT: 'http' }, /PORT/],
@@ -46,6 +52,7 @@ describe('readConfig', () => {
     [{ RATE_LIMIT_MAX: '-1' }, /RATE_LIMIT_MAX/],
     [{ CACHE_MAX_AGE_SECONDS: 'forever' }, /CACHE_MAX_AGE_SECONDS/],
     [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY/],
+    [{ WORKERS: '0' }, /WORKERS/],
   ])('refuses %p with an error naming the variable', (env, variable) => {
     expect(() => readConfig(env)).toThrow(ConfigError);
     expect(() => readConfig(env)).toThrow(variable);
@@ -104,6 +111,51 @@ describeBuilt('dist/main.js', () => {
       const answer = await fetch(`http://127.0.0.1:${port}/v2/restful/asns/1`);
       expect(answer.status).toBe(502);
       await answer.arrayBuffer();
+      service.child.kill('SIGTERM');
+      expect(await service.exit).toBe(0);
+    } finally {
+      if (service.child.exitCode === null) service.child.kill('SIGKILL');
+    }
+  });
+
+  it('with WORKERS=2 answers from two processes on one port, sums their metrics and stops both on SIGTERM', async () => {
+    const port = new URL(await closedPortUrl()).port;
+    const service = run({
+      PORT: port,
+      HOST: '127.0.0.1',
+      GRAPHQL_URL: await closedPortUrl(),
+      LOG_LEVEL: 'info',
+      WORKERS: '2',
+    });
+    try {
+      const guides = () =>
+        [...service.output().matchAll(/"pid":(\d+)[^\n]*REST guide/g)].map((match) => match[1]);
+      for (let attempt = 0; attempt < 200 && guides().length < 2; attempt += 1)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(new Set(guides()).size).toBe(2);
+      // A new connection per request: the primary deals connections to the workers in turn.
+      const get = () =>
+        new Promise<number>((resolve, reject) => {
+          const request = http.get(
+            { host: '127.0.0.1', port: Number(port), path: '/restful/asns/1', agent: false },
+            (response) => {
+              response.resume();
+              response.on('end', () => resolve(response.statusCode ?? 0));
+            },
+          );
+          request.on('error', reject);
+        });
+      for (let sent = 0; sent < 4; sent += 1) expect(await get()).toBe(502);
+      const servedBy = new Set(
+        [...service.output().matchAll(/"pid":(\d+)[^\n]*"url":"\/restful\/asns\/1"/g)].map(
+          (match) => match[1],
+        ),
+      );
+      expect(servedBy).toEqual(new Set(guides()));
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const counted =
+        /asrank_rest_http_request_duration_seconds_count\{[^}]*status_code="502"[^}]*\} (\d+)/.exec(metrics);
+      expect(Number(counted?.[1])).toBe(4);
       service.child.kill('SIGTERM');
       expect(await service.exit).toBe(0);
     } finally {

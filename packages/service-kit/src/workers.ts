@@ -12,6 +12,7 @@
 // - /metrics of any worker reports the sum over all workers (prom-client's AggregatorRegistry, asked over IPC).
 import cluster, { type Worker } from 'node:cluster';
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 
 const STOP = 'asrank:stop';
@@ -26,6 +27,21 @@ interface Message {
   text?: unknown;
   contentType?: unknown;
   error?: unknown;
+}
+
+/**
+ * The `WORKERS` setting of both services, for their env-schema: a count, or `auto` for one per core the process
+ * may use. One by default: a predictable footprint (each worker holds its own caches).
+ */
+export const WORKERS_ENV_SCHEMA = {
+  type: 'string',
+  pattern: '^(auto|[1-9][0-9]{0,2})$',
+  default: '1',
+} as const;
+
+/** The number of service processes a validated `WORKERS` value asks for. */
+export function workerCount(setting: string): number {
+  return setting === 'auto' ? os.availableParallelism() : Number(setting);
 }
 
 export interface SuperviseOptions {

@@ -4,6 +4,7 @@
 // Each app gets its own registry, so several instances in one process (tests) never collide.
 import fp from 'fastify-plugin';
 import fastifyMetrics from 'fastify-metrics';
+import { clusterMetrics, isServiceWorker, shareMetrics } from '@asrank/service-kit';
 import { Histogram, Registry } from 'prom-client';
 import type { FastifyInstance } from 'fastify';
 
@@ -22,8 +23,17 @@ declare module 'fastify' {
 
 async function metricsPlugin(app: FastifyInstance): Promise<void> {
   const registry = new Registry();
+  const clustered = isServiceWorker();
+  if (clustered) {
+    // One worker of several: /metrics answers the sum over all of them, which the primary gathers.
+    shareMetrics(registry);
+    app.get('/metrics', { config: { rateLimit: false } }, async (_request, reply) => {
+      const { contentType, text } = await clusterMetrics();
+      return reply.type(contentType).send(text);
+    });
+  }
   await app.register(fastifyMetrics, {
-    endpoint: { url: '/metrics', method: 'GET', config: { rateLimit: false } } as never,
+    endpoint: clustered ? null : ({ url: '/metrics', method: 'GET', config: { rateLimit: false } } as never),
     defaultMetrics: { enabled: true, register: registry },
     routeMetrics: {
       // The histogram gives quantiles at query time (histogram_quantile); the summary's per-request t-digest
