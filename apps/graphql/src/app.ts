@@ -4,7 +4,6 @@
 // call this directly.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createSchema } from '@asrank/schema';
-import { isServiceWorker } from '@asrank/service-kit';
 import type { GraphqlConfig } from './config';
 import { openServingDatabase } from './database';
 import { graphqlPlugin } from './plugins/graphql';
@@ -47,7 +46,7 @@ export async function buildGraphqlApp(config: GraphqlConfig): Promise<FastifyIns
   try {
     const schema = createSchema();
     const metrics = createServiceMetrics();
-    await app.register(metricsPlugin, { metrics, clustered: isServiceWorker() });
+    await app.register(metricsPlugin, { metrics });
     await app.register(requestIdPlugin, { metrics, operationLabel: operationLabeler() });
     await app.register(overloadPlugin, {
       maxEventLoopDelayMs: config.maxEventLoopDelayMs,

@@ -150,9 +150,14 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     DataLoader<DatedKey<number>, AsnRow | null, string>
   >();
   const observe = options.observeStatement;
+  const organizationRows = () => db.selectFrom('organizations').selectAll();
   /** ASN records by (date, asn), reading `columns` only, or whole rows when null. */
-  const asnRowsLoader = (columns: readonly AsnColumn[] | null) =>
-    new DataLoader<DatedKey<number>, AsnRow | null, string>(
+  const asnRowsLoader = (columns: readonly AsnColumn[] | null) => {
+    const selected = () => {
+      const query = db.selectFrom('asns');
+      return columns ? query.select(columns) : query.selectAll();
+    };
+    return new DataLoader<DatedKey<number>, AsnRow | null, string>(
       (keys) =>
         loadByDate(
           keys,
@@ -162,18 +167,15 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
                 db,
                 `asn|${columns?.join(',') ?? '*'}`,
                 'asns',
-                (month, asn) => {
-                  const query = db.selectFrom('asns');
-                  return (columns ? query.select(columns) : query.selectAll())
+                (month, asn) =>
+                  selected()
                     .where('date', '=', month as string)
-                    .where('asn', '=', asn as number) as unknown as Compilable<AsnRow>;
-                },
+                    .where('asn', '=', asn as number) as unknown as Compilable<AsnRow>,
                 DATE_AND_KEY_PLACEHOLDERS,
                 [date, asns[0]],
                 observe,
               );
-            const query = db.selectFrom('asns');
-            return (columns ? query.select(columns) : query.selectAll())
+            return selected()
               .where('date', '=', date)
               .where(inValues(dialect, 'asn', asns, 'bigint'))
               .execute() as Promise<AsnRow[]>;
@@ -182,6 +184,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
         ),
       { cacheKeyFn: datedKey },
     );
+  };
   let dates: Promise<string[]> | undefined;
   let version: Promise<string> | undefined =
     options.dataVersion === undefined ? undefined : Promise.resolve(options.dataVersion);
@@ -207,18 +210,14 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
                     'organization',
                     'organizations',
                     (month, orgId) =>
-                      db
-                        .selectFrom('organizations')
-                        .selectAll()
+                      organizationRows()
                         .where('date', '=', month as string)
                         .where('org_id', '=', orgId as string),
                     DATE_AND_KEY_PLACEHOLDERS,
                     [date, orgIds[0]],
                     observe,
                   )
-                : db
-                    .selectFrom('organizations')
-                    .selectAll()
+                : organizationRows()
                     .where('date', '=', date)
                     .where(inValues(dialect, 'org_id', orgIds, 'text'))
                     .execute(),

@@ -13,6 +13,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
+import type { FastifyInstance } from 'fastify';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 
 const STOP = 'asrank:stop';
@@ -141,15 +142,29 @@ export function onStopRequest(close: () => void): void {
   process.on('disconnect', close);
 }
 
-/** In a worker: makes `registry` part of the metrics the primary aggregates. */
-export function shareMetrics(registry: Registry): void {
+/**
+ * In a worker of several: makes `registry` part of the metrics the primary aggregates and serves GET /metrics as
+ * the sum over all workers. Returns false (and does nothing) in a service that runs alone, which keeps its own
+ * /metrics route.
+ */
+export function serveWorkerMetrics(
+  app: FastifyInstance,
+  registry: Registry,
+  routeConfig: Record<string, unknown> = {},
+): boolean {
+  if (!cluster.isWorker) return false;
   AggregatorRegistry.setRegistries([registry]);
   // prom-client answers the primary's requests only once an AggregatorRegistry has been made in the worker.
   new AggregatorRegistry();
+  app.get('/metrics', { config: routeConfig }, async (_request, reply) => {
+    const { contentType, text } = await clusterMetrics();
+    return reply.type(contentType).send(text);
+  });
+  return true;
 }
 
 /** In a worker: the metrics of every worker, summed by the primary. */
-export function clusterMetrics(timeoutMs = 5000): Promise<{ contentType: string; text: string }> {
+function clusterMetrics(timeoutMs = 5000): Promise<{ contentType: string; text: string }> {
   const id = randomUUID();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

@@ -5,7 +5,7 @@
 import fastifyMetrics from 'fastify-metrics';
 import { Counter, Histogram, Registry } from 'prom-client';
 import fp from 'fastify-plugin';
-import { clusterMetrics, shareMetrics } from '@asrank/service-kit';
+import { serveWorkerMetrics } from '@asrank/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type {
   KyselyPlugin,
@@ -101,16 +101,10 @@ export class QueryTimingPlugin implements KyselyPlugin {
 
 async function metricsPluginBody(
   app: FastifyInstance,
-  { metrics, clustered }: { metrics: ServiceMetrics; clustered: boolean },
+  { metrics }: { metrics: ServiceMetrics },
 ): Promise<void> {
-  if (clustered) {
-    // One worker of several: /metrics answers the sum over all of them, which the primary gathers.
-    shareMetrics(metrics.registry);
-    app.get('/metrics', async (_request, reply) => {
-      const { contentType, text } = await clusterMetrics();
-      return reply.type(contentType).send(text);
-    });
-  }
+  // One worker of several answers /metrics with the sum over all of them, which the primary gathers.
+  const clustered = serveWorkerMetrics(app, metrics.registry);
   await app.register(fastifyMetrics, {
     endpoint: clustered ? null : '/metrics',
     defaultMetrics: { enabled: true, register: metrics.registry },

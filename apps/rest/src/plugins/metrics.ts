@@ -4,7 +4,7 @@
 // Each app gets its own registry, so several instances in one process (tests) never collide.
 import fp from 'fastify-plugin';
 import fastifyMetrics from 'fastify-metrics';
-import { clusterMetrics, isServiceWorker, shareMetrics } from '@asrank/service-kit';
+import { serveWorkerMetrics } from '@asrank/service-kit';
 import { Histogram, Registry } from 'prom-client';
 import type { FastifyInstance } from 'fastify';
 
@@ -23,15 +23,8 @@ declare module 'fastify' {
 
 async function metricsPlugin(app: FastifyInstance): Promise<void> {
   const registry = new Registry();
-  const clustered = isServiceWorker();
-  if (clustered) {
-    // One worker of several: /metrics answers the sum over all of them, which the primary gathers.
-    shareMetrics(registry);
-    app.get('/metrics', { config: { rateLimit: false } }, async (_request, reply) => {
-      const { contentType, text } = await clusterMetrics();
-      return reply.type(contentType).send(text);
-    });
-  }
+  // One worker of several answers /metrics with the sum over all of them, which the primary gathers.
+  const clustered = serveWorkerMetrics(app, registry, { rateLimit: false });
   await app.register(fastifyMetrics, {
     endpoint: clustered ? null : ({ url: '/metrics', method: 'GET', config: { rateLimit: false } } as never),
     defaultMetrics: { enabled: true, register: registry },
