@@ -14,6 +14,7 @@ import type {
 } from '@asrank/db';
 import { inValues } from './sql';
 import { runCompiled, type StatementObserver } from './compiledLookups';
+import { PageBookmarks, type PageBookmarksOptions } from './pageBookmarks';
 import type { AsnColumn } from './asnColumns';
 
 export type AsnRow = AsnsTable;
@@ -41,6 +42,8 @@ export interface AsrankContext {
     /** Locations of a link, keyed by its unordered pair (id = "low,high"). */
     linkLocations: DataLoader<DatedKey<string>, LocationRow[], string>;
   };
+  /** Bookmarks of deep list pages, shared by the process's contexts (see pageBookmarks.ts). */
+  pageBookmarks: PageBookmarks;
   /** Loaders of nested connection pages, created on first use (see nestedPages.ts). */
   pageLoaders: Map<string, DataLoader<unknown, unknown, string>>;
   /**
@@ -87,15 +90,19 @@ export interface StoreFacts {
   dataVersion(): Promise<string>;
   /** Loaded months, ascending, as of `version` (or newer, if the store moved on since). */
   availableDates(version: string): Promise<string[]>;
+  /** Bookmarks of deep list pages, filed by data version. */
+  pageBookmarks: PageBookmarks;
 }
 
 export function createStoreFacts(
   handle: DatabaseHandle,
   readDataVersion?: () => Promise<string>,
+  bookmarkOptions: PageBookmarksOptions = {},
 ): StoreFacts {
   const { db } = handle;
   let known: { version: string; dates: Promise<string[]> } | undefined;
   return {
+    pageBookmarks: new PageBookmarks(bookmarkOptions),
     dataVersion:
       readDataVersion ??
       (async () =>
@@ -197,6 +204,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       return dates;
     },
     dataVersion,
+    pageBookmarks: shared.pageBookmarks,
     loaders: {
       asn: asnRowsLoader(null),
       organization: new DataLoader(

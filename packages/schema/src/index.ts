@@ -7,4 +7,5 @@ export {
   type StoreFacts,
 } from './context';
 export { coneStreamTuning } from './coneSource';
+export { DEFAULT_BOOKMARK_STEP, type PageBookmarksOptions } from './pageBookmarks';
 export type { StatementObserver } from './compiledLookups';

@@ -5,9 +5,13 @@
 //   (date, column, key) index alone, then only the page's rows. An OFFSET over full rows reads every skipped row:
 //   30-40 ms at offset 40,000 of the real month on SQLite and 85 ms on PostgreSQL, 2-10 ms this way.
 // - Anything else (a key list, a name or seen filter with a sort, several months): one ORDER BY ... OFFSET.
-import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+// A page at least one bookmark step deep into one month's unfiltered list, in the default order or one numeric sort
+// column, starts from the nearest bookmark instead of skipping every key before it (pageBookmarks.ts).
+import { sql, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { toCount, type Database, type DialectName } from '@asrank/db';
 import type { SortKey } from '@asrank/domain';
+import type { AsrankContext } from './context';
+import { bookmarkedKeyPage, type PageBookmarks, type SeekTerm } from './pageBookmarks';
 import { nullsLastPage, orderByList, type SortColumn } from './sql';
 
 type ListTable = 'asns' | 'organizations';
@@ -34,6 +38,54 @@ export interface ListPageSpec<TB extends ListTable, Row> {
   filtered: boolean;
   /** The key list alone (`asns: [...]`): the rows are a few key lookups. */
   keyList: boolean;
+  /** One month and no filter: deep pages may start from bookmarks; `scope` names the data version and month. */
+  bookmarks: { cache: PageBookmarks; scope: () => Promise<string> } | null;
+}
+
+/** The order ends with the record key alone, and the key is numeric (bookmark seeks compare it). */
+function numericKeyOrder<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): boolean {
+  const [unique] = spec.order.unique;
+  return spec.order.unique.length === 1 && unique !== undefined && spec.columns[unique.key]?.text !== true;
+}
+
+/** A range whose order bookmarks can serve: its one sort column (null: the key alone) and a name for its order. */
+interface Seekable {
+  term: SeekTerm | null;
+  name: string;
+}
+
+/**
+ * The client's order as one sort column then the key, when bookmarks can serve it: a numeric, non-null column other
+ * than the key (the seek compares values, which text collations and nulls would complicate), over a numeric key.
+ */
+function seekableSort<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): Seekable | undefined {
+  const [unique] = spec.order.unique;
+  if (!unique || !numericKeyOrder(spec)) return undefined;
+  const keys = spec.keys.filter(
+    (key, index) => !(index > 0 && key.key === unique.key && key.direction === unique.direction),
+  );
+  const target = keys.length === 1 ? spec.columns[keys[0]!.key] : undefined;
+  if (!target || target.text || target.nullable || target.column === spec.key || target.column === 'date')
+    return undefined;
+  const direction = keys[0]!.direction;
+  return { term: { column: target.column, direction }, name: `sort ${target.column} ${direction}` };
+}
+
+/**
+ * The `bookmarks` of a list over `months`: one month with no filter, scoped by the request's data version (read only
+ * when a page is deep enough to use them).
+ */
+export function monthBookmarks(
+  context: Pick<AsrankContext, 'pageBookmarks' | 'dataVersion'>,
+  months: readonly string[],
+  filtered: boolean,
+): ListPageSpec<ListTable, unknown>['bookmarks'] {
+  const [month] = months;
+  if (months.length !== 1 || filtered || month === undefined) return null;
+  return {
+    cache: context.pageBookmarks,
+    scope: async () => `${await context.dataVersion()}\u0000${month}`,
+  };
 }
 
 /** True when the client's keys ask for the list's default order (`sort: "rank"`, or nothing). */
@@ -47,19 +99,39 @@ function isDefaultOrder(keys: readonly SortKey[], order: ListPageSpec<ListTable,
 }
 
 /** `rows` narrowed to the records whose (date, key) the ordered, paged key query selects, in `outerOrder`. */
-function rowsOfKeyPage<TB extends ListTable, Row>(
+async function rowsOfKeyPage<TB extends ListTable, Row>(
   spec: ListPageSpec<TB, Row>,
   keyQuery: ListQuery<TB>,
   innerOrder: RawBuilder<unknown>,
   outerOrder: RawBuilder<unknown>,
   limit: number,
   offset: number,
+  seekable?: Seekable,
 ): Promise<Row[]> {
-  const keyPage = keyQuery
-    .select([sql.ref('date').as('date'), sql.ref(spec.key).as('key')])
-    .orderBy(innerOrder)
-    .limit(limit)
-    .offset(offset);
+  const bookmarks = seekable ? spec.bookmarks : null;
+  const bookmarked =
+    bookmarks && seekable && offset >= bookmarks.cache.step
+      ? await bookmarkedKeyPage(
+          {
+            db: spec.db,
+            dialect: spec.dialect,
+            range: keyQuery,
+            key: spec.key,
+            term: seekable.term,
+            bookmarks: bookmarks.cache,
+            scope: `${await bookmarks.scope()}\u0000${spec.table}\u0000${seekable.name}`,
+          },
+          limit,
+          offset,
+        )
+      : null;
+  const keyPage: Expression<unknown> =
+    bookmarked ??
+    keyQuery
+      .select([sql.ref('date').as('date'), sql.ref(spec.key).as('key')])
+      .orderBy(innerOrder)
+      .limit(limit)
+      .offset(offset);
   // Kysely cannot resolve selectFrom() over a table name that is a type parameter; the table is `spec.table`.
   const table = spec.db.selectFrom(spec.table as ListTable) as unknown as ListQuery<TB>;
   return spec.readRows(
@@ -80,11 +152,33 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
     const byRank: SortKey[] = [{ key: 'rank', direction: 'asc' }];
     const ranked = query.where(sql.ref('rank'), 'is not', null);
     const unranked = query.where(sql.ref('rank'), 'is', null);
+    // Within each range rank is not null, so bookmarks serve both (over a numeric key).
+    const numericKey = numericKeyOrder(spec);
+    const rankedSeek = numericKey
+      ? { term: { column: 'rank', direction: 'asc' as const }, name: 'ranked' }
+      : undefined;
+    const unrankedSeek = numericKey ? { term: null, name: 'unranked' } : undefined;
     return nullsLastPage(page, {
       nonNull: (limit, offset) =>
-        rowsOfKeyPage(spec, ranked, rangeOrder(byRank, false), rangeOrder(byRank, true), limit, offset),
+        rowsOfKeyPage(
+          spec,
+          ranked,
+          rangeOrder(byRank, false),
+          rangeOrder(byRank, true),
+          limit,
+          offset,
+          rankedSeek,
+        ),
       nulls: (limit, offset) =>
-        rowsOfKeyPage(spec, unranked, rangeOrder([], false), rangeOrder([], true), limit, offset),
+        rowsOfKeyPage(
+          spec,
+          unranked,
+          rangeOrder([], false),
+          rangeOrder([], true),
+          limit,
+          offset,
+          unrankedSeek,
+        ),
       countNonNull: async () =>
         toCount(
           (await ranked.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n as number | undefined,
@@ -99,6 +193,7 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
       orderOf(spec.keys, { keyLookup: true }),
       page.first,
       page.offset,
+      spec.singleMonth ? seekableSort(spec) : undefined,
     );
   return spec.readRows(
     query

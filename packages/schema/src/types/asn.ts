@@ -5,7 +5,7 @@ import { builder } from '../builder';
 import type { AsnRow } from '../context';
 import { isHistoric, monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList } from '../args';
 import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
-import { listPage } from '../listPage';
+import { listPage, monthBookmarks } from '../listPage';
 import { nestedPage } from '../nestedPages';
 import { selectedAsnColumns, selectedAsnNodeColumns } from '../asnColumns';
 import { connectionOf, type ConnectionPage } from './pageInfo';
@@ -217,6 +217,7 @@ builder.queryFields((t) => ({
         columns
           ? (rowQuery.select(columns) as unknown as ReturnType<typeof rowQuery.selectAll>)
           : rowQuery.selectAll();
+      const filtered = asnFilter !== null || args.name != null || args.seen != null;
       const nodes = await listPage({
         db: context.db,
         dialect: context.dialect,
@@ -229,8 +230,9 @@ builder.queryFields((t) => ({
         columns: ASN_SORT_COLUMNS,
         order: historic ? ASN_HISTORIC_ORDER : ASN_ORDER,
         singleMonth: months.length === 1,
-        filtered: asnFilter !== null || args.name != null || args.seen != null,
+        filtered,
         keyList: asnFilter !== null,
+        bookmarks: monthBookmarks(context, months, filtered),
       });
       // Counted only when the client selects totalCount or pageInfo: a page of a sorted list rarely asks, and the
       // count scans the whole month.

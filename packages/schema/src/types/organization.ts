@@ -5,7 +5,7 @@ import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
 import { isHistoric, monthOf, monthsOf, pageOf } from '../args';
 import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
-import { listPage } from '../listPage';
+import { listPage, monthBookmarks } from '../listPage';
 import { nestedPage } from '../nestedPages';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { CountryRef, OrganizationRef } from './refs';
@@ -184,6 +184,7 @@ builder.queryFields((t) => ({
       if (args.name != null)
         query = query.where(likeEscaped('search_text', containsPattern(args.name.toLowerCase())));
       if (args.seen != null) query = query.where('seen', '=', args.seen ? 1 : 0);
+      const filtered = args.name != null || args.seen != null;
       const nodes = await listPage({
         db: context.db,
         dialect: context.dialect,
@@ -196,8 +197,10 @@ builder.queryFields((t) => ({
         columns: ORGANIZATION_SORT_COLUMNS,
         order: historic ? ORGANIZATION_HISTORIC_ORDER : ORGANIZATION_ORDER,
         singleMonth: months.length === 1,
-        filtered: args.name != null || args.seen != null,
+        filtered,
         keyList: false,
+        // listPage uses them only over a numeric key: org ids are text.
+        bookmarks: monthBookmarks(context, months, filtered),
       });
       // Counted only when the client selects totalCount or pageInfo (the count scans the whole month).
       const totalCount = async () =>

@@ -1,0 +1,163 @@
+// Deep pages read from bookmarks (pageBookmarks.ts) are exactly the pages of the plain ORDER BY ... OFFSET, for the
+// default order and one-column sorts, in any order of requests, concurrently, and after the month is reloaded.
+// A step of 5 makes the sample month's few hundred ASNs cross many bookmarks and ties.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { graphql } from 'graphql';
+import { ingestMonth, readManifest } from '@asrank/cli';
+import { createContext, createSchema, createStoreFacts, type StoreFacts } from '../src';
+import {
+  LOAD_TIMEOUT_MS,
+  loadedSampleDir,
+  openLoadedStore,
+  STORE_KINDS,
+  type LoadedStore,
+} from './support/store';
+
+jest.setTimeout(LOAD_TIMEOUT_MS);
+
+const STEP = 5;
+const schema = createSchema();
+
+interface AsnRecord {
+  asn: number;
+  rank: number | null;
+  cone_asns: number;
+  degree_total: number;
+  degree_customer: number;
+}
+
+/** The orders under test: the sort argument, and the same order as a comparison of stored rows. */
+const ORDERS: { sort: string | null; compare: (a: AsnRecord, b: AsnRecord) => number }[] = [
+  { sort: null, compare: (a, b) => byRankNullsLast(a, b) || a.asn - b.asn },
+  { sort: 'rank', compare: (a, b) => byRankNullsLast(a, b) || a.asn - b.asn },
+  { sort: '-cone.numberAsns', compare: (a, b) => b.cone_asns - a.cone_asns || a.asn - b.asn },
+  { sort: 'cone.numberAsns,asn', compare: (a, b) => a.cone_asns - b.cone_asns || a.asn - b.asn },
+  { sort: 'asnDegree.total', compare: (a, b) => a.degree_total - b.degree_total || a.asn - b.asn },
+  { sort: '-asnDegree.customer', compare: (a, b) => b.degree_customer - a.degree_customer || a.asn - b.asn },
+];
+
+function byRankNullsLast(a: AsnRecord, b: AsnRecord): number {
+  if (a.rank === null || b.rank === null) return a.rank === b.rank ? 0 : a.rank === null ? 1 : -1;
+  return a.rank - b.rank;
+}
+
+/** Offsets around every bookmark of the first stretch, then spread to past the end, in a shuffled (seeded) order. */
+function offsetsFor(total: number): number[] {
+  const offsets = new Set<number>([0, 1, STEP - 1, STEP, STEP + 1, 2 * STEP, total - 1, total, total + 3]);
+  for (let offset = 0; offset < total; offset += Math.max(1, Math.floor(total / 40))) offsets.add(offset);
+  const list = [...offsets].filter((offset) => offset >= 0);
+  let seed = 7;
+  for (let index = list.length - 1; index > 0; index -= 1) {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    const other = seed % (index + 1);
+    [list[index], list[other]] = [list[other]!, list[index]!];
+  }
+  return list;
+}
+
+describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
+  let store: LoadedStore;
+  let latest: string;
+
+  beforeAll(async () => {
+    store = await openLoadedStore(kind);
+    latest = store.dates.at(-1)!;
+  }, LOAD_TIMEOUT_MS);
+  afterAll(() => store?.close());
+
+  const storedRows = async (): Promise<AsnRecord[]> =>
+    (
+      await store.handle.db
+        .selectFrom('asns')
+        .select(['asn', 'rank', 'cone_asns', 'degree_total', 'degree_customer'])
+        .where('date', '=', latest)
+        .execute()
+    ).map((row) => ({
+      asn: Number(row.asn),
+      rank: row.rank === null ? null : Number(row.rank),
+      cone_asns: Number(row.cone_asns),
+      degree_total: Number(row.degree_total),
+      degree_customer: Number(row.degree_customer),
+    }));
+
+  const page = async (facts: StoreFacts, sort: string | null, first: number, offset: number) => {
+    const sortArgument = sort === null ? '' : `, sort: "${sort}"`;
+    const result = await graphql({
+      schema,
+      source: `{ asns(first: ${first}, offset: ${offset}${sortArgument}) { edges { node { asn } } } }`,
+      contextValue: createContext(store.handle, { facts }),
+    });
+    if (result.errors?.length) throw new Error(result.errors.map((error) => error.message).join('; '));
+    return (result.data as { asns: { edges: { node: { asn: string } }[] } }).asns.edges.map((edge) =>
+      Number(edge.node.asn),
+    );
+  };
+
+  it('answers every page of every order as the plain offset does, wherever the page starts', async () => {
+    const rows = await storedRows();
+    expect(rows.length).toBeGreaterThan(20 * STEP);
+    const facts = createStoreFacts(store.handle, undefined, { step: STEP });
+    for (const { sort, compare } of ORDERS) {
+      const expected = [...rows].sort(compare).map((row) => row.asn);
+      for (const offset of offsetsFor(rows.length)) {
+        for (const first of [1, 3, 2 * STEP + 1]) {
+          expect({ sort, offset, first, asns: await page(facts, sort, first, offset) }).toEqual({
+            sort,
+            offset,
+            first,
+            asns: expected.slice(offset, offset + first),
+          });
+        }
+      }
+    }
+    // The deep pages really were read from bookmarks: a full month's worth for each of the four one-column sorts.
+    expect(facts.pageBookmarks.count()).toBeGreaterThan(4 * Math.floor(rows.length / STEP) - 8);
+  });
+
+  it('keeps no bookmarks for shallow pages, and answers concurrent deep pages of one order alike', async () => {
+    const rows = await storedRows();
+    const facts = createStoreFacts(store.handle, undefined, { step: STEP });
+    await page(facts, '-cone.numberAsns', 10, STEP - 1);
+    expect(facts.pageBookmarks.count()).toBe(0);
+
+    const expected = [...rows].sort(ORDERS[2]!.compare).map((row) => row.asn);
+    const offsets = Array.from({ length: 24 }, (_, index) => Math.floor((index * rows.length) / 24));
+    const pages = await Promise.all(offsets.map((offset) => page(facts, '-cone.numberAsns', 7, offset)));
+    expect(pages).toEqual(offsets.map((offset) => expected.slice(offset, offset + 7)));
+  });
+
+  it('reads a reloaded month from new bookmarks, not those of the data it replaced', async () => {
+    const facts = createStoreFacts(store.handle, undefined, { step: STEP });
+    const before = await storedRows();
+    const deep = Math.floor(before.length / 2);
+    const beforePage = await page(facts, 'asnDegree.total', 10, deep);
+    expect(beforePage).toEqual(
+      [...before]
+        .sort(ORDERS[4]!.compare)
+        .map((row) => row.asn)
+        .slice(deep, deep + 10),
+    );
+
+    // Reload the latest month with a third of its links gone: degrees fall, so the order changes.
+    const month = readManifest(await loadedSampleDir()).find((entry) => entry.date === latest)!;
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'asrank-bookmarks-reload-'));
+    try {
+      const thinned = path.join(tmp, path.basename(month.options.asRel!));
+      const lines = fs.readFileSync(month.options.asRel!, 'utf8').split('\n');
+      fs.writeFileSync(
+        thinned,
+        lines.filter((line, index) => line.startsWith('#') || index % 3 !== 1).join('\n'),
+      );
+      await ingestMonth(store.handle, { ...month.options, asRel: thinned });
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+
+    const after = await storedRows();
+    const expectedAfter = [...after].sort(ORDERS[4]!.compare).map((row) => row.asn);
+    expect(expectedAfter.slice(deep, deep + 10)).not.toEqual(beforePage);
+    expect(await page(facts, 'asnDegree.total', 10, deep)).toEqual(expectedAfter.slice(deep, deep + 10));
+  });
+});
