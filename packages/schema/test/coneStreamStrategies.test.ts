@@ -1,9 +1,6 @@
 // The two ways asnConesStream reads a cone (SQL keyset pages for small cones; lists computed once and kept in memory
 // for large ones) return the same sequences as a straightforward reading of the tables; the kept lists follow a
 // reloaded month; and answering `asns { asn }` from member numbers alone equals the full-row answer.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type {
   KyselyPlugin,
   PluginTransformQueryArgs,
@@ -13,11 +10,10 @@ import type {
   UnknownRow,
 } from 'kysely';
 import type { DatabaseHandle } from '@asrank/db';
-import { ingestMonth, readManifest } from '@asrank/cli';
 import { coneStreamTuning } from '../src';
 import {
   LOAD_TIMEOUT_MS,
-  loadedSampleDir,
+  reloadThinned,
   openLoadedStore,
   queryData,
   STORE_KINDS,
@@ -252,25 +248,7 @@ describe.each(STORE_KINDS)('cone stream strategies on %s', (kind) => {
     expectStored(before.cones, await storedCones(store.handle, latest));
 
     // Reload the latest month with a third of its links and prefix lines gone: cones and their prefixes shrink.
-    const month = readManifest(await loadedSampleDir()).find((entry) => entry.date === latest)!;
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'asrank-cone-reload-'));
-    try {
-      const thinned = (file: string) => {
-        const target = path.join(tmp, path.basename(file));
-        const lines = fs.readFileSync(file, 'utf8').split('\n');
-        fs.writeFileSync(
-          target,
-          lines.filter((line, index) => line.startsWith('#') || index % 3 !== 1).join('\n'),
-        );
-        return target;
-      };
-      const pfx2as = (
-        Array.isArray(month.options.pfx2as) ? month.options.pfx2as : [month.options.pfx2as!]
-      ).map(thinned);
-      await ingestMonth(store.handle, { ...month.options, asRel: thinned(month.options.asRel!), pfx2as });
-    } finally {
-      fs.rmSync(tmp, { recursive: true, force: true });
-    }
+    await reloadThinned(store.handle, latest, ['asRel', 'pfx2as']);
 
     const stored = await storedCones(store.handle, latest);
     const after = await walk(store.handle, KEYS, { first: 200, asns });

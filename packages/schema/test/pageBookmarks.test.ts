@@ -1,15 +1,11 @@
 // Deep pages read from bookmarks (pageBookmarks.ts) are exactly the pages of the plain ORDER BY ... OFFSET, for the
 // default order and one-column sorts, in any order of requests, concurrently, and after the month is reloaded.
 // A step of 5 makes the sample month's few hundred ASNs cross many bookmarks and ties.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { graphql } from 'graphql';
-import { ingestMonth, readManifest } from '@asrank/cli';
 import { createContext, createSchema, createStoreFacts, type StoreFacts } from '../src';
 import {
   LOAD_TIMEOUT_MS,
-  loadedSampleDir,
+  reloadThinned,
   openLoadedStore,
   STORE_KINDS,
   type LoadedStore,
@@ -141,19 +137,7 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
     );
 
     // Reload the latest month with a third of its links gone: degrees fall, so the order changes.
-    const month = readManifest(await loadedSampleDir()).find((entry) => entry.date === latest)!;
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'asrank-bookmarks-reload-'));
-    try {
-      const thinned = path.join(tmp, path.basename(month.options.asRel!));
-      const lines = fs.readFileSync(month.options.asRel!, 'utf8').split('\n');
-      fs.writeFileSync(
-        thinned,
-        lines.filter((line, index) => line.startsWith('#') || index % 3 !== 1).join('\n'),
-      );
-      await ingestMonth(store.handle, { ...month.options, asRel: thinned });
-    } finally {
-      fs.rmSync(tmp, { recursive: true, force: true });
-    }
+    await reloadThinned(store.handle, latest, ['asRel']);
 
     const after = await storedRows();
     const expectedAfter = [...after].sort(ORDERS[4]!.compare).map((row) => row.asn);

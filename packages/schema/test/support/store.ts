@@ -6,7 +6,7 @@ import path from 'node:path';
 import { graphql, type ExecutionResult } from 'graphql';
 import pg from 'pg';
 import { openDatabase, type DatabaseHandle } from '@asrank/db';
-import { generateDataset, loadSampleData, SAMPLE_DATA_DIR } from '@asrank/cli';
+import { generateDataset, ingestMonth, loadSampleData, readManifest, SAMPLE_DATA_DIR } from '@asrank/cli';
 import { createContext, createSchema } from '../../src';
 
 export interface LoadedStore {
@@ -127,3 +127,38 @@ export async function queryError(
 
 /** Loading the sample through the real ingest takes seconds (more on a busy CI machine with PostgreSQL). */
 export const LOAD_TIMEOUT_MS = 180_000;
+
+/**
+ * Reloads the sample's month `date` into `handle` with every third line (comments kept) of the chosen inputs left
+ * out: links (degrees fall) and prefix lines (cones hold fewer prefixes). Tests use it to see that nothing read from
+ * the month before is served after.
+ */
+export async function reloadThinned(
+  handle: DatabaseHandle,
+  date: string,
+  inputs: readonly ('asRel' | 'pfx2as')[],
+): Promise<void> {
+  const month = readManifest(await sampleDir()).find((entry) => entry.date === date);
+  if (!month) throw new Error(`the sample has no month ${date}`);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'asrank-reload-'));
+  try {
+    const thinned = (file: string) => {
+      const target = path.join(tmp, path.basename(file));
+      const lines = fs.readFileSync(file, 'utf8').split('\n');
+      fs.writeFileSync(
+        target,
+        lines.filter((line, index) => line.startsWith('#') || index % 3 !== 1).join('\n'),
+      );
+      return target;
+    };
+    const options = { ...month.options };
+    if (inputs.includes('asRel')) options.asRel = thinned(month.options.asRel!);
+    if (inputs.includes('pfx2as')) {
+      const files = month.options.pfx2as ?? [];
+      options.pfx2as = (Array.isArray(files) ? files : [files]).map(thinned);
+    }
+    await ingestMonth(handle, options);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
