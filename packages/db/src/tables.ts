@@ -178,10 +178,9 @@ export interface Database {
   meta: MetaTable;
 }
 
-/** Every table, for work that visits them all (planner statistics, comparing two stores). */
-export const ALL_TABLES = [
+/** The tables that hold one month's data (keyed by `date`), in the order a load clears and writes them. */
+export const MONTH_TABLES = [
   'datasets',
-  'countries',
   'asns',
   'organizations',
   'asn_links',
@@ -190,6 +189,14 @@ export const ALL_TABLES = [
   'cone_members',
   'prefixes',
   'prefix_origins',
+] as const satisfies readonly (keyof Database)[];
+
+export type MonthTable = (typeof MONTH_TABLES)[number];
+
+/** Every table, for work that visits them all (planner statistics, comparing two stores). */
+export const ALL_TABLES = [
+  ...MONTH_TABLES,
+  'countries',
   'meta',
 ] as const satisfies readonly (keyof Database)[];
 

@@ -2,13 +2,13 @@
 import { sql } from 'kysely';
 import { parseDateArgument } from '@asrank/domain';
 import {
+  MONTH_TABLES,
   toCount,
   migrateToLatest,
   pendingMigrations,
   refreshStatistics,
   type DatabaseHandle,
 } from '@asrank/db';
-import { MONTH_TABLES } from './ingest/month';
 
 export interface DatasetListing {
   date: string;

@@ -7,6 +7,7 @@ import type {
   DatasetsTable,
   LinkLocationsTable,
   LocationsTable,
+  MonthTable,
   OrganizationsTable,
   PrefixesTable,
 } from '@asrank/db';
@@ -29,18 +30,4 @@ export interface MonthData {
 
 export type CountryRow = CountriesTable;
 
-/** The per-month tables in the order they are cleared and written. */
-export const MONTH_TABLES = [
-  'datasets',
-  'asns',
-  'organizations',
-  'asn_links',
-  'locations',
-  'link_locations',
-  'cone_members',
-  'prefixes',
-  'prefix_origins',
-] as const;
-
-export type MonthTable = (typeof MONTH_TABLES)[number];
 export type RowCounts = Record<MonthTable, number>;

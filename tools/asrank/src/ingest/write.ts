@@ -2,8 +2,8 @@
 // country table refreshed and meta.data_version bumped. Readers (WAL on SQLite, MVCC on PostgreSQL) see either the
 // old month or the new one, never half; a crash or SIGKILL mid-load rolls back and leaves the previous data intact.
 import { CompiledQuery, sql, type Kysely } from 'kysely';
-import type { Database, DatabaseHandle } from '@asrank/db';
-import { MONTH_TABLES, type CountryRow, type MonthData, type MonthTable, type RowCounts } from './month';
+import { MONTH_TABLES, type Database, type DatabaseHandle, type MonthTable } from '@asrank/db';
+import type { CountryRow, MonthData, RowCounts } from './month';
 import type { Progress } from '../progress';
 
 type Cell = string | number | null;
