@@ -122,7 +122,7 @@ export function selectsOnlyAsnKey(info: GraphQLResolveInfo): boolean {
   return columns !== null && columns.length === KEY_COLUMNS.length;
 }
 
-/** Selection sets of the nodes of a connection field (`edges { node { ... } }`), fragments followed. */
+/** Selection sets of the fields at `path` (e.g. a connection's `edges { node { ... } }`), fragments followed. */
 function connectionNodeSelections(
   selectionSet: SelectionSetNode | undefined,
   info: GraphQLResolveInfo,
@@ -154,17 +154,36 @@ function connectionNodeSelections(
   }
 }
 
-/** Like selectedAsnColumns, for a connection of Asn nodes (the columns its `edges { node }` selections need). */
-export function selectedAsnNodeColumns(info: GraphQLResolveInfo): AsnColumn[] | null {
-  if (!asnColumnTuning.prune) return null;
-  const nodeSelections: SelectionSetNode[] = [];
+/**
+ * The columns the Asn selections found at `path` below the current field need (key columns included, stable order):
+ * `undefined` when the path selects nothing, null when whole rows are needed. Lets a list resolver read the records
+ * its nodes (or their linked ASNs) will show in its own query instead of a loader batch per page.
+ */
+export function selectedAsnColumnsAt(
+  info: GraphQLResolveInfo,
+  path: readonly string[],
+): AsnColumn[] | null | undefined {
+  const selections: SelectionSetNode[] = [];
   const visited = new Set<string>();
   for (const node of info.fieldNodes)
-    connectionNodeSelections(node.selectionSet, info, ['edges', 'node'], nodeSelections, visited);
+    connectionNodeSelections(node.selectionSet, info, path, selections, visited);
+  if (selections.length === 0) return undefined;
+  if (!asnColumnTuning.prune) return null;
   const columns = new Set<AsnColumn>(KEY_COLUMNS);
   const visitedFragments = new Set<string>();
-  for (const selectionSet of nodeSelections) {
+  for (const selectionSet of selections) {
     if (!collect(selectionSet, info, columns, visitedFragments)) return null;
   }
   return [...columns].sort();
+}
+
+/** Like selectedAsnColumns, for a connection of Asn nodes (the columns its `edges { node }` selections need). */
+export function selectedAsnNodeColumns(info: GraphQLResolveInfo): AsnColumn[] | null {
+  if (!asnColumnTuning.prune) return null;
+  return selectedAsnColumnsAt(info, ['edges', 'node']) ?? [...KEY_COLUMNS].sort();
+}
+
+/** True when every column of `needed` is among `available` (both as the functions above return them). */
+export function coversAsnColumns(available: readonly AsnColumn[], needed: readonly AsnColumn[]): boolean {
+  return available === needed || needed.every((column) => available.includes(column));
 }

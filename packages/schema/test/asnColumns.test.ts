@@ -15,21 +15,36 @@ import { createContext, createSchema } from '../src';
 import { asnColumnTuning } from '../src/asnColumns';
 import { STORE_KINDS, openLoadedStore, type LoadedStore } from './support/store';
 
-/** Records the selections of every query on `asns`: '*' for whole rows, else the column names. */
+interface SelectNode {
+  kind: string;
+  from?: { froms: { table?: { identifier?: { name?: string } } }[] };
+  joins?: { table: { kind: string; node?: { table?: { identifier?: { name?: string } } } } }[];
+  selections?: {
+    selection: { kind: string; column?: { column?: { name?: string } }; alias?: { name?: string } };
+  }[];
+}
+
+/**
+ * Records the selections of every query on `asns`: '*' for whole rows, else the column names. A query that joins
+ * `asns` to a page of links (asn1's record read with the link) is recorded as 'joined:' plus the joined columns.
+ */
 class AsnSelections implements KyselyPlugin {
   readonly seen: string[][] = [];
   transformQuery({ node }: PluginTransformQueryArgs) {
-    const select = node as unknown as {
-      kind: string;
-      from?: { froms: { table?: { identifier?: { name?: string } } }[] };
-      selections?: { selection: { kind: string; column?: { column?: { name?: string } } } }[];
-    };
-    if (select.kind === 'SelectQueryNode' && select.from?.froms[0]?.table?.identifier?.name === 'asns') {
+    const select = node as unknown as SelectNode;
+    if (select.kind !== 'SelectQueryNode') return node;
+    const selections = select.selections ?? [];
+    if (select.from?.froms[0]?.table?.identifier?.name === 'asns') {
       this.seen.push(
-        (select.selections ?? []).map((entry) =>
+        selections.map((entry) =>
           entry.selection.kind === 'SelectAllNode' ? '*' : (entry.selection.column?.column?.name ?? '?'),
         ),
       );
+    } else if (select.joins?.some((join) => join.table.node?.table?.identifier?.name === 'asns')) {
+      const joined = selections
+        .map((entry) => entry.selection.alias?.name)
+        .filter((alias): alias is string => alias?.startsWith('asn1__') === true);
+      this.seen.push(['joined:', ...joined.map((alias) => alias.slice('asn1__'.length))]);
     }
     return node;
   }
@@ -137,6 +152,30 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
     expect(recorder.seen.some((columns) => columns.includes('*'))).toBe(false);
   });
 
+  it.each([
+    ['the default rank order', (asn: string) => `asn: "${asn}", first: 25`],
+    [
+      'a sorted deep page',
+      (asn: string) => `asn: "${asn}", first: 25, offset: 3, sort: "-numberPaths,relationship"`,
+    ],
+    ['every month', (asn: string) => `asn: "${asn}", first: 60, dateStart: "2000-01-01", sort: "asn1"`],
+    ['the links of an ASN list', (asn: string) => `asns: ["${asn}", "174", "3356"], first: 40`],
+  ])(
+    'answers root asnLinks (%s) with asn1 read with the links exactly as through the loader',
+    async (_label, args) => {
+      const all = fieldNames.map(selectionOf);
+      const source = `{ asnLinks(${args(neighbourOf)}) { edges { node { date asn0 { asn } rank
+        asn1 { ...Front } other: asn1 { asn ... on Asn { ${all.slice(8).join(' ')} } } } } } }
+        fragment Front on Asn { ${all.slice(0, 8).join(' ')} }`;
+      const recorder = new AsnSelections();
+      const joined = await run(source, true, recorder);
+      expect(joined.errors).toBeUndefined();
+      expect(joined).toEqual(await run(source, false));
+      expect((joined.data as { asnLinks: { edges: unknown[] } }).asnLinks.edges.length).toBeGreaterThan(0);
+      expect(recorder.seen.some((columns) => columns[0] === 'joined:')).toBe(true);
+    },
+  );
+
   it('answers cone members (asnCone, asnConesStream) with every field from pruned rows as from whole rows', async () => {
     const all = fieldNames
       .filter((name) => name !== 'asnLinks')
@@ -195,11 +234,11 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
   it('reads only the selected columns for the neighbours, whole rows when pruning is off', async () => {
     const pruning = new AsnSelections();
     await run(neighbours('asn asnName rank cone { numberAsns }'), true, pruning);
-    // asn0 { asn } needs the key only; asn1 its name, rank and cone.
+    // asn0 { asn } needs the key only (a loader batch); asn1 its name, rank and cone, read with the link page.
     expect(pruning.seen.map((columns) => [...columns].sort())).toEqual(
       expect.arrayContaining([
         ['asn', 'date'],
-        ['asn', 'asn_name', 'cone_addresses', 'cone_asns', 'cone_prefixes', 'date', 'rank'],
+        ['asn', 'asn_name', 'cone_addresses', 'cone_asns', 'cone_prefixes', 'joined:', 'rank'],
       ]),
     );
     expect(pruning.seen.some((columns) => columns.includes('*'))).toBe(false);

@@ -1,19 +1,24 @@
 // AsnLink: a link between two ASNs in one month, seen from asn0; root fields `asnLink` and `asnLinks`.
-import type { AsnLinksTable } from '@asrank/db';
+import type { AsnLinksTable, Database } from '@asrank/db';
 import { toCount } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
+import { sql, type SelectQueryBuilder } from 'kysely';
 import { builder } from '../builder';
-import type { AsrankContext, LocationRow } from '../context';
+import type { AsnRow, AsrankContext, LocationRow } from '../context';
 import { isHistoric, monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList } from '../args';
 import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
 import { nestedPage } from '../nestedPages';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { AsnLinkRef, AsnRef } from './refs';
 import { placeholderAsn } from './asn';
-import { selectedAsnColumns } from '../asnColumns';
+import { coversAsnColumns, selectedAsnColumns, selectedAsnColumnsAt, type AsnColumn } from '../asnColumns';
 import { LocationConnection, sortLocations } from './location';
 
-type AsnLinkRow = AsnLinksTable;
+/** asn1's record read with the link by the list's own query, and the columns it carries (null: not in the month). */
+export const JOINED_ASN1 = Symbol('asn1 record read with the link');
+type AsnLinkRow = AsnLinksTable & {
+  [JOINED_ASN1]?: { columns: readonly AsnColumn[]; record: AsnRow | null };
+};
 
 export const ASN_LINK_SORT_COLUMNS: Record<string, SortColumn> = {
   asn0: { column: 'asn0' },
@@ -53,10 +58,18 @@ AsnLinkRef.implement({
     }),
     asn1: t.field({
       type: AsnRef,
-      resolve: async (link, _args, context, info) =>
-        (await context
-          .asnLoader(selectedAsnColumns(info))
-          .load({ date: link.date, id: Number(link.asn1) })) ?? placeholderAsn(link.date, Number(link.asn1)),
+      // Not async: when the list read asn1's record with the link, it is answered synchronously (a 500-link page
+      // otherwise pays 500 loader promises, ~4 µs each under graphql-jit).
+      resolve: (link: AsnLinkRow, _args, context, info) => {
+        const columns = selectedAsnColumns(info);
+        const joined = link[JOINED_ASN1];
+        if (joined && columns && coversAsnColumns(joined.columns, columns))
+          return joined.record ?? placeholderAsn(link.date, Number(link.asn1));
+        return context
+          .asnLoader(columns)
+          .load({ date: link.date, id: Number(link.asn1) })
+          .then((record) => record ?? placeholderAsn(link.date, Number(link.asn1)));
+      },
     }),
     relationship: t.exposeString('relationship', {
       description:
@@ -96,6 +109,54 @@ AsnLinkRef.implement({
     }),
   }),
 });
+
+/** The link sort columns qualified by the page's alias, for ordering the joined rows. */
+const PAGE_SORT_COLUMNS: Record<string, SortColumn> = Object.fromEntries(
+  Object.entries(ASN_LINK_SORT_COLUMNS).map(([key, column]) => [
+    key,
+    { ...column, column: `page.${column.column}` },
+  ]),
+);
+
+/** Prefix of asn1's columns in the joined rows (no link column starts with it). */
+const ASN1_PREFIX = 'asn1__';
+
+/**
+ * A page of links with asn1's `columns` read in the same statement: the page (sorted and cut by its own index-served
+ * query) joined to asn1's records by primary key. One statement instead of the page plus a loader batch of up to
+ * 500 keys through json_each: W3's 500 neighbours took 1.3 ms + 1.6 ms of SQL that way, 2.0 ms joined (SQLite); on
+ * PostgreSQL it saves a round trip.
+ */
+async function linksWithAsn1(
+  context: AsrankContext,
+  pageQuery: SelectQueryBuilder<Database, 'asn_links', AsnLinksTable>,
+  keys: readonly SortKey[],
+  historic: boolean,
+  columns: readonly AsnColumn[],
+): Promise<AsnLinkRow[]> {
+  const recordColumns = columns.filter((column) => column !== 'date');
+  const rows = (await context.db
+    .selectFrom(pageQuery.as('page'))
+    .leftJoin('asns as b', (join) => join.onRef('b.date', '=', 'page.date').onRef('b.asn', '=', 'page.asn1'))
+    .selectAll('page')
+    .select(recordColumns.map((column) => sql.ref(`b.${column}`).as(`${ASN1_PREFIX}${column}`)))
+    .orderBy(
+      orderByList(context.dialect, keys, PAGE_SORT_COLUMNS, historic ? LINK_HISTORIC_ORDER : LINK_ORDER),
+    )
+    .execute()) as unknown as Record<string, unknown>[];
+  const prefixed = recordColumns.map((column) => [column, `${ASN1_PREFIX}${column}`] as const);
+  // The rows stay the link rows (their asn1__ columns are never read as link fields).
+  return rows.map((row) => {
+    const link = row as unknown as AsnLinkRow;
+    let record: Record<string, unknown> | null = null;
+    if (row[`${ASN1_PREFIX}asn`] != null) {
+      record = { date: link.date };
+      for (const [column, alias] of prefixed) record[column] = row[alias];
+    }
+    link[JOINED_ASN1] = { columns, record: record as AsnRow | null };
+    return link;
+  });
+}
 
 function numberOrNull(value: number | string | null): number | null {
   return value == null ? null : Number(value);
@@ -211,7 +272,7 @@ builder.queryFields((t) => ({
       dateStart: t.arg.string(),
       dateEnd: t.arg.string(),
     },
-    resolve: async (_root, args, context): Promise<ConnectionPage<AsnLinkRow>> => {
+    resolve: async (_root, args, context, info): Promise<ConnectionPage<AsnLinkRow>> => {
       const page = pageOf(args);
       const historic = isHistoric(args);
       const keys = parseSort(args.sort, 'asnLinks', { historic, argument: 'sort' });
@@ -234,7 +295,11 @@ builder.queryFields((t) => ({
         ASN_LINK_SORT_COLUMNS,
         historic ? LINK_HISTORIC_ORDER : LINK_ORDER,
       );
-      const nodes = await query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute();
+      const pageQuery = query.selectAll().orderBy(order).limit(page.first).offset(page.offset);
+      const asn1Columns = selectedAsnColumnsAt(info, ['edges', 'node', 'asn1']);
+      const nodes = asn1Columns
+        ? await linksWithAsn1(context, pageQuery, keys, historic, asn1Columns)
+        : await pageQuery.execute();
       // Counted only when the client selects totalCount or pageInfo: a neighbour list rarely asks, and the count
       // scans every matching link.
       const totalCount = async () =>
