@@ -17,7 +17,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import BetterSqlite3 from 'better-sqlite3';
 import { BENCH_ROOT, REPO_ROOT, prepareGenerated, prepareReal, type PreparedStores } from './datasets';
-import { parseSuiteOptions, type SuiteOptions } from './options';
+import { parseSuiteOptions, runSuiteEntryPoint, type SuiteOptions } from './options';
 import { CEILING_MAIN, GRAPHQL_MAIN, REST_MAIN, rssMb, startService, type ServiceProcess } from './processes';
 import {
   formatMarkdown,
@@ -517,7 +517,4 @@ async function main(): Promise<void> {
   if (report.stores.some((store) => (store.failures ?? []).length > 0)) process.exitCode = 1;
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-  process.exitCode = 1;
-});
+runSuiteEntryPoint(main);

@@ -22,6 +22,48 @@ export interface SuiteOptions {
   workers: number;
 }
 
+/** What `--help` prints, and what a mistaken option is answered with. */
+export const SUITE_USAGE = `usage: pnpm bench [options]   (pnpm bench:prepare takes the same options)
+  --asns N --links N --prefixes N --months N --seed N
+                       the generated store (default 80000 ASNs, 6.25 links and 12.5 prefixes per ASN,
+                       12 months, seed 1)
+  --only W1,W3,...     only these workloads (W1..W6, S2, S3)
+  --store sqlite|postgres|both
+                       which stores to measure (default both; PostgreSQL needs DATABASE_URL_PG)
+  --skip-real          leave out the real CAIDA month even when ../shared/data/caida is present
+  --skip-postgres      leave out PostgreSQL even when DATABASE_URL_PG is set
+  --duration S         seconds per throughput measurement (default 10)
+  --connections N      concurrent connections of the load generator (default 10)
+  --workers N          processes of the GraphQL service (its WORKERS setting, default 1)
+  --profile            run the services under node --cpu-prof (profiles in results/profiles/)
+  --help               this text`;
+
+/** A mistaken command line: reported as its message and the usage, without a stack. */
+export class UsageError extends Error {}
+
+/**
+ * Runs an entry point of the suite: `--help` prints the usage; a mistaken option prints one line and the usage
+ * (exit status 2); any other failure its stack (exit status 1).
+ */
+export function runSuiteEntryPoint(
+  main: () => Promise<void>,
+  argv: readonly string[] = process.argv.slice(2),
+) {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(SUITE_USAGE);
+    return;
+  }
+  main().catch((error: unknown) => {
+    if (error instanceof UsageError) {
+      console.error(`${error.message}\n\n${SUITE_USAGE}`);
+      process.exitCode = 2;
+      return;
+    }
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+    process.exitCode = 1;
+  });
+}
+
 const LINKS_PER_ASN = 6.25;
 const PREFIXES_PER_ASN = 12.5;
 
@@ -30,13 +72,13 @@ function integerOption(values: Record<string, unknown>, name: string, min: numbe
   if (raw === undefined) return undefined;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min) {
-    throw new Error(`--${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
+    throw new UsageError(`--${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
   }
   return value;
 }
 
-export function parseSuiteOptions(argv: readonly string[] = process.argv.slice(2)): SuiteOptions {
-  const { values } = parseArgs({
+function parseCommandLine(argv: readonly string[]) {
+  return parseArgs({
     args: [...argv],
     options: {
       asns: { type: 'string' },
@@ -55,6 +97,17 @@ export function parseSuiteOptions(argv: readonly string[] = process.argv.slice(2
     },
     allowPositionals: false,
   });
+}
+
+export function parseSuiteOptions(argv: readonly string[] = process.argv.slice(2)): SuiteOptions {
+  let parsed;
+  try {
+    parsed = parseCommandLine(argv);
+  } catch (error) {
+    // node:util's parseArgs reports an unknown option or a missing value as a TypeError with a clear message.
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values } = parsed;
   const asns = integerOption(values, 'asns', 10) ?? 80_000;
   const spec: GeneratedSpec = {
     seed: integerOption(values, 'seed', 0) ?? 1,
@@ -69,13 +122,13 @@ export function parseSuiteOptions(argv: readonly string[] = process.argv.slice(2
     only = new Set(values.only.split(',').map((name) => name.trim().toUpperCase()));
     const unknown = [...only].filter((name) => !/^(W[1-6]|S[23])$/.test(name));
     if (unknown.length > 0)
-      throw new Error(
+      throw new UsageError(
         `--only takes workload names W1..W6, S2, S3 separated by commas, got ${unknown.join(', ')}`,
       );
   }
   const stores = values.store as StoreChoice;
   if (!['both', 'sqlite', 'postgres'].includes(stores))
-    throw new Error(`--store must be sqlite, postgres or both, got ${JSON.stringify(values.store)}`);
+    throw new UsageError(`--store must be sqlite, postgres or both, got ${JSON.stringify(values.store)}`);
   return {
     spec,
     stores,

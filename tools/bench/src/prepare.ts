@@ -1,7 +1,7 @@
 // `pnpm bench:prepare`: builds the cached benchmark databases without measuring anything, so the slow part
 // (generating and loading 12 full-Internet months) can run ahead of the measurements.
 import { prepareGenerated, prepareReal } from './datasets';
-import { parseSuiteOptions } from './options';
+import { parseSuiteOptions, runSuiteEntryPoint } from './options';
 
 async function main(): Promise<void> {
   // `--store sqlite|postgres` builds one kind only, so two prepare processes can load both side by side.
@@ -14,7 +14,4 @@ async function main(): Promise<void> {
   if (!options.skipReal) await prepareReal(pgServer, stores);
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-  process.exitCode = 1;
-});
+runSuiteEntryPoint(main);

@@ -1,6 +1,6 @@
 // The suite's options decide what is measured: the defaults must be the full-Internet month, a smaller
 // --asns must scale the whole Internet with it, and a typo must stop the run instead of measuring something else.
-import { parseSuiteOptions } from '../src/options';
+import { parseSuiteOptions, UsageError } from '../src/options';
 
 describe('parseSuiteOptions', () => {
   it('defaults to the full-Internet store: 80,000 ASNs, 500,000 links, 1,000,000 prefixes, 12 months', () => {
@@ -32,7 +32,10 @@ describe('parseSuiteOptions', () => {
     [['--duration', 'x'], '--duration must be an integer >= 1, got "x"'],
     [['--only', 'W7'], '--only takes workload names W1..W6, S2, S3 separated by commas, got W7'],
     [['--store', 'mysql'], '--store must be sqlite, postgres or both, got "mysql"'],
-  ])('rejects %j with a message naming the option', (argv, message) => {
+    [['--fast'], "Unknown option '--fast'"],
+    [['--only'], "Option '--only <value>' argument missing"],
+  ])('rejects %j with a usage error naming the option', (argv, message) => {
     expect(() => parseSuiteOptions(argv)).toThrow(message);
+    expect(() => parseSuiteOptions(argv)).toThrow(UsageError);
   });
 });
