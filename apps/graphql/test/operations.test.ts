@@ -64,20 +64,27 @@ describe('probes and metrics', () => {
       }
     ).data.asns.edges;
     const owned = edges.find((edge) => edge.node.organization !== null)!.node;
-    const countOf = async () => {
+    const countOf = async (table: string) => {
       const text = await (await fetch(`${root}/metrics`)).text();
-      const match =
-        /asrank_graphql_db_query_duration_seconds_count\{kind="select",table="organizations"\} (\d+)/.exec(
-          text,
-        );
+      const match = new RegExp(
+        `asrank_graphql_db_query_duration_seconds_count\\{kind="select",table="${table}"\\} (\\d+)`,
+      ).exec(text);
       return Number(match?.[1] ?? 0);
     };
-    const before = await countOf();
+    const asnsBefore = await countOf('asns');
+    const organizationsBefore = await countOf('organizations');
+    // The point lookup reads the ASN's organization in its own statement: one statement, on asns.
     const answer = await post({ query: `{ asn(asn: "${owned.asn}") { asnName organization { orgId } } }` });
     expect(await answer.json()).toEqual({
       data: { asn: { asnName: expect.any(String), organization: { orgId: owned.organization!.orgId } } },
     });
-    expect(await countOf()).toBe(before + 1);
+    expect(await countOf('asns')).toBe(asnsBefore + 1);
+    expect(await countOf('organizations')).toBe(organizationsBefore);
+    const organization = await post({
+      query: `{ organization(orgId: "${owned.organization!.orgId}") { orgName } }`,
+    });
+    expect(await organization.json()).toEqual({ data: { organization: { orgName: expect.any(String) } } });
+    expect(await countOf('organizations')).toBe(organizationsBefore + 1);
   });
 
   it('keeps a well-formed incoming x-request-id and replaces a hostile one', async () => {

@@ -178,6 +178,39 @@ export interface Database {
   meta: MetaTable;
 }
 
+/** Every column of `organizations`, for statements that read an ASN's organization alongside its row. */
+export const ORGANIZATION_COLUMNS = [
+  'date',
+  'org_id',
+  'org_name',
+  'country_iso',
+  'rank',
+  'seen',
+  'number_asns',
+  'number_asns_seen',
+  'cone_asns',
+  'cone_prefixes',
+  'cone_addresses',
+  'degree_provider',
+  'degree_peer',
+  'degree_customer',
+  'degree_sibling',
+  'degree_transit',
+  'degree_total',
+  'org_degree_total',
+  'org_degree_transit',
+  'search_text',
+] as const satisfies readonly (keyof OrganizationsTable)[];
+
+// A column added to OrganizationsTable but not to ORGANIZATION_COLUMNS fails to compile here.
+const everyOrganizationColumnListed: Exclude<
+  keyof OrganizationsTable,
+  (typeof ORGANIZATION_COLUMNS)[number]
+> extends never
+  ? true
+  : never = true;
+void everyOrganizationColumnListed;
+
 /** The tables that hold one month's data (keyed by `date`), in the order a load clears and writes them. */
 export const MONTH_TABLES = [
   'datasets',

@@ -42,7 +42,7 @@ export const ASN_FIELD_COLUMNS: Readonly<Record<string, readonly AsnColumn[]>> =
   asnLinks: [],
 };
 
-/** Lets tests compare pruned answers with whole-row answers. */
+/** Lets tests compare pruned answers (and records read with their parents) with whole-row answers by loaders. */
 export const asnColumnTuning = { prune: true };
 
 function collect(
@@ -175,6 +175,19 @@ export function selectedAsnColumnsAt(
     if (!collect(selectionSet, info, columns, visitedFragments)) return null;
   }
   return [...columns].sort();
+}
+
+/**
+ * True when the current field's selection reaches `path` (fragments followed), so its resolver may read what that
+ * path shows in its own statement. False when pruning is off: tests compare those answers with the loaders'.
+ */
+export function selectsPath(info: GraphQLResolveInfo, path: readonly string[]): boolean {
+  if (!asnColumnTuning.prune) return false;
+  const selections: SelectionSetNode[] = [];
+  const visited = new Set<string>();
+  for (const node of info.fieldNodes)
+    connectionNodeSelections(node.selectionSet, info, path, selections, visited);
+  return selections.length > 0;
 }
 
 /** Like selectedAsnColumns, for a connection of Asn nodes (the columns its `edges { node }` selections need). */

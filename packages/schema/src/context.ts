@@ -16,6 +16,7 @@ import { inValues } from './sql';
 import { runCompiled, type StatementObserver } from './compiledLookups';
 import { PageBookmarks, type PageBookmarksOptions } from './pageBookmarks';
 import type { AsnColumn } from './asnColumns';
+import { organizationColumnsAlongside, withJoinedOrganizations } from './joinedOrganization';
 
 export type AsnRow = AsnsTable;
 export type OrganizationRow = OrganizationsTable;
@@ -50,7 +51,10 @@ export interface AsrankContext {
    * ASN records with only `columns` read (see asnColumns.ts), one loader per column set. The rows carry exactly
    * the columns the selection's resolvers read, though typed as whole rows; null `columns` means whole rows.
    */
-  asnLoader(columns: readonly AsnColumn[] | null): DataLoader<DatedKey<number>, AsnRow | null, string>;
+  asnLoader(
+    columns: readonly AsnColumn[] | null,
+    options?: { withOrganization?: boolean },
+  ): DataLoader<DatedKey<number>, AsnRow | null, string>;
 }
 
 /** Bound in place of (date, key) when a lookup's SQL is compiled; any value the SQL never binds otherwise. */
@@ -158,34 +162,51 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
   >();
   const observe = options.observeStatement;
   const organizationRows = () => db.selectFrom('organizations').selectAll();
-  /** ASN records by (date, asn), reading `columns` only, or whole rows when null. */
-  const asnRowsLoader = (columns: readonly AsnColumn[] | null) => {
+  /**
+   * ASN records by (date, asn), reading `columns` only, or whole rows when null; with `withOrganization`, each
+   * record also carries its organization (joinedOrganization.ts).
+   */
+  const asnRowsLoader = (columns: readonly AsnColumn[] | null, withOrganization: boolean) => {
     const selected = () => {
-      const query = db.selectFrom('asns');
-      return columns ? query.select(columns) : query.selectAll();
+      const query = db.selectFrom('asns as a');
+      const rows = columns
+        ? query.select(columns.map((column) => `a.${column}` as const))
+        : query.selectAll('a');
+      if (!withOrganization) return rows;
+      return rows
+        .leftJoin('organizations as o', (join) =>
+          join.onRef('o.date', '=', 'a.date').onRef('o.org_id', '=', 'a.org_id'),
+        )
+        .select(organizationColumnsAlongside()) as unknown as typeof rows;
     };
+    const records = (rows: AsnRow[]) =>
+      withOrganization ? withJoinedOrganizations(rows as unknown as Record<string, unknown>[]) : rows;
     return new DataLoader<DatedKey<number>, AsnRow | null, string>(
       (keys) =>
         loadByDate(
           keys,
-          (date, asns) => {
+          async (date, asns) => {
             if (asns.length === 1)
-              return runCompiled<AsnRow>(
-                db,
-                `asn|${columns?.join(',') ?? '*'}`,
-                'asns',
-                (month, asn) =>
-                  selected()
-                    .where('date', '=', month as string)
-                    .where('asn', '=', asn as number) as unknown as Compilable<AsnRow>,
-                DATE_AND_KEY_PLACEHOLDERS,
-                [date, asns[0]],
-                observe,
+              return records(
+                await runCompiled<AsnRow>(
+                  db,
+                  `asn|${columns?.join(',') ?? '*'}|${withOrganization ? 'organization' : ''}`,
+                  'asns',
+                  (month, asn) =>
+                    selected()
+                      .where('a.date', '=', month as string)
+                      .where('a.asn', '=', asn as number) as unknown as Compilable<AsnRow>,
+                  DATE_AND_KEY_PLACEHOLDERS,
+                  [date, asns[0]],
+                  observe,
+                ),
               );
-            return selected()
-              .where('date', '=', date)
-              .where(inValues(dialect, 'asn', asns, 'bigint'))
-              .execute() as Promise<AsnRow[]>;
+            return records(
+              (await selected()
+                .where('a.date', '=', date)
+                .where(inValues(dialect, 'a.asn', asns, 'bigint'))
+                .execute()) as AsnRow[],
+            );
           },
           (row) => Number(row.asn),
         ),
@@ -206,7 +227,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     dataVersion,
     pageBookmarks: shared.pageBookmarks,
     loaders: {
-      asn: asnRowsLoader(null),
+      asn: asnRowsLoader(null, false),
       organization: new DataLoader(
         (keys) =>
           loadByDate(
@@ -278,7 +299,16 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       ),
     },
     pageLoaders: new Map(),
-    asnLoader(columns) {
+    asnLoader(columns, options = {}) {
+      if (options.withOrganization) {
+        const key = `${columns?.join(',') ?? '*'}|organization`;
+        let loader = asnLoaders.get(key);
+        if (!loader) {
+          loader = asnRowsLoader(columns, true);
+          asnLoaders.set(key, loader);
+        }
+        return loader;
+      }
       if (columns === null) return context.loaders.asn;
       // selectedAsnColumns returns one array per field position: most calls find it by identity.
       let loader = asnLoadersByArray.get(columns);
@@ -286,7 +316,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       const key = columns.join(',');
       loader = asnLoaders.get(key);
       if (!loader) {
-        loader = asnRowsLoader(columns);
+        loader = asnRowsLoader(columns, false);
         asnLoaders.set(key, loader);
       }
       asnLoadersByArray.set(columns, loader);

@@ -15,12 +15,25 @@ import { createContext, createSchema } from '../src';
 import { asnColumnTuning } from '../src/asnColumns';
 import { STORE_KINDS, openLoadedStore, type LoadedStore } from './support/store';
 
+/** A table in FROM or JOIN, bare or aliased (`asns as a`). */
+interface TableOrAlias {
+  table?: { identifier?: { name?: string } };
+  node?: { table?: { identifier?: { name?: string } } };
+}
+
+const tableName = (entry: TableOrAlias | undefined) =>
+  entry?.table?.identifier?.name ?? entry?.node?.table?.identifier?.name;
+
 interface SelectNode {
   kind: string;
-  from?: { froms: { table?: { identifier?: { name?: string } } }[] };
-  joins?: { table: { kind: string; node?: { table?: { identifier?: { name?: string } } } } }[];
+  from?: { froms: TableOrAlias[] };
+  joins?: { table: TableOrAlias }[];
   selections?: {
-    selection: { kind: string; column?: { column?: { name?: string } }; alias?: { name?: string } };
+    selection: {
+      kind: string;
+      column?: { kind: string; column?: { name?: string } };
+      alias?: { name?: string };
+    };
   }[];
 }
 
@@ -30,17 +43,25 @@ interface SelectNode {
  */
 class AsnSelections implements KyselyPlugin {
   readonly seen: string[][] = [];
+  /** The joined tables of each recorded query on `asns`. */
+  readonly joinedTables: string[][] = [];
   transformQuery({ node }: PluginTransformQueryArgs) {
     const select = node as unknown as SelectNode;
     if (select.kind !== 'SelectQueryNode') return node;
     const selections = select.selections ?? [];
-    if (select.from?.froms[0]?.table?.identifier?.name === 'asns') {
+    if (tableName(select.from?.froms[0]) === 'asns') {
+      this.joinedTables.push((select.joins ?? []).map((join) => tableName(join.table) ?? '?'));
       this.seen.push(
-        selections.map((entry) =>
-          entry.selection.kind === 'SelectAllNode' ? '*' : (entry.selection.column?.column?.name ?? '?'),
-        ),
+        // Aliased selections are a joined table's columns (an organization read with the ASN).
+        selections
+          .filter((entry) => entry.selection.kind !== 'AliasNode')
+          .map((entry) =>
+            entry.selection.kind === 'SelectAllNode' || entry.selection.column?.kind === 'SelectAllNode'
+              ? '*'
+              : (entry.selection.column?.column?.name ?? '?'),
+          ),
       );
-    } else if (select.joins?.some((join) => join.table.node?.table?.identifier?.name === 'asns')) {
+    } else if (select.joins?.some((join) => tableName(join.table) === 'asns')) {
       const joined = selections
         .map((entry) => entry.selection.alias?.name)
         .filter((alias): alias is string => alias?.startsWith('asn1__') === true);
@@ -198,6 +219,47 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
     expect(pruned.errors).toBeUndefined();
     expect((pruned.data as { asn: unknown }).asn).not.toBeNull();
     expect(pruned).toEqual(await run(source, false));
+  });
+
+  it('reads the organization of a point lookup in the same statement, also when it has none', async () => {
+    const latest = store.dates.at(-1)!;
+    const source = (asn: string) =>
+      `{ asn(asn: "${asn}") { asn rank organization { orgId orgName rank country { iso } members { numberAsns } } } }`;
+    const recorder = new AsnSelections();
+    const joined = await run(source(neighbourOf), true, recorder);
+    expect(joined.errors).toBeUndefined();
+    expect((joined.data as { asn: { organization: unknown } }).asn.organization).not.toBeNull();
+    expect(joined).toEqual(await run(source(neighbourOf), false));
+    expect(recorder.seen).toEqual([['asn', 'date', 'org_id', 'rank']]);
+    expect(recorder.joinedTables).toEqual([['organizations']]);
+    // An ASN whose organization is missing from the month, and one without any, answer null as the loader does.
+    const original = await store.handle.db
+      .selectFrom('asns')
+      .select('org_id')
+      .where('date', '=', latest)
+      .where('asn', '=', Number(neighbourOf))
+      .executeTakeFirstOrThrow();
+    try {
+      for (const orgId of ['no-such-organization', null]) {
+        await store.handle.db
+          .updateTable('asns')
+          .set({ org_id: orgId })
+          .where('date', '=', latest)
+          .where('asn', '=', Number(neighbourOf))
+          .execute();
+        const orphan = await run(source(neighbourOf), true);
+        expect(orphan.errors).toBeUndefined();
+        expect((orphan.data as { asn: { organization: unknown } }).asn.organization).toBeNull();
+        expect(orphan).toEqual(await run(source(neighbourOf), false));
+      }
+    } finally {
+      await store.handle.db
+        .updateTable('asns')
+        .set({ org_id: original.org_id })
+        .where('date', '=', latest)
+        .where('asn', '=', Number(neighbourOf))
+        .execute();
+    }
   });
 
   it('follows @include on one parsed document whose executions differ only by variables', async () => {

@@ -7,7 +7,8 @@ import { isHistoric, monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList }
 import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
 import { listPage, monthBookmarks } from '../listPage';
 import { nestedPage } from '../nestedPages';
-import { selectedAsnColumns, selectedAsnNodeColumns } from '../asnColumns';
+import { selectedAsnColumns, selectedAsnNodeColumns, selectsPath } from '../asnColumns';
+import { JOINED_ORGANIZATION, type AsnRowWithOrganization } from '../joinedOrganization';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { AsnRef, CountryRef, OrganizationRef } from './refs';
 import { AnnouncingRef, AsnDegreeRef, ConeRef, coneOf, degreeOf } from './stats';
@@ -107,8 +108,12 @@ AsnRef.implement({
       type: OrganizationRef,
       nullable: true,
       description: 'The owning organization in the same month.',
-      resolve: (row, _args, context) =>
-        row.org_id ? context.loaders.organization.load({ date: row.date, id: row.org_id }) : null,
+      resolve: (row: AsnRowWithOrganization, _args, context) => {
+        // Read with the ASN when its lookup knew the organization would be shown (joinedOrganization.ts).
+        const joined = row[JOINED_ORGANIZATION];
+        if (joined !== undefined) return joined;
+        return row.org_id ? context.loaders.organization.load({ date: row.date, id: row.org_id }) : null;
+      },
     }),
     cone: t.field({ type: ConeRef, resolve: coneOf }),
     asnDegree: t.field({ type: AsnDegreeRef, resolve: degreeOf }),
@@ -177,7 +182,9 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, context, info) => {
       const asn = parseAsnArgument(args.asn, 'asn');
       const date = await monthOf(context, args.date);
-      return date ? context.asnLoader(selectedAsnColumns(info)).load({ date, id: asn }) : null;
+      if (!date) return null;
+      const withOrganization = selectsPath(info, ['organization']);
+      return context.asnLoader(selectedAsnColumns(info), { withOrganization }).load({ date, id: asn });
     },
   }),
   asns: t.field({
