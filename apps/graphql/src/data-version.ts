@@ -13,6 +13,17 @@ export function dataVersionReader(handle: DatabaseHandle): DataVersionReader {
     const statement = handle.sqlite.prepare(`select value from meta where key = 'data_version'`).pluck();
     return async () => String(statement.get() ?? '0');
   }
+  if (handle.postgres) {
+    // A named statement, parsed and planned once per connection (Kysely sends each statement unnamed).
+    const pool = handle.postgres;
+    return async () => {
+      const { rows } = await pool.query<{ value: string }>({
+        name: 'asrank_data_version',
+        text: `select value from meta where key = 'data_version'`,
+      });
+      return rows[0]?.value ?? '0';
+    };
+  }
   return async () => {
     const row = await handle.db
       .selectFrom('meta')

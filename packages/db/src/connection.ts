@@ -57,6 +57,8 @@ export interface DatabaseHandle {
   location: string;
   /** The raw better-sqlite3 handle when dialect is sqlite (for pragmas and bulk loads). */
   sqlite?: BetterSqlite3.Database;
+  /** The pg pool when dialect is postgres (for named prepared statements, which Kysely's driver does not make). */
+  postgres?: pg.Pool;
   close(): Promise<void>;
 }
 
@@ -98,7 +100,13 @@ export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOp
     // pool; pg drops that client and the next query opens a new one, but with no listener Node would crash.
     pool.on('error', (error) => process.emitWarning(`PostgreSQL idle connection lost: ${error.message}`));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', location: redact(parsed.target), close: () => db.destroy() };
+    return {
+      db,
+      dialect: 'postgres',
+      location: redact(parsed.target),
+      postgres: pool,
+      close: () => db.destroy(),
+    };
   }
   if (parsed.target !== ':memory:' && !options.readonly) {
     fs.mkdirSync(path.dirname(parsed.target), { recursive: true });

@@ -189,7 +189,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
             if (asns.length === 1)
               return records(
                 await runCompiled<AsnRow>(
-                  db,
+                  handle,
                   `asn|${columns?.join(',') ?? '*'}|${withOrganization ? 'organization' : ''}`,
                   'asns',
                   (month, asn) =>
@@ -235,7 +235,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
             (date, orgIds) =>
               orgIds.length === 1
                 ? runCompiled<OrganizationRow>(
-                    db,
+                    handle,
                     'organization',
                     'organizations',
                     (month, orgId) =>

@@ -1,8 +1,9 @@
 // Lookups run from SQL compiled once per shape: each call binds its own values, the statement observer sees every
 // execution, and a shape that binds anything but its placeholders is refused at its first use.
 import { sql } from 'kysely';
+import pg from 'pg';
 import { runCompiled } from '../src/compiledLookups';
-import { LOAD_TIMEOUT_MS, openLoadedStore, STORE_KINDS, type LoadedStore } from './support/store';
+import { LOAD_TIMEOUT_MS, openLoadedStore, PG_URL, STORE_KINDS, type LoadedStore } from './support/store';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -33,7 +34,7 @@ describe.each(STORE_KINDS)('compiled lookups on %s', (kind) => {
     const shape = `test-${kind}-${Date.now()}`;
     for (const row of expected) {
       const rows = await runCompiled(
-        db,
+        store.handle,
         shape,
         'asns',
         build,
@@ -59,7 +60,7 @@ describe.each(STORE_KINDS)('compiled lookups on %s', (kind) => {
         .where(sql<boolean>`${'extra'} = ${'extra'}`);
     await expect(
       runCompiled(
-        db,
+        store.handle,
         `extra-${kind}-${Date.now()}`,
         'asns',
         build,
@@ -68,4 +69,59 @@ describe.each(STORE_KINDS)('compiled lookups on %s', (kind) => {
       ),
     ).rejects.toMatchObject({ message: expect.stringMatching(/binds .* not its placeholders/) });
   });
+
+  if (kind === 'postgres') {
+    it('runs as one named prepared statement per shape on PostgreSQL, which the server parses once', async () => {
+      const { rows } = await sql<{ name: string }>`select current_database() as name`.execute(
+        store.handle.db,
+      );
+      const url = new URL(PG_URL!);
+      url.pathname = `/${rows[0]!.name}`;
+      // One connection, so the statements it prepared are the ones pg_prepared_statements lists.
+      const pool = new pg.Pool({ connectionString: url.toString(), max: 1 });
+      try {
+        const handle = { db: store.handle.db, postgres: pool };
+        const latest = store.dates.at(-1)!;
+        const asns = await store.handle.db
+          .selectFrom('asns')
+          .select(['asn', 'asn_name'])
+          .where('date', '=', latest)
+          .orderBy('asn')
+          .limit(3)
+          .execute();
+        const shape = `prepared-${Date.now()}`;
+        const observed: string[] = [];
+        for (const row of asns) {
+          const found = await runCompiled(
+            handle,
+            shape,
+            'asns',
+            (date: unknown, asn: unknown) =>
+              store.handle.db
+                .selectFrom('asns')
+                .select(['asn', 'asn_name'])
+                .where('date', '=', date as string)
+                .where('asn', '=', asn as number),
+            ['\u0000d', '\u0000k'],
+            [latest, Number(row.asn)],
+            (k, table) => observed.push(`${k}:${table}`),
+          );
+          expect(found.map((record) => [Number(record.asn), record.asn_name])).toEqual([
+            [Number(row.asn), row.asn_name],
+          ]);
+        }
+        expect(observed).toHaveLength(3);
+        const prepared = await pool.query<{ name: string; statement: string }>(
+          'select name, statement from pg_prepared_statements',
+        );
+        const lookups = prepared.rows.filter((statement) => /^asrank_lookup_\d+$/.test(statement.name));
+        expect(lookups).toHaveLength(1);
+        expect(lookups[0]!.statement).toMatch(
+          /select "asn", "asn_name" from "asns" where "date" = \$1 and "asn" = \$2/,
+        );
+      } finally {
+        await pool.end();
+      }
+    });
+  }
 });
