@@ -13,16 +13,45 @@ import type { Database, DatabaseHandle } from '@asrank/db';
 /** Times one executed statement by kind and first table (the service's database query histogram). */
 export type StatementObserver = (kind: string, table: string, seconds: number) => void;
 
-interface CompiledLookup {
-  query: CompiledQuery;
-  /** The prepared statement's name on PostgreSQL: unique per shape within the process. */
-  name: string;
-}
-
-const compiledByDb = new WeakMap<Kysely<Database>, Map<string, CompiledLookup>>();
-let preparedStatements = 0;
+const compiledByDb = new WeakMap<Kysely<Database>, Map<string, CompiledQuery>>();
 /** Shapes kept per database: the selected columns make the shape, so hostile variety must not grow it. */
 const MAX_SHAPES = 256;
+
+/** Names of the prepared statements, by SQL text (pg requires one text per name on a connection). */
+const preparedNames = new Map<string, string>();
+/** Prepared statements per connection at most; texts beyond run unnamed. */
+const MAX_PREPARED = 256;
+
+function preparedName(text: string): string | undefined {
+  let name = preparedNames.get(text);
+  if (name === undefined && preparedNames.size < MAX_PREPARED) {
+    name = `asrank_prepared_${preparedNames.size + 1}`;
+    preparedNames.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * Runs a compiled statement with `values` bound: on PostgreSQL as a named prepared statement (parsed and planned
+ * once per connection, so only for statements whose plan does not depend on their values), else through Kysely.
+ */
+export async function runPrepared<Row>(
+  handle: Pick<DatabaseHandle, 'db' | 'postgres'>,
+  compiled: CompiledQuery<Row>,
+  table: string,
+  values: readonly unknown[] = compiled.parameters,
+  observe?: StatementObserver,
+): Promise<Row[]> {
+  const started = observe ? process.hrtime.bigint() : 0n;
+  const name = handle.postgres ? preparedName(compiled.sql) : undefined;
+  const rows =
+    handle.postgres && name !== undefined
+      ? ((await handle.postgres.query({ name, text: compiled.sql, values: [...values] })).rows as Row[])
+      : (await handle.db.executeQuery<Row>({ ...compiled, parameters: values, queryId: createQueryId() }))
+          .rows;
+  observe?.('select', table, Number(process.hrtime.bigint() - started) / 1e9);
+  return rows;
+}
 
 /**
  * Runs the query `build` makes from `placeholders`, compiled on first use per database instance and `shape`, with
@@ -44,35 +73,13 @@ export async function runCompiled<Row>(
     shapes = new Map();
     compiledByDb.set(db, shapes);
   }
-  let compiled = shapes.get(shape);
+  let compiled = shapes.get(shape) as CompiledQuery<Row> | undefined;
   if (!compiled) {
-    const query = build(...placeholders).compile();
-    const bound = query.parameters;
+    compiled = build(...placeholders).compile();
+    const bound = compiled.parameters;
     if (bound.length !== placeholders.length || bound.some((value, index) => value !== placeholders[index]))
       throw new Error(`compiled lookup ${shape} binds ${JSON.stringify(bound)}, not its placeholders`);
-    preparedStatements += 1;
-    compiled = { query, name: `asrank_lookup_${preparedStatements}` };
-    // Beyond the bound, a shape is compiled for this call only and runs unnamed.
     if (shapes.size < MAX_SHAPES) shapes.set(shape, compiled);
-    else compiled = { query, name: '' };
   }
-  const started = observe ? process.hrtime.bigint() : 0n;
-  const rows =
-    handle.postgres && compiled.name !== ''
-      ? ((
-          await handle.postgres.query({
-            name: compiled.name,
-            text: compiled.query.sql,
-            values: [...values],
-          })
-        ).rows as Row[])
-      : (
-          await db.executeQuery<Row>({
-            ...(compiled.query as CompiledQuery<Row>),
-            parameters: values,
-            queryId: createQueryId(),
-          })
-        ).rows;
-  observe?.('select', table, Number(process.hrtime.bigint() - started) / 1e9);
-  return rows;
+  return runPrepared(handle, compiled, table, values, observe);
 }

@@ -13,7 +13,7 @@ import type {
   OrganizationsTable,
 } from '@asrank/db';
 import { inValues } from './sql';
-import { runCompiled, type StatementObserver } from './compiledLookups';
+import { runCompiled, runPrepared, type StatementObserver } from './compiledLookups';
 import { PageBookmarks, type PageBookmarksOptions } from './pageBookmarks';
 import type { AsnColumn } from './asnColumns';
 import { organizationColumnsAlongside, withJoinedOrganizations } from './joinedOrganization';
@@ -43,6 +43,11 @@ export interface AsrankContext {
     /** Locations of a link, keyed by its unordered pair (id = "low,high"). */
     linkLocations: DataLoader<DatedKey<string>, LocationRow[], string>;
   };
+  /**
+   * Runs a statement whose plan does not depend on its values: a named prepared statement on PostgreSQL, parsed and
+   * planned once per connection (compiledLookups.ts). `table` names it in the statement metric.
+   */
+  prepared<Row>(query: Compilable<Row>, table: string): Promise<Row[]>;
   /** Bookmarks of deep list pages, shared by the process's contexts (see pageBookmarks.ts). */
   pageBookmarks: PageBookmarks;
   /** Loaders of nested connection pages, created on first use (see nestedPages.ts). */
@@ -299,6 +304,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       ),
     },
     pageLoaders: new Map(),
+    prepared: (query, table) => runPrepared(handle, query.compile(), table, undefined, observe),
     asnLoader(columns, options = {}) {
       if (options.withOrganization) {
         const key = `${columns?.join(',') ?? '*'}|organization`;

@@ -114,7 +114,7 @@ describe.each(STORE_KINDS)('compiled lookups on %s', (kind) => {
         const prepared = await pool.query<{ name: string; statement: string }>(
           'select name, statement from pg_prepared_statements',
         );
-        const lookups = prepared.rows.filter((statement) => /^asrank_lookup_\d+$/.test(statement.name));
+        const lookups = prepared.rows.filter((statement) => /^asrank_prepared_\d+$/.test(statement.name));
         expect(lookups).toHaveLength(1);
         expect(lookups[0]!.statement).toMatch(
           /select "asn", "asn_name" from "asns" where "date" = \$1 and "asn" = \$2/,
