@@ -2,7 +2,13 @@
 // country table refreshed and meta.data_version bumped. Readers (WAL on SQLite, MVCC on PostgreSQL) see either the
 // old month or the new one, never half; a crash or SIGKILL mid-load rolls back and leaves the previous data intact.
 import { CompiledQuery, sql, type Kysely } from 'kysely';
-import { MONTH_TABLES, type Database, type DatabaseHandle, type MonthTable } from '@asrank/db';
+import {
+  MONTH_TABLES,
+  ORGANIZATION_COLUMNS,
+  type Database,
+  type DatabaseHandle,
+  type MonthTable,
+} from '@asrank/db';
 import type { CountryRow, MonthData, RowCounts } from './month';
 import type { Progress } from '../progress';
 
@@ -122,28 +128,7 @@ function sources(month: MonthData, countries: readonly CountryRow[]): TableSourc
       'degree_total',
       'search_text',
     ]),
-    tableSource('organizations', month.organizations, [
-      'date',
-      'org_id',
-      'org_name',
-      'country_iso',
-      'rank',
-      'seen',
-      'number_asns',
-      'number_asns_seen',
-      'cone_asns',
-      'cone_prefixes',
-      'cone_addresses',
-      'degree_provider',
-      'degree_peer',
-      'degree_customer',
-      'degree_sibling',
-      'degree_transit',
-      'degree_total',
-      'org_degree_total',
-      'org_degree_transit',
-      'search_text',
-    ]),
+    tableSource('organizations', month.organizations, ORGANIZATION_COLUMNS),
     tableSource('asn_links', month.asnLinks, [
       'date',
       'asn0',
