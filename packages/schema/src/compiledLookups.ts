@@ -5,8 +5,9 @@
 // so the caller's statement observer times them (the service's database query metric).
 // On PostgreSQL they run as named prepared statements: Kysely's driver sends every statement unnamed, so the server
 // parses and plans each execution again (W1's statements: 328 µs per request unnamed, 109 µs named, measured with
-// pg at 10 connections). Only these key lookups are named: their plans do not depend on the values, so a generic
-// plan is as good as a custom one, and their shapes are bounded (MAX_SHAPES).
+// pg at 10 connections). Only statements whose plan does not depend on their values are named (these key lookups,
+// and what callers pass to runPrepared, such as one ASN's neighbour page), so a generic plan is as good as a custom
+// one; their texts are bounded (MAX_PREPARED).
 import { createQueryId, type Compilable, type CompiledQuery, type Kysely } from 'kysely';
 import type { Database, DatabaseHandle } from '@asrank/db';
 
