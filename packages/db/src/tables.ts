@@ -178,7 +178,7 @@ export interface Database {
   meta: MetaTable;
 }
 
-/** Every column of `organizations`: what a load writes, and what a point lookup reads alongside an ASN row. */
+/** Every column of `organizations`, in the order a load writes them. */
 export const ORGANIZATION_COLUMNS = [
   'date',
   'org_id',

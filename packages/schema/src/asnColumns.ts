@@ -3,7 +3,7 @@
 // costs (about 0.25 µs per value here): a 500-neighbour page that asks for name, rank and cone read 25 columns per
 // neighbour for 4 used ones.
 import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
-import type { AsnsTable } from '@asrank/db';
+import type { AsnsTable, OrganizationsTable } from '@asrank/db';
 
 export type AsnColumn = keyof AsnsTable;
 
@@ -42,29 +42,63 @@ export const ASN_FIELD_COLUMNS: Readonly<Record<string, readonly AsnColumn[]>> =
   asnLinks: [],
 };
 
+export type OrganizationColumn = keyof OrganizationsTable;
+
+const ORGANIZATION_KEY_COLUMNS: readonly OrganizationColumn[] = ['date', 'org_id'];
+
+/** Columns each Organization field's resolver reads (types/organization.ts and stats.ts), as ASN_FIELD_COLUMNS. */
+export const ORGANIZATION_FIELD_COLUMNS: Readonly<Record<string, readonly OrganizationColumn[]>> = {
+  __typename: [],
+  orgId: [],
+  date: [],
+  orgName: ['org_name'],
+  rank: ['rank'],
+  seen: ['seen'],
+  country: ['country_iso'],
+  // Members answers from the organization row itself: its counts, and the key for its ASN page.
+  members: ['number_asns', 'number_asns_seen'],
+  asnLinks: [],
+  neighbors: [],
+  cone: ['cone_asns', 'cone_prefixes', 'cone_addresses'],
+  asnDegree: [
+    'degree_provider',
+    'degree_peer',
+    'degree_customer',
+    'degree_sibling',
+    'degree_transit',
+    'degree_total',
+  ],
+  orgDegree: ['org_degree_total', 'org_degree_transit'],
+};
+
 /** Lets tests compare pruned answers (and records read with their parents) with whole-row answers by loaders. */
 export const asnColumnTuning = { prune: true };
 
-function collect(
+/** The columns each field of a record type reads; a field that is not listed needs whole rows. */
+type FieldColumns<Column extends string> = Readonly<Record<string, readonly Column[]>>;
+
+function collect<Column extends string>(
+  fieldColumns: FieldColumns<Column>,
   selectionSet: SelectionSetNode | undefined,
   info: GraphQLResolveInfo,
-  columns: Set<AsnColumn>,
+  columns: Set<Column>,
   visitedFragments: Set<string>,
 ): boolean {
   if (!selectionSet) return true;
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) {
-      const fieldColumns = ASN_FIELD_COLUMNS[selection.name.value];
-      if (!fieldColumns) return false;
-      for (const column of fieldColumns) columns.add(column);
+      const read = fieldColumns[selection.name.value];
+      if (!read) return false;
+      for (const column of read) columns.add(column);
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      if (!collect(selection.selectionSet, info, columns, visitedFragments)) return false;
+      if (!collect(fieldColumns, selection.selectionSet, info, columns, visitedFragments)) return false;
     } else {
       const name = selection.name.value;
       if (visitedFragments.has(name)) continue;
       visitedFragments.add(name);
       const fragment = info.fragments[name];
-      if (!fragment || !collect(fragment.selectionSet, info, columns, visitedFragments)) return false;
+      if (!fragment || !collect(fieldColumns, fragment.selectionSet, info, columns, visitedFragments))
+        return false;
     }
   }
   return true;
@@ -77,10 +111,14 @@ function collect(
  */
 const columnsByFieldNodes = new WeakMap<
   FieldNode,
-  { nodes: readonly FieldNode[]; columns: AsnColumn[] | null }[]
+  { nodes: readonly FieldNode[]; columns: string[] | null }[]
 >();
 
-function remembered(info: GraphQLResolveInfo, compute: () => AsnColumn[] | null): AsnColumn[] | null {
+// A field node belongs to one record type, so one cache serves the Asn and the Organization fields.
+function remembered<Column extends string>(
+  info: GraphQLResolveInfo,
+  compute: () => Column[] | null,
+): Column[] | null {
   const first = info.fieldNodes[0];
   if (!first) return compute();
   const known = columnsByFieldNodes.get(first) ?? [];
@@ -89,7 +127,7 @@ function remembered(info: GraphQLResolveInfo, compute: () => AsnColumn[] | null)
       entry.nodes.length === info.fieldNodes.length &&
       entry.nodes.every((node, index) => node === info.fieldNodes[index]),
   );
-  if (match) return match.columns;
+  if (match) return match.columns as Column[] | null;
   const columns = compute();
   // A handful of variants per position at most; more means hostile variety, so stop remembering new ones.
   if (known.length < 8) {
@@ -99,6 +137,21 @@ function remembered(info: GraphQLResolveInfo, compute: () => AsnColumn[] | null)
   return columns;
 }
 
+/** The columns `selections` read (key columns included, in a stable order), or null when whole rows are needed. */
+function columnsOf<Column extends string>(
+  fieldColumns: FieldColumns<Column>,
+  keyColumns: readonly Column[],
+  selections: readonly (SelectionSetNode | undefined)[],
+  info: GraphQLResolveInfo,
+): Column[] | null {
+  const columns = new Set<Column>(keyColumns);
+  const visitedFragments = new Set<string>();
+  for (const selectionSet of selections) {
+    if (!collect(fieldColumns, selectionSet, info, columns, visitedFragments)) return null;
+  }
+  return [...columns].sort();
+}
+
 /**
  * The columns the current Asn-typed field's selection needs (key columns included, in a stable order), or null when
  * whole rows are needed (an unlisted field, or pruning switched off). The same array is returned for the same field
@@ -106,14 +159,27 @@ function remembered(info: GraphQLResolveInfo, compute: () => AsnColumn[] | null)
  */
 export function selectedAsnColumns(info: GraphQLResolveInfo): AsnColumn[] | null {
   if (!asnColumnTuning.prune) return null;
-  return remembered(info, () => {
-    const columns = new Set<AsnColumn>(KEY_COLUMNS);
-    const visitedFragments = new Set<string>();
-    for (const node of info.fieldNodes as readonly FieldNode[]) {
-      if (!collect(node.selectionSet, info, columns, visitedFragments)) return null;
-    }
-    return [...columns].sort();
-  });
+  return remembered(info, () =>
+    columnsOf(
+      ASN_FIELD_COLUMNS,
+      KEY_COLUMNS,
+      info.fieldNodes.map((node) => node.selectionSet),
+      info,
+    ),
+  );
+}
+
+/** Like selectedAsnColumns, for an Organization-typed field. */
+export function selectedOrganizationColumns(info: GraphQLResolveInfo): OrganizationColumn[] | null {
+  if (!asnColumnTuning.prune) return null;
+  return remembered(info, () =>
+    columnsOf(
+      ORGANIZATION_FIELD_COLUMNS,
+      ORGANIZATION_KEY_COLUMNS,
+      info.fieldNodes.map((node) => node.selectionSet),
+      info,
+    ),
+  );
 }
 
 /** True when the field's selection reads nothing but the key (asn, date), so stand-ins of the key answer it. */
@@ -154,40 +220,39 @@ function connectionNodeSelections(
   }
 }
 
+function selectionsAt(info: GraphQLResolveInfo, path: readonly string[]): SelectionSetNode[] {
+  const selections: SelectionSetNode[] = [];
+  const visited = new Set<string>();
+  for (const node of info.fieldNodes)
+    connectionNodeSelections(node.selectionSet, info, path, selections, visited);
+  return selections;
+}
+
 /**
  * The columns the Asn selections found at `path` below the current field need (key columns included, stable order):
- * `undefined` when the path selects nothing, null when whole rows are needed. Lets a list resolver read the records
- * its nodes (or their linked ASNs) will show in its own query instead of a loader batch per page.
+ * `undefined` when the path selects nothing, null when whole rows are needed (or pruning is off, so tests compare
+ * with the loaders). Lets a resolver read the records its nodes (or their linked ASNs) will show in its own query
+ * instead of a loader batch per page.
  */
 export function selectedAsnColumnsAt(
   info: GraphQLResolveInfo,
   path: readonly string[],
 ): AsnColumn[] | null | undefined {
-  const selections: SelectionSetNode[] = [];
-  const visited = new Set<string>();
-  for (const node of info.fieldNodes)
-    connectionNodeSelections(node.selectionSet, info, path, selections, visited);
+  const selections = selectionsAt(info, path);
   if (selections.length === 0) return undefined;
   if (!asnColumnTuning.prune) return null;
-  const columns = new Set<AsnColumn>(KEY_COLUMNS);
-  const visitedFragments = new Set<string>();
-  for (const selectionSet of selections) {
-    if (!collect(selectionSet, info, columns, visitedFragments)) return null;
-  }
-  return [...columns].sort();
+  return columnsOf(ASN_FIELD_COLUMNS, KEY_COLUMNS, selections, info);
 }
 
-/**
- * True when the current field's selection reaches `path` (fragments followed), so its resolver may read what that
- * path shows in its own statement. False when pruning is off: tests compare those answers with the loaders'.
- */
-export function selectsPath(info: GraphQLResolveInfo, path: readonly string[]): boolean {
-  if (!asnColumnTuning.prune) return false;
-  const selections: SelectionSetNode[] = [];
-  const visited = new Set<string>();
-  for (const node of info.fieldNodes)
-    connectionNodeSelections(node.selectionSet, info, path, selections, visited);
-  return selections.length > 0;
+/** Like selectedAsnColumnsAt, for the Organization selections at `path` (an ASN's `organization`). */
+export function selectedOrganizationColumnsAt(
+  info: GraphQLResolveInfo,
+  path: readonly string[],
+): OrganizationColumn[] | null | undefined {
+  const selections = selectionsAt(info, path);
+  if (selections.length === 0) return undefined;
+  if (!asnColumnTuning.prune) return null;
+  return columnsOf(ORGANIZATION_FIELD_COLUMNS, ORGANIZATION_KEY_COLUMNS, selections, info);
 }
 
 /** Like selectedAsnColumns, for a connection of Asn nodes (the columns its `edges { node }` selections need). */
@@ -197,6 +262,9 @@ export function selectedAsnNodeColumns(info: GraphQLResolveInfo): AsnColumn[] | 
 }
 
 /** True when every column of `needed` is among `available` (both as the functions above return them). */
-export function coversAsnColumns(available: readonly AsnColumn[], needed: readonly AsnColumn[]): boolean {
+export function coversColumns<Column extends string>(
+  available: readonly Column[],
+  needed: readonly Column[],
+): boolean {
   return available === needed || needed.every((column) => available.includes(column));
 }

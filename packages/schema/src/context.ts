@@ -15,7 +15,7 @@ import type {
 import { inValues } from './sql';
 import { runCompiled, runPrepared, type StatementObserver } from './compiledLookups';
 import { PageBookmarks, type PageBookmarksOptions } from './pageBookmarks';
-import type { AsnColumn } from './asnColumns';
+import type { AsnColumn, OrganizationColumn } from './asnColumns';
 import { organizationColumnsAlongside, withJoinedOrganizations } from './joinedOrganization';
 
 export type AsnRow = AsnsTable;
@@ -58,8 +58,12 @@ export interface AsrankContext {
    */
   asnLoader(
     columns: readonly AsnColumn[] | null,
-    options?: { withOrganization?: boolean },
+    options?: { organization?: readonly OrganizationColumn[] },
   ): DataLoader<DatedKey<number>, AsnRow | null, string>;
+  /** Organization records with only `columns` read (null: whole rows), one loader per column set. */
+  organizationLoader(
+    columns: readonly OrganizationColumn[] | null,
+  ): DataLoader<DatedKey<string>, OrganizationRow | null, string>;
 }
 
 /** Bound in place of (date, key) when a lookup's SQL is compiled; any value the SQL never binds otherwise. */
@@ -166,26 +170,64 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     DataLoader<DatedKey<number>, AsnRow | null, string>
   >();
   const observe = options.observeStatement;
-  const organizationRows = () => db.selectFrom('organizations').selectAll();
+  const organizationLoaders = new Map<string, DataLoader<DatedKey<string>, OrganizationRow | null, string>>();
+  /** Organization records by (date, org_id), reading `columns` only, or whole rows when null. */
+  const organizationRowsLoader = (columns: readonly OrganizationColumn[] | null) => {
+    const selected = () => {
+      const query = db.selectFrom('organizations');
+      return columns ? query.select(columns) : query.selectAll();
+    };
+    return new DataLoader<DatedKey<string>, OrganizationRow | null, string>(
+      (keys) =>
+        loadByDate(
+          keys,
+          (date, orgIds) =>
+            orgIds.length === 1
+              ? runCompiled<OrganizationRow>(
+                  handle,
+                  `organization|${columns?.join(',') ?? '*'}`,
+                  'organizations',
+                  (month, orgId) =>
+                    selected()
+                      .where('date', '=', month as string)
+                      .where('org_id', '=', orgId as string) as unknown as Compilable<OrganizationRow>,
+                  DATE_AND_KEY_PLACEHOLDERS,
+                  [date, orgIds[0]],
+                  observe,
+                )
+              : (selected()
+                  .where('date', '=', date)
+                  .where(inValues(dialect, 'org_id', orgIds, 'text'))
+                  .execute() as Promise<OrganizationRow[]>),
+          (row) => row.org_id,
+        ),
+      { cacheKeyFn: datedKey },
+    );
+  };
   /**
-   * ASN records by (date, asn), reading `columns` only, or whole rows when null; with `withOrganization`, each
-   * record also carries its organization (joinedOrganization.ts).
+   * ASN records by (date, asn), reading `columns` only, or whole rows when null; with `organization` (the columns to
+   * read of it), each record also carries its organization (joinedOrganization.ts).
    */
-  const asnRowsLoader = (columns: readonly AsnColumn[] | null, withOrganization: boolean) => {
+  const asnRowsLoader = (
+    columns: readonly AsnColumn[] | null,
+    organization: readonly OrganizationColumn[] | undefined,
+  ) => {
     const selected = () => {
       const query = db.selectFrom('asns as a');
       const rows = columns
         ? query.select(columns.map((column) => `a.${column}` as const))
         : query.selectAll('a');
-      if (!withOrganization) return rows;
+      if (!organization) return rows;
       return rows
         .leftJoin('organizations as o', (join) =>
           join.onRef('o.date', '=', 'a.date').onRef('o.org_id', '=', 'a.org_id'),
         )
-        .select(organizationColumnsAlongside()) as unknown as typeof rows;
+        .select(organizationColumnsAlongside(organization)) as unknown as typeof rows;
     };
     const records = (rows: AsnRow[]) =>
-      withOrganization ? withJoinedOrganizations(rows as unknown as Record<string, unknown>[]) : rows;
+      organization
+        ? withJoinedOrganizations(rows as unknown as Record<string, unknown>[], organization)
+        : rows;
     return new DataLoader<DatedKey<number>, AsnRow | null, string>(
       (keys) =>
         loadByDate(
@@ -195,7 +237,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
               return records(
                 await runCompiled<AsnRow>(
                   handle,
-                  `asn|${columns?.join(',') ?? '*'}|${withOrganization ? 'organization' : ''}`,
+                  `asn|${columns?.join(',') ?? '*'}|${organization?.join(',') ?? ''}`,
                   'asns',
                   (month, asn) =>
                     selected()
@@ -232,33 +274,8 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     dataVersion,
     pageBookmarks: shared.pageBookmarks,
     loaders: {
-      asn: asnRowsLoader(null, false),
-      organization: new DataLoader(
-        (keys) =>
-          loadByDate(
-            keys,
-            (date, orgIds) =>
-              orgIds.length === 1
-                ? runCompiled<OrganizationRow>(
-                    handle,
-                    'organization',
-                    'organizations',
-                    (month, orgId) =>
-                      organizationRows()
-                        .where('date', '=', month as string)
-                        .where('org_id', '=', orgId as string),
-                    DATE_AND_KEY_PLACEHOLDERS,
-                    [date, orgIds[0]],
-                    observe,
-                  )
-                : organizationRows()
-                    .where('date', '=', date)
-                    .where(inValues(dialect, 'org_id', orgIds, 'text'))
-                    .execute(),
-            (row) => row.org_id,
-          ),
-        { cacheKeyFn: datedKey },
-      ),
+      asn: asnRowsLoader(null, undefined),
+      organization: organizationRowsLoader(null),
       country: new DataLoader(async (isos) => {
         const rows = await db
           .selectFrom('countries')
@@ -305,12 +322,23 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     },
     pageLoaders: new Map(),
     prepared: (query, table) => runPrepared(handle, query.compile(), table, undefined, observe),
+    organizationLoader(columns) {
+      if (columns === null) return context.loaders.organization;
+      const key = columns.join(',');
+      let loader = organizationLoaders.get(key);
+      if (!loader) {
+        loader = organizationRowsLoader(columns);
+        organizationLoaders.set(key, loader);
+      }
+      return loader;
+    },
     asnLoader(columns, options = {}) {
-      if (options.withOrganization) {
-        const key = `${columns?.join(',') ?? '*'}|organization`;
+      const { organization } = options;
+      if (organization) {
+        const key = `${columns?.join(',') ?? '*'}|organization ${organization.join(',')}`;
         let loader = asnLoaders.get(key);
         if (!loader) {
-          loader = asnRowsLoader(columns, true);
+          loader = asnRowsLoader(columns, organization);
           asnLoaders.set(key, loader);
         }
         return loader;
@@ -322,7 +350,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       const key = columns.join(',');
       loader = asnLoaders.get(key);
       if (!loader) {
-        loader = asnRowsLoader(columns, false);
+        loader = asnRowsLoader(columns, undefined);
         asnLoaders.set(key, loader);
       }
       asnLoadersByArray.set(columns, loader);

@@ -38,10 +38,12 @@ interface SelectNode {
 }
 
 /**
- * Records the selections of every query on `asns`: '*' for whole rows, else the column names. A query that joins
- * `asns` to a page of links (asn1's record read with the link) is recorded as 'joined:' plus the joined columns.
+ * Records the selections of every query on `table` (asns unless given): '*' for whole rows, else the column names. A
+ * query that joins `asns` to a page of links (asn1's record read with the link) is recorded as 'joined:' plus the
+ * joined columns.
  */
 class AsnSelections implements KyselyPlugin {
+  constructor(private readonly table = 'asns') {}
   readonly seen: string[][] = [];
   /** The joined tables of each recorded query on `asns`. */
   readonly joinedTables: string[][] = [];
@@ -49,7 +51,7 @@ class AsnSelections implements KyselyPlugin {
     const select = node as unknown as SelectNode;
     if (select.kind !== 'SelectQueryNode') return node;
     const selections = select.selections ?? [];
-    if (tableName(select.from?.froms[0]) === 'asns') {
+    if (tableName(select.from?.froms[0]) === this.table) {
       this.joinedTables.push((select.joins ?? []).map((join) => tableName(join.table) ?? '?'));
       this.seen.push(
         // Aliased selections are a joined table's columns (an organization read with the ASN).
@@ -76,14 +78,18 @@ class AsnSelections implements KyselyPlugin {
 
 const schema = createSchema();
 
-/** A selection of one Asn field: leaves as is, objects with their leaf fields, asnLinks with a small page. */
-function selectionOf(fieldName: string): string {
-  if (fieldName === 'asnLinks') return 'asnLinks(first: 3) { totalCount edges { node { asn1 { asn } } } }';
-  const asnType = schema.getType('Asn');
-  if (!isObjectType(asnType)) throw new Error('Asn is not an object type');
-  const fieldType = getNamedType(asnType.getFields()[fieldName]!.type);
+/**
+ * A selection of one field of `typeName` (Asn unless given): leaves as is, objects with their leaf fields, an ASN's
+ * asnLinks with a small page.
+ */
+function selectionOf(fieldName: string, typeName = 'Asn'): string {
+  if (typeName === 'Asn' && fieldName === 'asnLinks')
+    return 'asnLinks(first: 3) { totalCount edges { node { asn1 { asn } } } }';
+  const recordType = schema.getType(typeName);
+  if (!isObjectType(recordType)) throw new Error(`${typeName} is not an object type`);
+  const fieldType = getNamedType(recordType.getFields()[fieldName]!.type);
   if (isLeafType(fieldType)) return fieldName;
-  if (!isObjectType(fieldType)) throw new Error(`unexpected type of Asn.${fieldName}`);
+  if (!isObjectType(fieldType)) throw new Error(`unexpected type of ${typeName}.${fieldName}`);
   const leaves = Object.values(fieldType.getFields())
     .filter((field) => isLeafType(getNamedType(field.type)) && field.args.length === 0)
     .map((field) => field.name);
@@ -138,7 +144,7 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
   });
 
   it('answers every field at once, through a named and an inline fragment', async () => {
-    const all = fieldNames.map(selectionOf);
+    const all = fieldNames.map((name) => selectionOf(name));
     const half = Math.ceil(all.length / 2);
     const source = neighbours(
       `...Front ... on Asn { ${all.slice(half).join(' ')} }`,
@@ -158,7 +164,7 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
       'first: 60, asns: ["1", "2", "3", "174", "3356"], dateStart: "2000-01-01"',
     ],
   ])('answers root asns (%s) with every field from pruned rows as from whole rows', async (_label, args) => {
-    const all = fieldNames.map(selectionOf);
+    const all = fieldNames.map((name) => selectionOf(name));
     const source = `{ asns(${args}) { totalCount edges { cursor node { ...Front ... on Asn { ${all
       .slice(8)
       .join(' ')} } } } } } fragment Front on Asn { ${all.slice(0, 8).join(' ')} }`;
@@ -184,7 +190,7 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
   ])(
     'answers root asnLinks (%s) with asn1 read with the links exactly as through the loader',
     async (_label, args) => {
-      const all = fieldNames.map(selectionOf);
+      const all = fieldNames.map((name) => selectionOf(name));
       const source = `{ asnLinks(${args(neighbourOf)}) { edges { node { date asn0 { asn } rank
         asn1 { ...Front } other: asn1 { asn ... on Asn { ${all.slice(8).join(' ')} } } } } } }
         fragment Front on Asn { ${all.slice(0, 8).join(' ')} }`;
@@ -200,7 +206,7 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
   it('answers cone members (asnCone, asnConesStream) with every field from pruned rows as from whole rows', async () => {
     const all = fieldNames
       .filter((name) => name !== 'asnLinks')
-      .map(selectionOf)
+      .map((name) => selectionOf(name))
       .join(' ');
     for (const source of [
       `{ asnCone(asn: "${neighbourOf}") { asns(first: 30) { edges { node { ${all} } } } } }`,
@@ -214,11 +220,39 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
   });
 
   it('answers root asn with every field from pruned rows as from whole rows', async () => {
-    const source = `{ asn(asn: "${neighbourOf}") { ${fieldNames.map(selectionOf).join(' ')} } }`;
+    const source = `{ asn(asn: "${neighbourOf}") { ${fieldNames.map((name) => selectionOf(name)).join(' ')} } }`;
     const pruned = await run(source, true);
     expect(pruned.errors).toBeUndefined();
     expect((pruned.data as { asn: unknown }).asn).not.toBeNull();
     expect(pruned).toEqual(await run(source, false));
+  });
+
+  const organizationType = schema.getType('Organization');
+  const organizationFields = isObjectType(organizationType) ? Object.keys(organizationType.getFields()) : [];
+
+  it.each(organizationFields)(
+    'answers Organization.%s of listed and looked-up ASNs from pruned rows exactly as from whole rows',
+    async (fieldName) => {
+      const selection = `orgId ${selectionOf(fieldName, 'Organization')}`;
+      for (const source of [
+        `{ asns(first: 30) { edges { node { asn organization { ${selection} } } } } }`,
+        `{ asn(asn: "${neighbourOf}") { asn organization { ${selection} } } }`,
+      ]) {
+        const pruned = await run(source, true);
+        expect(pruned.errors).toBeUndefined();
+        expect(pruned).toEqual(await run(source, false));
+      }
+    },
+  );
+
+  it('reads only the selected organization columns of a page of ASNs, whole rows when pruning is off', async () => {
+    const source = '{ asns(first: 30) { edges { node { asn organization { orgId orgName } } } } }';
+    const pruning = new AsnSelections('organizations');
+    expect(await run(source, true, pruning)).toEqual(await run(source, false));
+    expect(pruning.seen.map((columns) => [...columns].sort())).toEqual([['date', 'org_id', 'org_name']]);
+    const whole = new AsnSelections('organizations');
+    await run(source, false, whole);
+    expect(whole.seen).toEqual([['*']]);
   });
 
   it('reads the organization of a point lookup in the same statement, also when it has none', async () => {

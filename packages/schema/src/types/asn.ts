@@ -7,7 +7,13 @@ import { isHistoric, monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList }
 import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
 import { listPage, monthBookmarks } from '../listPage';
 import { nestedPage } from '../nestedPages';
-import { selectedAsnColumns, selectedAsnNodeColumns, selectsPath } from '../asnColumns';
+import {
+  coversColumns,
+  selectedAsnColumns,
+  selectedAsnNodeColumns,
+  selectedOrganizationColumns,
+  selectedOrganizationColumnsAt,
+} from '../asnColumns';
 import { JOINED_ORGANIZATION, type AsnRowWithOrganization } from '../joinedOrganization';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { AsnRef, CountryRef, OrganizationRef } from './refs';
@@ -108,11 +114,18 @@ AsnRef.implement({
       type: OrganizationRef,
       nullable: true,
       description: 'The owning organization in the same month.',
-      resolve: (row: AsnRowWithOrganization, _args, context) => {
+      resolve: (row: AsnRowWithOrganization, _args, context, info) => {
+        const columns = selectedOrganizationColumns(info);
         // Read with the ASN when its lookup knew the organization would be shown (joinedOrganization.ts).
         const joined = row[JOINED_ORGANIZATION];
-        if (joined !== undefined) return joined;
-        return row.org_id ? context.loaders.organization.load({ date: row.date, id: row.org_id }) : null;
+        if (
+          joined &&
+          (joined.record === null || (columns !== null && coversColumns(joined.columns, columns)))
+        )
+          return joined.record;
+        return row.org_id
+          ? context.organizationLoader(columns).load({ date: row.date, id: row.org_id })
+          : null;
       },
     }),
     cone: t.field({ type: ConeRef, resolve: coneOf }),
@@ -183,8 +196,13 @@ builder.queryFields((t) => ({
       const asn = parseAsnArgument(args.asn, 'asn');
       const date = await monthOf(context, args.date);
       if (!date) return null;
-      const withOrganization = selectsPath(info, ['organization']);
-      return context.asnLoader(selectedAsnColumns(info), { withOrganization }).load({ date, id: asn });
+      // The organization's columns when the selection shows it (null: whole rows, or pruning is off, which tests
+      // compare with the loader): read in the same statement.
+      const organization = selectedOrganizationColumnsAt(info, ['organization']);
+      const loader = organization
+        ? context.asnLoader(selectedAsnColumns(info), { organization })
+        : context.asnLoader(selectedAsnColumns(info));
+      return loader.load({ date, id: asn });
     },
   }),
   asns: t.field({

@@ -11,7 +11,7 @@ import { nestedPage } from '../nestedPages';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { AsnLinkRef, AsnRef } from './refs';
 import { placeholderAsn } from './asn';
-import { coversAsnColumns, selectedAsnColumns, selectedAsnColumnsAt, type AsnColumn } from '../asnColumns';
+import { coversColumns, selectedAsnColumns, selectedAsnColumnsAt, type AsnColumn } from '../asnColumns';
 import { LocationConnection, sortLocations } from './location';
 
 /** asn1's record read with the link by the list's own query, and the columns it carries (null: not in the month). */
@@ -63,7 +63,7 @@ AsnLinkRef.implement({
       resolve: (link: AsnLinkRow, _args, context, info) => {
         const columns = selectedAsnColumns(info);
         const joined = link[JOINED_ASN1];
-        if (joined && columns && coversAsnColumns(joined.columns, columns))
+        if (joined && columns && coversColumns(joined.columns, columns))
           return joined.record ?? placeholderAsn(link.date, Number(link.asn1));
         return context
           .asnLoader(columns)
