@@ -10,6 +10,17 @@ export type AsnColumn = keyof AsnsTable;
 /** Every loaded row carries its key, whatever was selected (loaders and nested fields key on it). */
 const KEY_COLUMNS: readonly AsnColumn[] = ['date', 'asn'];
 
+/** What stats.ts's coneOf and degreeOf read: the same columns of an ASN row and of an organization row. */
+const CONE_COLUMNS = ['cone_asns', 'cone_prefixes', 'cone_addresses'] as const;
+const DEGREE_COLUMNS = [
+  'degree_provider',
+  'degree_peer',
+  'degree_customer',
+  'degree_sibling',
+  'degree_transit',
+  'degree_total',
+] as const;
+
 /**
  * Columns each Asn field's resolver reads (types/asn.ts and stats.ts). A field that is not listed makes the
  * selection read whole rows, so a new field is safe before it is listed here; a listed field that reads more than
@@ -29,15 +40,8 @@ export const ASN_FIELD_COLUMNS: Readonly<Record<string, readonly AsnColumn[]>> =
   latitude: ['latitude'],
   country: ['country_iso'],
   organization: ['org_id'],
-  cone: ['cone_asns', 'cone_prefixes', 'cone_addresses'],
-  asnDegree: [
-    'degree_provider',
-    'degree_peer',
-    'degree_customer',
-    'degree_sibling',
-    'degree_transit',
-    'degree_total',
-  ],
+  cone: CONE_COLUMNS,
+  asnDegree: DEGREE_COLUMNS,
   announcing: ['announcing_prefixes', 'announcing_addresses'],
   asnLinks: [],
 };
@@ -59,15 +63,8 @@ export const ORGANIZATION_FIELD_COLUMNS: Readonly<Record<string, readonly Organi
   members: ['number_asns', 'number_asns_seen'],
   asnLinks: [],
   neighbors: [],
-  cone: ['cone_asns', 'cone_prefixes', 'cone_addresses'],
-  asnDegree: [
-    'degree_provider',
-    'degree_peer',
-    'degree_customer',
-    'degree_sibling',
-    'degree_transit',
-    'degree_total',
-  ],
+  cone: CONE_COLUMNS,
+  asnDegree: DEGREE_COLUMNS,
   orgDegree: ['org_degree_total', 'org_degree_transit'],
 };
 
