@@ -170,6 +170,42 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     DataLoader<DatedKey<number>, AsnRow | null, string>
   >();
   const observe = options.observeStatement;
+  /**
+   * Records by (date, key): a batch of one key runs `one`'s statement, compiled once per `shape`; a larger batch runs
+   * `many` (per month, see loadByDate). `records` post-processes what either read.
+   */
+  const recordLoader = <Id extends number | string, Row>(spec: {
+    shape: string;
+    table: string;
+    one: (month: unknown, key: unknown) => Compilable<Row>;
+    many: (date: string, ids: Id[]) => Promise<Row[]>;
+    idOf: (row: Row) => Id;
+    records?: (rows: Row[]) => Row[];
+  }) => {
+    const records = spec.records ?? ((rows: Row[]) => rows);
+    return new DataLoader<DatedKey<Id>, Row | null, string>(
+      (keys) =>
+        loadByDate(
+          keys,
+          async (date, ids) =>
+            records(
+              ids.length === 1
+                ? await runCompiled<Row>(
+                    handle,
+                    spec.shape,
+                    spec.table,
+                    spec.one,
+                    DATE_AND_KEY_PLACEHOLDERS,
+                    [date, ids[0]],
+                    observe,
+                  )
+                : await spec.many(date, ids),
+            ),
+          spec.idOf,
+        ),
+      { cacheKeyFn: datedKey },
+    );
+  };
   const organizationLoaders = new Map<string, DataLoader<DatedKey<string>, OrganizationRow | null, string>>();
   /** Organization records by (date, org_id), reading `columns` only, or whole rows when null. */
   const organizationRowsLoader = (columns: readonly OrganizationColumn[] | null) => {
@@ -177,32 +213,20 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       const query = db.selectFrom('organizations');
       return columns ? query.select(columns) : query.selectAll();
     };
-    return new DataLoader<DatedKey<string>, OrganizationRow | null, string>(
-      (keys) =>
-        loadByDate(
-          keys,
-          (date, orgIds) =>
-            orgIds.length === 1
-              ? runCompiled<OrganizationRow>(
-                  handle,
-                  `organization|${columns?.join(',') ?? '*'}`,
-                  'organizations',
-                  (month, orgId) =>
-                    selected()
-                      .where('date', '=', month as string)
-                      .where('org_id', '=', orgId as string) as unknown as Compilable<OrganizationRow>,
-                  DATE_AND_KEY_PLACEHOLDERS,
-                  [date, orgIds[0]],
-                  observe,
-                )
-              : (selected()
-                  .where('date', '=', date)
-                  .where(inValues(dialect, 'org_id', orgIds, 'text'))
-                  .execute() as Promise<OrganizationRow[]>),
-          (row) => row.org_id,
-        ),
-      { cacheKeyFn: datedKey },
-    );
+    return recordLoader<string, OrganizationRow>({
+      shape: `organization|${columns?.join(',') ?? '*'}`,
+      table: 'organizations',
+      one: (month, orgId) =>
+        selected()
+          .where('date', '=', month as string)
+          .where('org_id', '=', orgId as string) as unknown as Compilable<OrganizationRow>,
+      many: (date, orgIds) =>
+        selected()
+          .where('date', '=', date)
+          .where(inValues(dialect, 'org_id', orgIds, 'text'))
+          .execute() as Promise<OrganizationRow[]>,
+      idOf: (row) => row.org_id,
+    });
   };
   /**
    * ASN records by (date, asn), reading `columns` only, or whole rows when null; with `organization` (the columns to
@@ -224,41 +248,23 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
         )
         .select(organizationColumnsAlongside(organization)) as unknown as typeof rows;
     };
-    const records = (rows: AsnRow[]) =>
-      organization
-        ? withJoinedOrganizations(rows as unknown as Record<string, unknown>[], organization)
-        : rows;
-    return new DataLoader<DatedKey<number>, AsnRow | null, string>(
-      (keys) =>
-        loadByDate(
-          keys,
-          async (date, asns) => {
-            if (asns.length === 1)
-              return records(
-                await runCompiled<AsnRow>(
-                  handle,
-                  `asn|${columns?.join(',') ?? '*'}|${organization?.join(',') ?? ''}`,
-                  'asns',
-                  (month, asn) =>
-                    selected()
-                      .where('a.date', '=', month as string)
-                      .where('a.asn', '=', asn as number) as unknown as Compilable<AsnRow>,
-                  DATE_AND_KEY_PLACEHOLDERS,
-                  [date, asns[0]],
-                  observe,
-                ),
-              );
-            return records(
-              (await selected()
-                .where('a.date', '=', date)
-                .where(inValues(dialect, 'a.asn', asns, 'bigint'))
-                .execute()) as AsnRow[],
-            );
-          },
-          (row) => Number(row.asn),
-        ),
-      { cacheKeyFn: datedKey },
-    );
+    return recordLoader<number, AsnRow>({
+      shape: `asn|${columns?.join(',') ?? '*'}|${organization?.join(',') ?? ''}`,
+      table: 'asns',
+      one: (month, asn) =>
+        selected()
+          .where('a.date', '=', month as string)
+          .where('a.asn', '=', asn as number) as unknown as Compilable<AsnRow>,
+      many: (date, asns) =>
+        selected()
+          .where('a.date', '=', date)
+          .where(inValues(dialect, 'a.asn', asns, 'bigint'))
+          .execute() as Promise<AsnRow[]>,
+      idOf: (row) => Number(row.asn),
+      records: organization
+        ? (rows) => withJoinedOrganizations(rows as unknown as Record<string, unknown>[], organization)
+        : undefined,
+    });
   };
   let dates: Promise<string[]> | undefined;
   let version: Promise<string> | undefined =
