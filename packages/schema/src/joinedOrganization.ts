@@ -1,9 +1,11 @@
 // An ASN's organization read in the ASN's own statement (a left join on (date, org_id), only the columns its selection
 // reads) when the selection shows it. Through the organization loader, `asn(asn) { organization { orgId orgName rank } }` paid a second statement,
-// a loader batch and its promises: ~55 µs of a ~265 µs point lookup in-process (docs/performance.md).
-import { sql } from 'kysely';
+// a loader batch and its promises: ~55 µs of a ~265 µs point lookup in-process, and a page of 100 ASNs with
+// `organization { orgId orgName }` ~700 µs of ~1.85 ms (docs/performance.md).
+import { sql, type SelectQueryBuilder } from 'kysely';
+import type { Database } from '@asrank/db';
 import type { AsnRow, OrganizationRow } from './context';
-import type { OrganizationColumn } from './asnColumns';
+import type { AsnColumn, OrganizationColumn } from './asnColumns';
 
 /** The organization read with an ASN row and the columns read (record null: the ASN has none in that month). */
 export const JOINED_ORGANIZATION = Symbol('organization read with the ASN');
@@ -44,4 +46,23 @@ export function withJoinedOrganizations(
     };
   }
   return rows as unknown as AsnRow[];
+}
+
+/**
+ * Runs `rows`, a query over `asns` whose own references name the table (`asns.date`), reading `columns` of each ASN
+ * and `organization` of its organization in the same statement.
+ */
+export async function asnRowsWithOrganizations(
+  rows: SelectQueryBuilder<Database, 'asns', object>,
+  columns: readonly AsnColumn[],
+  organization: readonly OrganizationColumn[],
+): Promise<AsnRow[]> {
+  const joined = await rows
+    .leftJoin('organizations as o', (join) =>
+      join.onRef('o.date', '=', 'asns.date').onRef('o.org_id', '=', 'asns.org_id'),
+    )
+    .select(columns.map((column) => `asns.${column}` as const))
+    .select(organizationColumnsAlongside(organization))
+    .execute();
+  return withJoinedOrganizations(joined as Record<string, unknown>[], organization);
 }

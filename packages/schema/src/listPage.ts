@@ -25,8 +25,11 @@ export interface ListPageSpec<TB extends ListTable, Row> {
   key: TB extends 'asns' ? 'asn' : 'org_id';
   /** The list's records: the table filtered to the selected month(s) and the client's filters. */
   query: ListQuery<TB>;
-  /** Selects the row columns of a query and runs it. */
-  readRows: (rows: ListQuery<TB>) => Promise<Row[]>;
+  /**
+   * Selects the row columns of a query and runs it. `qualified`: the query's own references name its table
+   * (`asns.date`), so the reader may join another table (an ASN page joins its organizations).
+   */
+  readRows: (rows: ListQuery<TB>, qualified: boolean) => Promise<Row[]>;
   page: { first: number; offset: number };
   /** The client's sort keys (parsed), and the list's sortable columns and order. */
   keys: readonly SortKey[];
@@ -98,7 +101,10 @@ function isDefaultOrder(keys: readonly SortKey[], order: ListPageSpec<ListTable,
   );
 }
 
-/** `rows` narrowed to the records whose (date, key) the ordered, paged key query selects, in `outerOrder`. */
+/**
+ * `rows` narrowed to the records whose (date, key) the ordered, paged key query selects, in `outerOrder` (which names
+ * the table, as the narrowing does, so the reader may join).
+ */
 async function rowsOfKeyPage<TB extends ListTable, Row>(
   spec: ListPageSpec<TB, Row>,
   keyQuery: ListQuery<TB>,
@@ -134,21 +140,23 @@ async function rowsOfKeyPage<TB extends ListTable, Row>(
       .offset(offset);
   // Kysely cannot resolve selectFrom() over a table name that is a type parameter; the table is `spec.table`.
   const table = spec.db.selectFrom(spec.table as ListTable) as unknown as ListQuery<TB>;
+  const own = (column: string) => sql.ref(`${spec.table}.${column}`);
   return spec.readRows(
-    table.where(sql<boolean>`(${sql.ref('date')}, ${sql.ref(spec.key)}) in (${keyPage})`).orderBy(outerOrder),
+    table.where(sql<boolean>`(${own('date')}, ${own(spec.key)}) in (${keyPage})`).orderBy(outerOrder),
+    true,
   );
 }
 
 export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): Promise<Row[]> {
   const { dialect, page, query } = spec;
-  const orderOf = (keys: readonly SortKey[], options: { keyLookup?: boolean } = {}) =>
+  const orderOf = (keys: readonly SortKey[], options: { keyLookup?: boolean; table?: string } = {}) =>
     orderByList(dialect, keys, spec.columns, spec.order, options);
   if (spec.singleMonth && !spec.keyList && isDefaultOrder(spec.keys, spec.order)) {
     // Within each range rank is not null (or all null), so the plain (date, rank, key) index order serves it.
     const rankColumns = { rank: { column: 'rank' }, [spec.key]: { column: spec.key } };
     const thenKey = { defaults: [], unique: [{ key: spec.key, direction: 'asc' as const }] };
-    const rangeOrder = (keys: readonly SortKey[], keyLookup: boolean) =>
-      orderByList(dialect, keys, rankColumns, thenKey, { keyLookup });
+    const rangeOrder = (keys: readonly SortKey[], keyLookup: boolean, table?: string) =>
+      orderByList(dialect, keys, rankColumns, thenKey, { keyLookup, table });
     const byRank: SortKey[] = [{ key: 'rank', direction: 'asc' }];
     const ranked = query.where(sql.ref('rank'), 'is not', null);
     const unranked = query.where(sql.ref('rank'), 'is', null);
@@ -164,7 +172,7 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
           spec,
           ranked,
           rangeOrder(byRank, false),
-          rangeOrder(byRank, true),
+          rangeOrder(byRank, true, spec.table),
           limit,
           offset,
           rankedSeek,
@@ -174,7 +182,7 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
           spec,
           unranked,
           rangeOrder([], false),
-          rangeOrder([], true),
+          rangeOrder([], true, spec.table),
           limit,
           offset,
           unrankedSeek,
@@ -190,7 +198,7 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
       spec,
       query,
       orderOf(spec.keys),
-      orderOf(spec.keys, { keyLookup: true }),
+      orderOf(spec.keys, { keyLookup: true, table: spec.table }),
       page.first,
       page.offset,
       spec.singleMonth ? seekableSort(spec) : undefined,
@@ -200,5 +208,6 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
       .orderBy(orderOf(spec.keys, { keyLookup: spec.keyList }))
       .limit(page.first)
       .offset(page.offset),
+    false,
   );
 }

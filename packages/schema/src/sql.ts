@@ -34,14 +34,15 @@ export interface SortColumn {
 /**
  * ORDER BY list from parsed sort keys (already validated against the spec's key list by the domain): the client's
  * keys, or `defaults` when there are none, then `unique` (the table key) so paging is deterministic. Non-null columns
- * are plain `column dir`, which the (date, column, key) indexes serve directly.
+ * are plain `column dir`, which the (date, column, key) indexes serve directly. `table` qualifies the columns, for a
+ * statement that joins another table with columns of the same names.
  */
 export function orderByList(
   dialect: DialectName,
   keys: readonly SortKey[],
   columns: Readonly<Record<string, SortColumn>>,
   order: { defaults: readonly SortKey[]; unique: readonly SortKey[] },
-  options: { keyLookup?: boolean } = {},
+  options: { keyLookup?: boolean; table?: string } = {},
 ): RawBuilder<unknown> {
   // With a short key list (`asns: [...]`) the rows are a few primary-key lookups, but SQLite (no ANALYZE
   // statistics) prefers walking a whole (date, column) index to avoid the sort: 3.5 s instead of 2 ms for 12
@@ -54,7 +55,8 @@ export function orderByList(
     if (!target) throw new Error(`sort key ${key.key} has no column`);
     if (seen.has(target.column)) continue;
     seen.add(target.column);
-    const ref = offIndex ? sql`+${sql.ref(target.column)}` : sql.ref(target.column);
+    const named = sql.ref(options.table ? `${options.table}.${target.column}` : target.column);
+    const ref = offIndex ? sql`+${named}` : named;
     const column = target.text && dialect === 'postgres' ? sql`${ref} collate "C"` : ref;
     const direction = key.direction === 'desc' ? sql`desc` : sql`asc`;
     parts.push(target.nullable ? sql`${column} ${direction} nulls last` : sql`${column} ${direction}`);

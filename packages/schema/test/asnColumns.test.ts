@@ -47,12 +47,21 @@ class AsnSelections implements KyselyPlugin {
   readonly seen: string[][] = [];
   /** The joined tables of each recorded query on `asns`. */
   readonly joinedTables: string[][] = [];
+  /** The organization columns each recorded query on `asns` reads with its rows (joinedOrganization.ts). */
+  readonly joinedOrganizationColumns: string[][] = [];
   transformQuery({ node }: PluginTransformQueryArgs) {
     const select = node as unknown as SelectNode;
     if (select.kind !== 'SelectQueryNode') return node;
     const selections = select.selections ?? [];
     if (tableName(select.from?.froms[0]) === this.table) {
       this.joinedTables.push((select.joins ?? []).map((join) => tableName(join.table) ?? '?'));
+      this.joinedOrganizationColumns.push(
+        selections
+          .map((entry) => entry.selection.alias?.name)
+          .filter((alias): alias is string => alias?.startsWith('org__') === true)
+          .map((alias) => alias.slice('org__'.length))
+          .sort(),
+      );
       this.seen.push(
         // Aliased selections are a joined table's columns (an organization read with the ASN).
         selections
@@ -245,17 +254,46 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
     },
   );
 
-  it('reads only the selected organization columns of a page of ASNs, whole rows when pruning is off', async () => {
-    const source = '{ asns(first: 30) { edges { node { asn organization { orgId orgName } } } } }';
-    const pruning = new AsnSelections('organizations');
-    expect(await run(source, true, pruning)).toEqual(await run(source, false));
-    expect(pruning.seen.map((columns) => [...columns].sort())).toEqual([['date', 'org_id', 'org_name']]);
-    const whole = new AsnSelections('organizations');
-    await run(source, false, whole);
-    expect(whole.seen).toEqual([['*']]);
+  it.each([
+    ['the default rank order', 'first: 30'],
+    ['a sorted deep page', 'first: 30, offset: 5, sort: "-cone.numberAsns"'],
+  ])(
+    'reads the selected organization columns of a page of ASNs (%s) in the page statement, whole rows when pruning is off',
+    async (_label, args) => {
+      const source = `{ asns(${args}) { edges { node { asn organization { orgId orgName } } } } }`;
+      const page = new AsnSelections();
+      const organizations = new AsnSelections('organizations');
+      const joined = await run(source, true, page);
+      await run(source, true, organizations);
+      expect(joined.errors).toBeUndefined();
+      expect(joined).toEqual(await run(source, false));
+      const nodes = (joined.data as { asns: { edges: { node: { organization: unknown } }[] } }).asns.edges;
+      expect(nodes.filter((edge) => edge.node.organization !== null).length).toBeGreaterThan(0);
+      // The page's rows and their organizations come from one statement; no organization is read on its own.
+      expect(page.joinedTables.filter((tables) => tables.includes('organizations'))).toHaveLength(1);
+      expect(page.joinedOrganizationColumns.filter((columns) => columns.length > 0)).toEqual([
+        ['date', 'org_id', 'org_name'],
+      ]);
+      expect(organizations.seen).toEqual([]);
+      const whole = new AsnSelections('organizations');
+      await run(source, false, whole);
+      expect(whole.seen).toEqual([['*']]);
+    },
+  );
+
+  it('reads the organizations of a filtered page through the loader, only the selected columns', async () => {
+    const source =
+      '{ asns(first: 30, name: "a", sort: "asnName") { edges { node { asn organization { orgId orgName } } } } }';
+    const organizations = new AsnSelections('organizations');
+    const pruned = await run(source, true, organizations);
+    expect(pruned.errors).toBeUndefined();
+    expect(pruned).toEqual(await run(source, false));
+    expect(organizations.seen.map((columns) => [...columns].sort())).toEqual([
+      ['date', 'org_id', 'org_name'],
+    ]);
   });
 
-  it('reads the organization of a point lookup in the same statement, also when it has none', async () => {
+  it('reads the organization of a point lookup and of a page in the same statement, also when it has none', async () => {
     const latest = store.dates.at(-1)!;
     const source = (asn: string) =>
       `{ asn(asn: "${asn}") { asn rank organization { orgId orgName rank country { iso } members { numberAsns } } } }`;
@@ -285,6 +323,13 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
         expect(orphan.errors).toBeUndefined();
         expect((orphan.data as { asn: { organization: unknown } }).asn.organization).toBeNull();
         expect(orphan).toEqual(await run(source(neighbourOf), false));
+        // The same in a page whose statement joins the organizations (the ASN has the largest degree).
+        const page = `{ asns(first: 5, sort: "-asnDegree.total") { edges { node { asn organization { orgId orgName } } } } }`;
+        const listed = await run(page, true);
+        const edges = (listed.data as { asns: { edges: { node: { asn: string; organization: unknown } }[] } })
+          .asns.edges;
+        expect(edges.find((edge) => edge.node.asn === neighbourOf)?.node.organization).toBeNull();
+        expect(listed).toEqual(await run(page, false));
       }
     } finally {
       await store.handle.db

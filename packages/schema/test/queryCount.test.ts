@@ -56,6 +56,22 @@ describe.each(STORE_KINDS)('query count on %s', (kind) => {
     expect(large.statements).toBeLessThanOrEqual(5);
   });
 
+  it.each([
+    ['the default order', ''],
+    ['a sorted page', ', sort: "-cone.numberAsns"'],
+  ])("a page of ASNs in %s reads its nodes' organizations in its own statements", async (_label, sort) => {
+    const plain = await statementsFor(
+      `query($first: Int) { asns(first: $first${sort}) { edges { node { asn } } } }`,
+      50,
+    );
+    const withOrganizations = await statementsFor(
+      `query($first: Int) { asns(first: $first${sort}) { edges { node { asn organization { orgId orgName } } } } }`,
+      50,
+    );
+    expect(withOrganizations.nodes).toBe(50);
+    expect(withOrganizations.statements).toBe(plain.statements);
+  });
+
   it('deeply nested joins (members, links, neighbours, countries, locations) stay constant in the page size', async () => {
     // Sorted by ASN, so both pages are read by the same statements: in the default order a page of the whole month
     // also reads the unranked range, one statement more whatever the nesting.

@@ -14,7 +14,11 @@ import {
   selectedOrganizationColumns,
   selectedOrganizationColumnsAt,
 } from '../asnColumns';
-import { JOINED_ORGANIZATION, type AsnRowWithOrganization } from '../joinedOrganization';
+import {
+  asnRowsWithOrganizations,
+  JOINED_ORGANIZATION,
+  type AsnRowWithOrganization,
+} from '../joinedOrganization';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { AsnRef, CountryRef, OrganizationRef } from './refs';
 import { AnnouncingRef, AsnDegreeRef, ConeRef, coneOf, degreeOf } from './stats';
@@ -228,6 +232,10 @@ builder.queryFields((t) => ({
       const historic = isHistoric(args);
       // Only the columns the selected node fields read (asnColumns.ts); whole rows when unknown.
       const columns = selectedAsnNodeColumns(info);
+      // The organizations' columns when the nodes show them, read in the page's statement where listPage allows a join.
+      const organization = columns
+        ? selectedOrganizationColumnsAt(info, ['edges', 'node', 'organization'])
+        : undefined;
       const keys = parseSort(args.sort, 'asns', { historic, argument: 'sort' });
       const asnFilter = parseAsnList(args.asns, 'asns');
       const months = await monthsOf(context, args);
@@ -249,7 +257,10 @@ builder.queryFields((t) => ({
         table: 'asns',
         key: 'asn',
         query,
-        readRows: (rows) => rowsOf(rows).execute(),
+        readRows: (rows, qualified) =>
+          qualified && columns && organization
+            ? asnRowsWithOrganizations(rows, columns, organization)
+            : rowsOf(rows).execute(),
         page,
         keys,
         columns: ASN_SORT_COLUMNS,
