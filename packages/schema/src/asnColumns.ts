@@ -10,23 +10,43 @@ export type AsnColumn = keyof AsnsTable;
 /** Every loaded row carries its key, whatever was selected (loaders and nested fields key on it). */
 const KEY_COLUMNS: readonly AsnColumn[] = ['date', 'asn'];
 
-/** What stats.ts's coneOf and degreeOf read: the same columns of an ASN row and of an organization row. */
-const CONE_COLUMNS = ['cone_asns', 'cone_prefixes', 'cone_addresses'] as const;
-const DEGREE_COLUMNS = [
-  'degree_provider',
-  'degree_peer',
-  'degree_customer',
-  'degree_sibling',
-  'degree_transit',
-  'degree_total',
-] as const;
+/**
+ * The columns of an object field whose type only repackages columns of the record (stats.ts), by its own field: only
+ * the sub-fields selected are read (`cone { numberAsns }` reads one column, not three). The same for an ASN row and
+ * an organization row, whose cone and degree columns have the same names.
+ */
+type SubFieldColumns<Column extends string> = Readonly<Record<string, readonly Column[]>>;
+
+/**
+ * The columns each field of a record type reads, or for an object field of columns alone, each of its sub-fields'
+ * columns; a field (or sub-field) that is not listed needs whole rows.
+ */
+type FieldColumns<Column extends string> = Readonly<
+  Record<string, readonly Column[] | SubFieldColumns<Column>>
+>;
+
+const CONE_COLUMNS = {
+  __typename: [],
+  numberAsns: ['cone_asns'],
+  numberPrefixes: ['cone_prefixes'],
+  numberAddresses: ['cone_addresses'],
+} as const;
+const DEGREE_COLUMNS = {
+  __typename: [],
+  provider: ['degree_provider'],
+  peer: ['degree_peer'],
+  customer: ['degree_customer'],
+  sibling: ['degree_sibling'],
+  transit: ['degree_transit'],
+  total: ['degree_total'],
+} as const;
 
 /**
  * Columns each Asn field's resolver reads (types/asn.ts and stats.ts). A field that is not listed makes the
  * selection read whole rows, so a new field is safe before it is listed here; a listed field that reads more than
  * its columns would answer wrongly, which asnColumns.test.ts checks for every field of the type.
  */
-export const ASN_FIELD_COLUMNS: Readonly<Record<string, readonly AsnColumn[]>> = {
+export const ASN_FIELD_COLUMNS: FieldColumns<AsnColumn> = {
   __typename: [],
   asn: [],
   date: [],
@@ -42,7 +62,11 @@ export const ASN_FIELD_COLUMNS: Readonly<Record<string, readonly AsnColumn[]>> =
   organization: ['org_id'],
   cone: CONE_COLUMNS,
   asnDegree: DEGREE_COLUMNS,
-  announcing: ['announcing_prefixes', 'announcing_addresses'],
+  announcing: {
+    __typename: [],
+    numberPrefixes: ['announcing_prefixes'],
+    numberAddresses: ['announcing_addresses'],
+  },
   asnLinks: [],
 };
 
@@ -51,7 +75,7 @@ export type OrganizationColumn = keyof OrganizationsTable;
 const ORGANIZATION_KEY_COLUMNS: readonly OrganizationColumn[] = ['date', 'org_id'];
 
 /** Columns each Organization field's resolver reads (types/organization.ts and stats.ts), as ASN_FIELD_COLUMNS. */
-export const ORGANIZATION_FIELD_COLUMNS: Readonly<Record<string, readonly OrganizationColumn[]>> = {
+export const ORGANIZATION_FIELD_COLUMNS: FieldColumns<OrganizationColumn> = {
   __typename: [],
   orgId: [],
   date: [],
@@ -65,14 +89,17 @@ export const ORGANIZATION_FIELD_COLUMNS: Readonly<Record<string, readonly Organi
   neighbors: [],
   cone: CONE_COLUMNS,
   asnDegree: DEGREE_COLUMNS,
-  orgDegree: ['org_degree_total', 'org_degree_transit'],
+  orgDegree: { __typename: [], total: ['org_degree_total'], transit: ['org_degree_transit'] },
 };
 
 /** Lets tests compare pruned answers (and records read with their parents) with whole-row answers by loaders. */
 export const asnColumnTuning = { prune: true };
 
-/** The columns each field of a record type reads; a field that is not listed needs whole rows. */
-type FieldColumns<Column extends string> = Readonly<Record<string, readonly Column[]>>;
+function isColumnList<Column extends string>(
+  read: readonly Column[] | SubFieldColumns<Column>,
+): read is readonly Column[] {
+  return Array.isArray(read);
+}
 
 function collect<Column extends string>(
   fieldColumns: FieldColumns<Column>,
@@ -86,7 +113,8 @@ function collect<Column extends string>(
     if (selection.kind === Kind.FIELD) {
       const read = fieldColumns[selection.name.value];
       if (!read) return false;
-      for (const column of read) columns.add(column);
+      if (isColumnList(read)) for (const column of read) columns.add(column);
+      else if (!collect(read, selection.selectionSet, info, columns, visitedFragments)) return false;
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
       if (!collect(fieldColumns, selection.selectionSet, info, columns, visitedFragments)) return false;
     } else {

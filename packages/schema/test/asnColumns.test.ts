@@ -152,6 +152,30 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
     expect(edges.length).toBeGreaterThan(0);
   });
 
+  const subFieldsOf = (typeName: string, fieldName: string) => {
+    const recordType = schema.getType(typeName);
+    const fieldType = isObjectType(recordType) ? getNamedType(recordType.getFields()[fieldName]!.type) : null;
+    return isObjectType(fieldType) ? Object.keys(fieldType.getFields()) : [];
+  };
+  const statsFields = ['cone', 'asnDegree', 'announcing'].flatMap((field) =>
+    subFieldsOf('Asn', field).map((subField) => [field, subField] as const),
+  );
+
+  it.each(statsFields)(
+    'answers Asn.%s.%s alone from the one column it reads, exactly as from whole rows',
+    async (field, subField) => {
+      const source = neighbours(`asn ${field} { ${subField} }`);
+      const recorder = new AsnSelections();
+      const pruned = await run(source, true, recorder);
+      expect(pruned.errors).toBeUndefined();
+      expect(pruned).toEqual(await run(source, false));
+      // The neighbours' page joins asn1's columns: key columns and the one column of the sub-field.
+      const joined = recorder.seen.filter((columns) => columns[0] === 'joined:');
+      expect(joined).toHaveLength(1);
+      expect(joined[0]!.slice(1).filter((column) => !['asn', 'date'].includes(column))).toHaveLength(1);
+    },
+  );
+
   it('answers every field at once, through a named and an inline fragment', async () => {
     const all = fieldNames.map((name) => selectionOf(name));
     const half = Math.ceil(all.length / 2);
@@ -246,6 +270,24 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
       for (const source of [
         `{ asns(first: 30) { edges { node { asn organization { ${selection} } } } } }`,
         `{ asn(asn: "${neighbourOf}") { asn organization { ${selection} } } }`,
+      ]) {
+        const pruned = await run(source, true);
+        expect(pruned.errors).toBeUndefined();
+        expect(pruned).toEqual(await run(source, false));
+      }
+    },
+  );
+
+  it.each(
+    ['cone', 'asnDegree', 'orgDegree'].flatMap((field) =>
+      subFieldsOf('Organization', field).map((subField) => [field, subField] as const),
+    ),
+  )(
+    'answers Organization.%s.%s alone of listed and looked-up ASNs exactly as from whole rows',
+    async (field, subField) => {
+      for (const source of [
+        `{ asns(first: 30) { edges { node { asn organization { orgId ${field} { ${subField} } } } } } }`,
+        `{ asn(asn: "${neighbourOf}") { asn organization { ${field} { ${subField} } } } }`,
       ]) {
         const pruned = await run(source, true);
         expect(pruned.errors).toBeUndefined();
@@ -375,11 +417,12 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
   it('reads only the selected columns for the neighbours, whole rows when pruning is off', async () => {
     const pruning = new AsnSelections();
     await run(neighbours('asn asnName rank cone { numberAsns }'), true, pruning);
-    // asn0 { asn } needs the key only (a loader batch); asn1 its name, rank and cone, read with the link page.
+    // asn0 { asn } needs the key only (a loader batch); asn1 its name, rank and cone size in ASNs (not the cone's
+    // other two columns), read with the link page.
     expect(pruning.seen.map((columns) => [...columns].sort())).toEqual(
       expect.arrayContaining([
         ['asn', 'date'],
-        ['asn', 'asn_name', 'cone_addresses', 'cone_asns', 'cone_prefixes', 'joined:', 'rank'],
+        ['asn', 'asn_name', 'cone_asns', 'joined:', 'rank'],
       ]),
     );
     expect(pruning.seen.some((columns) => columns.includes('*'))).toBe(false);
