@@ -3,7 +3,7 @@
 // costs (about 0.25 µs per value here): a 500-neighbour page that asks for name, rank and cone read 25 columns per
 // neighbour for 4 used ones.
 import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
-import type { AsnsTable, OrganizationsTable } from '@asrank/db';
+import type { AsnLinksTable, AsnsTable, OrganizationsTable } from '@asrank/db';
 
 export type AsnColumn = keyof AsnsTable;
 
@@ -90,6 +90,26 @@ export const ORGANIZATION_FIELD_COLUMNS: FieldColumns<OrganizationColumn> = {
   cone: CONE_COLUMNS,
   asnDegree: DEGREE_COLUMNS,
   orgDegree: { __typename: [], total: ['org_degree_total'], transit: ['org_degree_transit'] },
+};
+
+export type AsnLinkColumn = keyof AsnLinksTable;
+
+const ASN_LINK_KEY_COLUMNS: readonly AsnLinkColumn[] = ['date', 'asn0', 'asn1'];
+
+/**
+ * Columns each AsnLink field's resolver reads (types/asnLink.ts), as ASN_FIELD_COLUMNS: a neighbour page that shows
+ * relationship and paths then reads the columns the neighbour index (migration 005) holds, and no row behind it.
+ */
+export const ASN_LINK_FIELD_COLUMNS: FieldColumns<AsnLinkColumn> = {
+  __typename: [],
+  asn0: [],
+  asn1: [],
+  date: [],
+  relationship: ['relationship'],
+  numberPaths: ['number_paths'],
+  correctedBy: ['corrected_by'],
+  rank: ['rank'],
+  locations: [],
 };
 
 /** Lets tests compare pruned answers (and records read with their parents) with whole-row answers by loaders. */
@@ -292,4 +312,10 @@ export function coversColumns<Column extends string>(
   needed: readonly Column[],
 ): boolean {
   return available === needed || needed.every((column) => available.includes(column));
+}
+
+/** Like selectedAsnNodeColumns, for a connection of AsnLink nodes (key columns alone when no node is selected). */
+export function selectedAsnLinkNodeColumns(info: GraphQLResolveInfo): AsnLinkColumn[] | null {
+  if (!asnColumnTuning.prune) return null;
+  return columnsOf(ASN_LINK_FIELD_COLUMNS, ASN_LINK_KEY_COLUMNS, selectionsAt(info, ['edges', 'node']), info);
 }

@@ -414,6 +414,39 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
     expect(ranked.asnLinks.edges.some((edge) => typeof edge.node.asn1.rank === 'number')).toBe(true);
   });
 
+  const linkType = schema.getType('AsnLink');
+  const linkFields = isObjectType(linkType) ? Object.keys(linkType.getFields()) : [];
+
+  it.each(linkFields)(
+    'answers AsnLink.%s of a neighbour page from pruned link rows exactly as from whole rows',
+    async (fieldName) => {
+      const selection = selectionOf(fieldName, 'AsnLink');
+      for (const source of [
+        `{ asnLinks(asn: "${neighbourOf}", first: 25) { edges { node { ${selection} } } } }`,
+        `{ asnLinks(asn: "${neighbourOf}", first: 25, sort: "-numberPaths") { edges { node { asn1 { asn } ${selection} } } } }`,
+        `{ asnLinks(first: 25, dateStart: "2000-01-01", sort: "relationship") { edges { node { ${selection} } } } }`,
+      ]) {
+        const pruned = await run(source, true);
+        expect(pruned.errors).toBeUndefined();
+        expect((pruned.data as { asnLinks: { edges: unknown[] } }).asnLinks.edges.length).toBeGreaterThan(0);
+        expect(pruned).toEqual(await run(source, false));
+      }
+    },
+  );
+
+  it('reads only the link columns a neighbour page shows and orders by, whole rows when pruning is off', async () => {
+    const source = `{ asnLinks(asn: "${neighbourOf}", first: 25) { edges { node { relationship numberPaths } } } }`;
+    const pruning = new AsnSelections('asn_links');
+    expect(await run(source, true, pruning)).toEqual(await run(source, false));
+    // The default order is rank, then the pair.
+    expect(pruning.seen.map((columns) => [...columns].sort())).toEqual([
+      ['asn0', 'asn1', 'date', 'number_paths', 'rank', 'relationship'],
+    ]);
+    const whole = new AsnSelections('asn_links');
+    await run(source, false, whole);
+    expect(whole.seen).toEqual([['*']]);
+  });
+
   it('reads only the selected columns for the neighbours, whole rows when pruning is off', async () => {
     const pruning = new AsnSelections();
     await run(neighbours('asn asnName rank cone { numberAsns }'), true, pruning);

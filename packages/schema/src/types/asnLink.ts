@@ -11,7 +11,14 @@ import { nestedPage } from '../nestedPages';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { AsnLinkRef, AsnRef } from './refs';
 import { placeholderAsn } from './asn';
-import { coversColumns, selectedAsnColumns, selectedAsnColumnsAt, type AsnColumn } from '../asnColumns';
+import {
+  coversColumns,
+  selectedAsnColumns,
+  selectedAsnColumnsAt,
+  selectedAsnLinkNodeColumns,
+  type AsnColumn,
+  type AsnLinkColumn,
+} from '../asnColumns';
 import { LocationConnection, sortLocations } from './location';
 
 /** asn1's record read with the link by the list's own query, and the columns it carries (null: not in the month). */
@@ -109,6 +116,22 @@ AsnLinkRef.implement({
     }),
   }),
 });
+
+/**
+ * The link columns a page reads: those its nodes' fields read and those of its order (the joined page sorts by them
+ * again), or null for whole rows.
+ */
+function linkPageColumns(
+  selected: readonly AsnLinkColumn[] | null,
+  keys: readonly SortKey[],
+  order: { defaults: readonly SortKey[]; unique: readonly SortKey[] },
+): AsnLinkColumn[] | null {
+  if (!selected) return null;
+  const columns = new Set(selected);
+  for (const key of [...(keys.length > 0 ? keys : order.defaults), ...order.unique])
+    columns.add(ASN_LINK_SORT_COLUMNS[key.key]!.column as AsnLinkColumn);
+  return [...columns].sort();
+}
 
 /** The link sort columns qualified by the page's alias, for ordering the joined rows. */
 const PAGE_SORT_COLUMNS: Record<string, SortColumn> = Object.fromEntries(
@@ -295,13 +318,18 @@ builder.queryFields((t) => ({
       } else {
         query = query.where('canonical', '=', 1);
       }
-      const order = orderByList(
-        context.dialect,
-        keys,
-        ASN_LINK_SORT_COLUMNS,
-        historic ? LINK_HISTORIC_ORDER : LINK_ORDER,
-      );
-      const pageQuery = query.selectAll().orderBy(order).limit(page.first).offset(page.offset);
+      const linkOrder = historic ? LINK_HISTORIC_ORDER : LINK_ORDER;
+      const order = orderByList(context.dialect, keys, ASN_LINK_SORT_COLUMNS, linkOrder);
+      // Only the columns the nodes show (and the order's): a neighbour page in rank order then reads the neighbour
+      // index alone (migration 005).
+      const columns = linkPageColumns(selectedAsnLinkNodeColumns(info), keys, linkOrder);
+      // The pruned rows carry exactly the columns the selected fields read, though typed as whole rows.
+      const pageQuery = (
+        columns ? (query.select(columns) as unknown as ReturnType<typeof query.selectAll>) : query.selectAll()
+      )
+        .orderBy(order)
+        .limit(page.first)
+        .offset(page.offset);
       const asn1Columns = selectedAsnColumnsAt(info, ['edges', 'node', 'asn1']);
       const nodes = asn1Columns
         ? await linksWithAsn1(
