@@ -5,6 +5,7 @@ import * as m001 from './migrations/001_initial';
 import * as m002 from './migrations/002_query_indexes';
 import * as m003 from './migrations/003_descending_sort_indexes';
 import * as m004 from './migrations/004_rank_key_indexes';
+import * as m005 from './migrations/005_neighbour_rank_index';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '002_query_indexes': m002,
   '003_descending_sort_indexes': m003,
   '004_rank_key_indexes': m004,
+  '005_neighbour_rank_index': m005,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

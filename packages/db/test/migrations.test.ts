@@ -66,6 +66,7 @@ describe('migrations on a real SQLite file', () => {
         '002_query_indexes',
         '003_descending_sort_indexes',
         '004_rank_key_indexes',
+        '005_neighbour_rank_index',
       ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);

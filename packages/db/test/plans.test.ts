@@ -16,6 +16,7 @@ import {
   ASN_NUMERIC_SORT_COLUMNS,
   ORG_NUMERIC_SORT_COLUMNS,
 } from '../src/migrations/003_descending_sort_indexes';
+import { NEIGHBOUR_RANK_INDEX } from '../src/migrations/005_neighbour_rank_index';
 
 const PG_URL = process.env.DATABASE_URL_PG;
 const MONTHS = ['2024-01-01', '2024-02-01', '2024-03-01'];
@@ -55,6 +56,26 @@ function fillMonths(handle: DatabaseHandle): void {
   })();
 }
 
+/** Links of every ASN of the months, ranked: ASN 1 has 2,999 neighbours, as the largest ASes have thousands. */
+function fillLinks(handle: DatabaseHandle): void {
+  const link = handle.sqlite!.prepare(
+    `insert into asn_links (date, asn0, asn1, relationship, canonical, number_paths, rank) values (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  handle.sqlite!.transaction(() => {
+    for (const date of MONTHS) {
+      for (let asn = 2; asn <= ASNS_PER_MONTH; asn += 1) {
+        const rank = (asn * 7919) % ASNS_PER_MONTH;
+        link.run(date, 1, asn, 'customer', 1, asn % 50, rank);
+        link.run(date, asn, 1, 'provider', 0, asn % 50, rank);
+      }
+    }
+  })();
+}
+
+/** One ASN's neighbour page in the default order with the shown columns: one walk of the neighbour index, no sort. */
+const NEIGHBOUR_PAGE = `select date, asn0, asn1, rank, relationship, number_paths from asn_links
+  where date = ? and asn0 = ? order by rank asc, asn0 asc, asn1 asc limit 500 offset 1000`;
+
 function plan(handle: DatabaseHandle, query: string, ...parameters: unknown[]): string {
   return (handle.sqlite!.prepare(`explain query plan ${query}`).all(...parameters) as { detail: string }[])
     .map((row) => row.detail)
@@ -90,6 +111,15 @@ function expectSortedPagesFromIndexes(handle: DatabaseHandle): void {
   }
 }
 
+function expectNeighbourPagesFromIndex(handle: DatabaseHandle): void {
+  const detail = plan(handle, NEIGHBOUR_PAGE, MONTHS[2], 1);
+  expect(detail).toContain(`USING COVERING INDEX ${NEIGHBOUR_RANK_INDEX} (date=? AND asn0=?)`);
+  expect(detail).not.toContain('TEMP B-TREE');
+  const rows = handle.sqlite!.prepare(NEIGHBOUR_PAGE).all(MONTHS[2], 1) as { rank: number; asn1: number }[];
+  expect(rows).toHaveLength(500);
+  expect(rows.every((row, index) => index === 0 || rows[index - 1]!.rank <= row.rank)).toBe(true);
+}
+
 /** asns(asns:[...], dateStart, dateEnd): a few primary-key lookups whatever the statistics say. */
 function expectHistoricKeyLookups(handle: DatabaseHandle): void {
   const detail = plan(
@@ -111,6 +141,7 @@ describe('list plans on a real SQLite file', () => {
     handle = openDatabase(path.join(dir, 'plans.db'));
     await migrateToLatest(handle.db, handle.dialect);
     fillMonths(handle);
+    fillLinks(handle);
   });
   afterAll(async () => {
     await handle.close();
@@ -121,6 +152,7 @@ describe('list plans on a real SQLite file', () => {
     expect(hasStatistics(handle)).toBe(false);
     expectSortedPagesFromIndexes(handle);
     expectHistoricKeyLookups(handle);
+    expectNeighbourPagesFromIndex(handle);
   });
 
   it('refreshStatistics writes sqlite_stat1 for the new indexes, and the plans stay the same', async () => {
@@ -142,6 +174,7 @@ describe('list plans on a real SQLite file', () => {
       expect(handle.sqlite!.prepare('select count(*) as n from sqlite_stat4').get()).toEqual({ n: 0 });
     expectSortedPagesFromIndexes(handle);
     expectHistoricKeyLookups(handle);
+    expectNeighbourPagesFromIndex(handle);
     const count = handle.sqlite!.prepare('select count(*) as n from asns').get() as { n: number };
     expect(count.n).toBe(MONTHS.length * ASNS_PER_MONTH);
   });
@@ -253,6 +286,24 @@ describe('serving settings of SQLite handles', () => {
       expect(detail).toContain(`Index Only Scan using ${index}`);
       expect(detail).not.toMatch(/Sort/);
     }
+  });
+
+  it("reads one ASN's neighbour page in rank order from the neighbour index, without a sort", async () => {
+    await sql`insert into asn_links (date, asn0, asn1, relationship, canonical, number_paths, rank)
+      select '2024-03-01', 1, g, 'customer', 1, g % 50, (g * 7919) % 3000 from generate_series(2, 3000) g`.execute(
+      handle.db,
+    );
+    await sql`insert into asn_links (date, asn0, asn1, relationship, canonical, number_paths, rank)
+      select '2024-03-01', g, 1, 'provider', 0, g % 50, (g * 7919) % 3000 from generate_series(2, 3000) g`.execute(
+      handle.db,
+    );
+    await refreshStatistics(handle);
+    const explained = await sql<{ 'QUERY PLAN': string }>`explain ${sql.raw(
+      NEIGHBOUR_PAGE.replace('date = ?', `date = '2024-03-01'`).replace('asn0 = ?', 'asn0 = 1'),
+    )}`.execute(handle.db);
+    const detail = explained.rows.map((row) => row['QUERY PLAN']).join('\n');
+    expect(detail).toContain(NEIGHBOUR_RANK_INDEX);
+    expect(detail).not.toMatch(/Sort/);
   });
 });
 
