@@ -36,10 +36,14 @@ export interface AsrankContext {
   availableDates(): Promise<string[]>;
   /** The store's data_version (changes on every load or drop; read once per request). */
   dataVersion(): Promise<string>;
+  /**
+   * The country of an ISO code (null: unknown), from the process's table of countries at the request's data version:
+   * synchronous once that table is read, which is once per data version (see StoreFacts.countries).
+   */
+  country(iso: string): CountryRow | null | Promise<CountryRow | null>;
   loaders: {
     asn: DataLoader<DatedKey<number>, AsnRow | null, string>;
     organization: DataLoader<DatedKey<string>, OrganizationRow | null, string>;
-    country: DataLoader<string, CountryRow | null>;
     /** Locations of a link, keyed by its unordered pair (id = "low,high"). */
     linkLocations: DataLoader<DatedKey<string>, LocationRow[], string>;
   };
@@ -105,6 +109,14 @@ export interface StoreFacts {
   availableDates(version: string): Promise<string[]>;
   /** Bookmarks of deep list pages, filed by data version. */
   pageBookmarks: PageBookmarks;
+  /**
+   * Every country by ISO code as of `version` (or newer). The table is ~250 rows that only a load changes, and an
+   * ASN's `country` is in every REST answer: a loader batch per request cost a statement (~26 µs), its build and a
+   * promise.
+   */
+  countries(version: string): Promise<ReadonlyMap<string, CountryRow>>;
+  /** The table `countries` read for exactly `version`, if it is already in memory. */
+  knownCountries(version: string): ReadonlyMap<string, CountryRow> | undefined;
 }
 
 export function createStoreFacts(
@@ -114,6 +126,14 @@ export function createStoreFacts(
 ): StoreFacts {
   const { db } = handle;
   let known: { version: string; dates: Promise<string[]> } | undefined;
+  let countries:
+    | {
+        version: string;
+        table: Promise<ReadonlyMap<string, CountryRow>>;
+        ready?: ReadonlyMap<string, CountryRow>;
+      }
+    | undefined;
+  let countriesRead: { version: string; table: Promise<ReadonlyMap<string, CountryRow>> } | undefined;
   return {
     pageBookmarks: new PageBookmarks(bookmarkOptions),
     dataVersion:
@@ -140,6 +160,38 @@ export function createStoreFacts(
         () => undefined,
       );
       return dates;
+    },
+    countries(version) {
+      if (countries?.version === version) return countries.table;
+      // Requests of one version arriving while the table is read share that read.
+      if (countriesRead?.version === version) return countriesRead.table;
+      // The rows and the version they belong to come from one statement, as the dates above.
+      const read = db
+        .selectFrom('countries')
+        .selectAll()
+        .select((eb) =>
+          eb.selectFrom('meta').select('value').where('key', '=', 'data_version').as('data_version'),
+        )
+        .execute();
+      const table = read.then(
+        (rows) => new Map(rows.map(({ data_version: _version, ...country }) => [country.iso, country])),
+      );
+      const pending = { version, table };
+      countriesRead = pending;
+      void Promise.all([read, table]).then(
+        ([rows, ready]) => {
+          countries = { version: rows[0]?.data_version ?? version, table, ready };
+          if (countriesRead === pending) countriesRead = undefined;
+        },
+        () => {
+          // A failed read is not kept: the next request reads again.
+          if (countriesRead === pending) countriesRead = undefined;
+        },
+      );
+      return table;
+    },
+    knownCountries(version) {
+      return countries?.version === version ? countries.ready : undefined;
     },
   };
 }
@@ -267,9 +319,15 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     });
   };
   let dates: Promise<string[]> | undefined;
+  /** The request's data version once known (given by the caller, or read), for synchronous per-version lookups. */
+  let versionRead: string | undefined = options.dataVersion;
   let version: Promise<string> | undefined =
-    options.dataVersion === undefined ? undefined : Promise.resolve(options.dataVersion);
-  const dataVersion = () => (version ??= shared.dataVersion());
+    versionRead === undefined ? undefined : Promise.resolve(versionRead);
+  const dataVersion = () =>
+    (version ??= shared.dataVersion().then((read) => {
+      versionRead = read;
+      return read;
+    }));
   const context: AsrankContext = {
     db,
     dialect,
@@ -278,19 +336,17 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       return dates;
     },
     dataVersion,
+    country(iso) {
+      const table = versionRead === undefined ? undefined : shared.knownCountries(versionRead);
+      if (table) return table.get(iso) ?? null;
+      return dataVersion()
+        .then((current) => shared.countries(current))
+        .then((countriesByIso) => countriesByIso.get(iso) ?? null);
+    },
     pageBookmarks: shared.pageBookmarks,
     loaders: {
       asn: asnRowsLoader(null, undefined),
       organization: organizationRowsLoader(null),
-      country: new DataLoader(async (isos) => {
-        const rows = await db
-          .selectFrom('countries')
-          .selectAll()
-          .where(inValues(dialect, 'iso', [...new Set(isos)], 'text'))
-          .execute();
-        const byIso = new Map(rows.map((row) => [row.iso, row]));
-        return isos.map((iso) => byIso.get(iso) ?? null);
-      }),
       linkLocations: new DataLoader(
         async (keys) => {
           const byLink = new Map<string, LocationRow[]>();

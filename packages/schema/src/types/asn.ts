@@ -111,8 +111,7 @@ AsnRef.implement({
     country: t.field({
       type: CountryRef,
       nullable: true,
-      resolve: (row, _args, context) =>
-        row.country_iso ? context.loaders.country.load(row.country_iso) : null,
+      resolve: (row, _args, context) => (row.country_iso ? context.country(row.country_iso) : null),
     }),
     organization: t.field({
       type: OrganizationRef,

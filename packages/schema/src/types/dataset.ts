@@ -87,8 +87,7 @@ DatasetRef.implement({
       type: CountryRef,
       nullable: true,
       description: 'Null for the global dataset.',
-      resolve: (row, _args, context) =>
-        row.country_iso ? context.loaders.country.load(row.country_iso) : null,
+      resolve: (row, _args, context) => (row.country_iso ? context.country(row.country_iso) : null),
     }),
     asnReservedRanges: t.field({ type: [AsnRangeRef], resolve: (row) => asnRanges(row.asn_reserved_ranges) }),
     asnAssignedRanges: t.field({ type: [AsnRangeRef], resolve: (row) => asnRanges(row.asn_assigned_ranges) }),

@@ -58,8 +58,7 @@ LocationRef.implement({
     country: t.field({
       type: CountryRef,
       nullable: true,
-      resolve: (row, _args, context) =>
-        row.country_iso ? context.loaders.country.load(row.country_iso) : null,
+      resolve: (row, _args, context) => (row.country_iso ? context.country(row.country_iso) : null),
     }),
     continent: t.exposeString('continent', { nullable: true }),
     latitude: t.exposeFloat('latitude', { nullable: true }),

@@ -111,8 +111,7 @@ OrganizationRef.implement({
     country: t.field({
       type: CountryRef,
       nullable: true,
-      resolve: (org, _args, context) =>
-        org.country_iso ? context.loaders.country.load(org.country_iso) : null,
+      resolve: (org, _args, context) => (org.country_iso ? context.country(org.country_iso) : null),
     }),
     members: t.field({ type: MembersRef, resolve: (org) => org }),
     asnLinks: t.field({
