@@ -1,4 +1,5 @@
-// Country metadata (shared by every month), joined by ISO code through a per-request DataLoader.
+// Country metadata (shared by every month), looked up by ISO code in the table the process keeps per data version
+// (context.country, StoreFacts.countries).
 import { CountryRef } from './refs';
 
 function parseLanguages(json: string): string[] {
