@@ -20,8 +20,9 @@ export type AsnRowWithOrganization = AsnRow & { [JOINED_ORGANIZATION]?: JoinedOr
 /** Prefix of the organization's columns in a joined row (no asns column starts with it). */
 const PREFIX = 'org__';
 
+/** The organization's columns read by the join: its date is the ASN's own, so it is not read twice. */
 const aliased = (columns: readonly OrganizationColumn[]) =>
-  columns.map((column) => [column, `${PREFIX}${column}`] as const);
+  columns.filter((column) => column !== 'date').map((column) => [column, `${PREFIX}${column}`] as const);
 
 /** `columns` of the organization joined as `o`, aliased apart from the ASN's own. */
 export function organizationColumnsAlongside(columns: readonly OrganizationColumn[]) {
@@ -37,7 +38,7 @@ export function withJoinedOrganizations(
   for (const row of rows) {
     let record: Record<string, unknown> | null = null;
     if (row[`${PREFIX}org_id`] != null) {
-      record = {};
+      record = { date: row.date };
       for (const [column, alias] of pairs) record[column] = row[alias];
     }
     (row as unknown as AsnRowWithOrganization)[JOINED_ORGANIZATION] = {
