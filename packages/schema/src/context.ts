@@ -119,21 +119,71 @@ export interface StoreFacts {
   knownCountries(version: string): ReadonlyMap<string, CountryRow> | undefined;
 }
 
+/**
+ * A value of the store that changes only with its data version (the loaded months, the countries), read once per
+ * version. `read` takes the rows and the version they belong to from ONE statement (one snapshot on both dialects),
+ * so a value is never filed under a version it does not belong to, even when a load commits between two requests.
+ * Requests of one version that arrive while it is read share that read; a failed read is not kept.
+ */
+function perDataVersion<T>(read: () => Promise<{ version: string | undefined; value: T }>) {
+  let known: { version: string; value: Promise<T>; ready: T } | undefined;
+  let reading: { version: string; value: Promise<T> } | undefined;
+  return {
+    get(version: string): Promise<T> {
+      if (known?.version === version) return known.value;
+      if (reading?.version === version) return reading.value;
+      const result = read();
+      const value = result.then((answer) => answer.value);
+      const pending = { version, value };
+      reading = pending;
+      void result.then(
+        (answer) => {
+          known = { version: answer.version ?? version, value, ready: answer.value };
+          if (reading === pending) reading = undefined;
+        },
+        () => {
+          if (reading === pending) reading = undefined;
+        },
+      );
+      return value;
+    },
+    /** The value read for exactly `version`, if it is in memory. */
+    ready(version: string): T | undefined {
+      return known?.version === version ? known.ready : undefined;
+    },
+  };
+}
+
 export function createStoreFacts(
   handle: DatabaseHandle,
   readDataVersion?: () => Promise<string>,
   bookmarkOptions: PageBookmarksOptions = {},
 ): StoreFacts {
   const { db } = handle;
-  let known: { version: string; dates: Promise<string[]> } | undefined;
-  let countries:
-    | {
-        version: string;
-        table: Promise<ReadonlyMap<string, CountryRow>>;
-        ready?: ReadonlyMap<string, CountryRow>;
-      }
-    | undefined;
-  let countriesRead: { version: string; table: Promise<ReadonlyMap<string, CountryRow>> } | undefined;
+  const dates = perDataVersion(async () => {
+    const rows = await db
+      .selectFrom('datasets')
+      .select([
+        'date',
+        (eb) => eb.selectFrom('meta').select('value').where('key', '=', 'data_version').as('data_version'),
+      ])
+      .orderBy('date')
+      .execute();
+    return { version: rows[0]?.data_version ?? undefined, value: rows.map((row) => row.date) };
+  });
+  const countries = perDataVersion(async () => {
+    const rows = await db
+      .selectFrom('countries')
+      .selectAll()
+      .select((eb) =>
+        eb.selectFrom('meta').select('value').where('key', '=', 'data_version').as('data_version'),
+      )
+      .execute();
+    return {
+      version: rows[0]?.data_version ?? undefined,
+      value: new Map(rows.map(({ data_version: _version, ...country }) => [country.iso, country])),
+    };
+  });
   return {
     pageBookmarks: new PageBookmarks(bookmarkOptions),
     dataVersion:
@@ -141,58 +191,9 @@ export function createStoreFacts(
       (async () =>
         (await db.selectFrom('meta').select('value').where('key', '=', 'data_version').executeTakeFirst())
           ?.value ?? '0'),
-    availableDates(version) {
-      if (known?.version === version) return known.dates;
-      const read = db
-        .selectFrom('datasets')
-        .select([
-          'date',
-          (eb) => eb.selectFrom('meta').select('value').where('key', '=', 'data_version').as('data_version'),
-        ])
-        .orderBy('date')
-        .execute();
-      const dates = read.then((rows) => rows.map((row) => row.date));
-      // Filed under the version the rows were read at (a failed read is not kept).
-      void read.then(
-        (rows) => {
-          known = { version: rows[0]?.data_version ?? version, dates };
-        },
-        () => undefined,
-      );
-      return dates;
-    },
-    countries(version) {
-      if (countries?.version === version) return countries.table;
-      // Requests of one version arriving while the table is read share that read.
-      if (countriesRead?.version === version) return countriesRead.table;
-      // The rows and the version they belong to come from one statement, as the dates above.
-      const read = db
-        .selectFrom('countries')
-        .selectAll()
-        .select((eb) =>
-          eb.selectFrom('meta').select('value').where('key', '=', 'data_version').as('data_version'),
-        )
-        .execute();
-      const table = read.then(
-        (rows) => new Map(rows.map(({ data_version: _version, ...country }) => [country.iso, country])),
-      );
-      const pending = { version, table };
-      countriesRead = pending;
-      void Promise.all([read, table]).then(
-        ([rows, ready]) => {
-          countries = { version: rows[0]?.data_version ?? version, table, ready };
-          if (countriesRead === pending) countriesRead = undefined;
-        },
-        () => {
-          // A failed read is not kept: the next request reads again.
-          if (countriesRead === pending) countriesRead = undefined;
-        },
-      );
-      return table;
-    },
-    knownCountries(version) {
-      return countries?.version === version ? countries.ready : undefined;
-    },
+    availableDates: (version) => dates.get(version),
+    countries: (version) => countries.get(version),
+    knownCountries: (version) => countries.ready(version),
   };
 }
 
