@@ -1,5 +1,5 @@
-// Which `asns` columns a selection of Asn fields reads, so resolvers that load many ASN records (a page of
-// neighbours, a list) read only those columns. Turning a SQLite value into a JS value is most of what reading a row
+// Which columns a selection of Asn fields reads (of `asns`; likewise Organization of `organizations` and AsnLink of
+// `asn_links`), so resolvers that load many records (a page of neighbours, a list) read only those columns. Turning a SQLite value into a JS value is most of what reading a row
 // costs (about 0.25 µs per value here): a 500-neighbour page that asks for name, rank and cone read 25 columns per
 // neighbour for 4 used ones.
 import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
