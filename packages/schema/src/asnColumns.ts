@@ -273,6 +273,19 @@ function selectionsAt(info: GraphQLResolveInfo, path: readonly string[]): Select
   return selections;
 }
 
+/** The columns the selections at `path` read, as selectedAsnColumnsAt says, for any record type's column table. */
+function columnsAt<Column extends string>(
+  fieldColumns: FieldColumns<Column>,
+  keyColumns: readonly Column[],
+  info: GraphQLResolveInfo,
+  path: readonly string[],
+): Column[] | null | undefined {
+  const selections = selectionsAt(info, path);
+  if (selections.length === 0) return undefined;
+  if (!asnColumnTuning.prune) return null;
+  return columnsOf(fieldColumns, keyColumns, selections, info);
+}
+
 /**
  * The columns the Asn selections found at `path` below the current field need (key columns included, stable order):
  * `undefined` when the path selects nothing, null when whole rows are needed (or pruning is off, so tests compare
@@ -283,10 +296,7 @@ export function selectedAsnColumnsAt(
   info: GraphQLResolveInfo,
   path: readonly string[],
 ): AsnColumn[] | null | undefined {
-  const selections = selectionsAt(info, path);
-  if (selections.length === 0) return undefined;
-  if (!asnColumnTuning.prune) return null;
-  return columnsOf(ASN_FIELD_COLUMNS, KEY_COLUMNS, selections, info);
+  return columnsAt(ASN_FIELD_COLUMNS, KEY_COLUMNS, info, path);
 }
 
 /** Like selectedAsnColumnsAt, for the Organization selections at `path` (an ASN's `organization`). */
@@ -294,10 +304,7 @@ export function selectedOrganizationColumnsAt(
   info: GraphQLResolveInfo,
   path: readonly string[],
 ): OrganizationColumn[] | null | undefined {
-  const selections = selectionsAt(info, path);
-  if (selections.length === 0) return undefined;
-  if (!asnColumnTuning.prune) return null;
-  return columnsOf(ORGANIZATION_FIELD_COLUMNS, ORGANIZATION_KEY_COLUMNS, selections, info);
+  return columnsAt(ORGANIZATION_FIELD_COLUMNS, ORGANIZATION_KEY_COLUMNS, info, path);
 }
 
 /** Like selectedAsnColumns, for a connection of Asn nodes (the columns its `edges { node }` selections need). */
@@ -317,5 +324,8 @@ export function coversColumns<Column extends string>(
 /** Like selectedAsnNodeColumns, for a connection of AsnLink nodes (key columns alone when no node is selected). */
 export function selectedAsnLinkNodeColumns(info: GraphQLResolveInfo): AsnLinkColumn[] | null {
   if (!asnColumnTuning.prune) return null;
-  return columnsOf(ASN_LINK_FIELD_COLUMNS, ASN_LINK_KEY_COLUMNS, selectionsAt(info, ['edges', 'node']), info);
+  return (
+    columnsAt(ASN_LINK_FIELD_COLUMNS, ASN_LINK_KEY_COLUMNS, info, ['edges', 'node']) ??
+    [...ASN_LINK_KEY_COLUMNS].sort()
+  );
 }
