@@ -8,6 +8,9 @@
 // W5 walks asnConesStream page by page on one connection and samples the service's RSS meanwhile.
 // Output: Markdown + JSON under tools/bench/results/, and the summary between the markers in docs/performance.md.
 //
+// Beside the ceiling, the stack floor (stack-floor.ts: Fastify + Mercurius over the service's schema, answering from
+// memory) is measured the same way, so each workload shows what the fixed stack costs before our own layers.
+//
 // Usage: pnpm bench [--asns N] [--months N] [--duration S] [--connections N] [--only W1,W5] [--skip-real]
 //   [--skip-postgres] [--store sqlite|postgres] [--profile] [--workers N (the GraphQL service's WORKERS)]
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,7 +21,15 @@ import autocannon from 'autocannon';
 import BetterSqlite3 from 'better-sqlite3';
 import { BENCH_ROOT, REPO_ROOT, prepareGenerated, prepareReal, type PreparedStores } from './datasets';
 import { parseSuiteOptions, runSuiteEntryPoint, type SuiteOptions } from './options';
-import { CEILING_MAIN, GRAPHQL_MAIN, REST_MAIN, rssMb, startService, type ServiceProcess } from './processes';
+import {
+  CEILING_MAIN,
+  FLOOR_MAIN,
+  GRAPHQL_MAIN,
+  REST_MAIN,
+  rssMb,
+  startService,
+  type ServiceProcess,
+} from './processes';
 import {
   formatMarkdown,
   updatePerformanceDoc,
@@ -54,6 +65,9 @@ interface Services {
   graphql: ServiceProcess;
   rest: ServiceProcess;
   ceiling: ServiceProcess;
+  /** The stack floor in front of `graphql`, and a REST service in front of the floor (W6's floor). */
+  floor: ServiceProcess;
+  restFloor: ServiceProcess;
 }
 
 /** fetch() hides the reason (refused, reset) in `cause`. */
@@ -188,6 +202,7 @@ async function runThroughput(
   dialect: 'sqlite' | 'postgres',
   options: SuiteOptions,
   report: StoreReport,
+  measureFloor = true,
 ): Promise<void> {
   const service = workload.service === 'rest' ? services.rest : services.graphql;
   log(
@@ -209,11 +224,21 @@ async function runThroughput(
 
   log(`${workload.id}: ceiling`);
   const ceiling = await measure(services.ceiling.baseUrl, requests, options);
+  let floor: ThroughputFigures | null = null;
+  if (measureFloor) {
+    const floorService = workload.service === 'rest' ? services.restFloor : services.floor;
+    // The floor learns each answer from the service the first time it sees a request.
+    await record(floorService.baseUrl, requests, `${workload.id} floor`);
+    log(`${workload.id}: stack floor`);
+    floor = await measure(floorService.baseUrl, requests, options);
+  }
   log(`${workload.id}: ${workload.service} service`);
   const measured = await measure(service.baseUrl, requests, options);
   const raw = dialect === 'sqlite' ? measureRaw(store.sqliteFile, workload, requests.length) : null;
   log(
-    `${workload.id}: ${measured.requestsPerSecond.toFixed(0)} req/s (ceiling ${ceiling.requestsPerSecond.toFixed(0)}), p50 ${measured.p50Ms} ms, p99 ${measured.p99Ms} ms` +
+    `${workload.id}: ${measured.requestsPerSecond.toFixed(0)} req/s (ceiling ${ceiling.requestsPerSecond.toFixed(0)}` +
+      (floor ? `, stack floor ${floor.requestsPerSecond.toFixed(0)}` : '') +
+      `), p50 ${measured.p50Ms} ms, p99 ${measured.p99Ms} ms` +
       (raw ? `, raw SQLite ${raw.microsPerRequest.toFixed(1)} µs/request` : ''),
   );
   report.workloads.push({
@@ -224,6 +249,7 @@ async function runThroughput(
     meanResponseBytes: meanBytes,
     service: measured,
     ceiling,
+    floor,
     raw,
     target: workload.target,
   });
@@ -404,7 +430,23 @@ async function runStore(
       logDir,
     });
     started.push(ceiling);
-    const services: Services = { graphql, rest, ceiling };
+    const floor = await startService({
+      name: 'stack-floor',
+      script: FLOOR_MAIN,
+      env: { UPSTREAM_URL: `${graphql.baseUrl}/graphql` },
+      readyPath: '/health',
+      logDir,
+    });
+    started.push(floor);
+    const restFloor = await startService({
+      name: `rest-floor-${dialect}`,
+      script: REST_MAIN,
+      env: { GRAPHQL_URL: `${floor.baseUrl}/graphql`, ...REST_ENV },
+      readyPath: '/restful/doc/json',
+      logDir,
+    });
+    started.push(restFloor);
+    const services: Services = { graphql, rest, ceiling, floor, restFloor };
     for (const workload of throughput) {
       if (options.only && !options.only.has(workload.id)) continue;
       try {
@@ -433,6 +475,7 @@ async function runStore(
           dialect,
           options,
           report,
+          false,
         );
       } catch (error) {
         report.failures = [...(report.failures ?? []), `W1 cached: ${describeError(error)}`];

@@ -9,6 +9,7 @@ import { REPO_ROOT } from './datasets';
 export const GRAPHQL_MAIN = path.join(REPO_ROOT, 'apps', 'graphql', 'dist', 'main.js');
 export const REST_MAIN = path.join(REPO_ROOT, 'apps', 'rest', 'dist', 'main.js');
 export const CEILING_MAIN = path.join(__dirname, 'ceiling-server.js');
+export const FLOOR_MAIN = path.join(__dirname, 'floor-server.js');
 
 export interface ServiceProcess {
   name: string;

@@ -22,6 +22,8 @@ export interface WorkloadReport {
   meanResponseBytes: number;
   service: ThroughputFigures;
   ceiling: ThroughputFigures;
+  /** The stack floor (Fastify + Mercurius answering from memory); null where not measured (the cached W1). */
+  floor?: ThroughputFigures | null;
   raw: { microsPerRequest: number; rowsPerRequest: number } | null;
   target: Target;
 }
@@ -96,7 +98,9 @@ export function formatMarkdown(report: SuiteReport): string {
         ? `, at end ${report.loadAverageAtEnd.map((value) => value.toFixed(2)).join(' / ')}`
         : '') +
       `; GraphQL service WORKERS=${report.options.workers ?? 1}` +
-      '. The load generator, the services and the ceiling share the 2 cores.',
+      '. The load generator, the services and the ceiling share the 2 cores. ' +
+      "Stack floor: Fastify + Mercurius (graphql-jit) over the service's schema answering the same data from memory " +
+      '(W6: the REST service in front of it), no resolver, plugin or database of ours.',
     '',
   ];
   for (const store of report.stores) {
@@ -106,17 +110,20 @@ export function formatMarkdown(report: SuiteReport): string {
       '',
       `Start-up (spawn to first answered /health, median of ${store.startupMs.length}): ${startup.toFixed(0)} ms (target < ${STARTUP_TARGET_MS} ms: ${verdict(startup < STARTUP_TARGET_MS)}).`,
       '',
-      '| workload | req/s | p50 ms | p99 ms | MB/s | ceiling req/s | % of ceiling | raw SQLite µs/req (rows) | target |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|---|',
+      '| workload | req/s | p50 ms | p99 ms | MB/s | ceiling req/s | % of ceiling | stack floor req/s (% of ceiling) | raw SQLite µs/req (rows) | target |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     );
     for (const workload of store.workloads) {
       const ratio = workload.service.requestsPerSecond / workload.ceiling.requestsPerSecond;
       const raw = workload.raw
         ? `${workload.raw.microsPerRequest.toFixed(1)} (${workload.raw.rowsPerRequest.toFixed(0)})`
         : '–';
+      const floor = workload.floor
+        ? `${workload.floor.requestsPerSecond.toFixed(0)} (${((workload.floor.requestsPerSecond / workload.ceiling.requestsPerSecond) * 100).toFixed(0)}%)`
+        : '–';
       lines.push(
         `| ${workload.id} ${workload.title} | ${workload.service.requestsPerSecond.toFixed(0)} | ${workload.service.p50Ms} | ${workload.service.p99Ms} | ` +
-          `${(workload.service.bytesPerSecond / 1e6).toFixed(1)} | ${workload.ceiling.requestsPerSecond.toFixed(0)} | ${(ratio * 100).toFixed(0)}% | ${raw} | ${targetText(workload)} |`,
+          `${(workload.service.bytesPerSecond / 1e6).toFixed(1)} | ${workload.ceiling.requestsPerSecond.toFixed(0)} | ${(ratio * 100).toFixed(0)}% | ${floor} | ${raw} | ${targetText(workload)} |`,
       );
     }
     if (store.stream) {
@@ -126,7 +133,7 @@ export function formatMarkdown(report: SuiteReport): string {
         : '–';
       lines.push(
         `| W5 cone stream, ten largest cones (${stream.pages} pages, ${stream.megabytes.toFixed(1)} MB in ${stream.seconds.toFixed(2)} s) | | | | ` +
-          `${stream.mbPerSecond.toFixed(1)} | | | ${raw} | ≥ 50 MB/s: ${verdict(stream.mbPerSecond >= 50)}; RSS ${stream.rssStartMb.toFixed(0)} → peak ${stream.rssPeakMb.toFixed(0)} → ${stream.rssEndMb.toFixed(0)} MB |`,
+          `${stream.mbPerSecond.toFixed(1)} | | | | ${raw} | ≥ 50 MB/s: ${verdict(stream.mbPerSecond >= 50)}; RSS ${stream.rssStartMb.toFixed(0)} → peak ${stream.rssPeakMb.toFixed(0)} → ${stream.rssEndMb.toFixed(0)} MB |`,
       );
     }
     for (const failure of store.failures ?? []) lines.push('', `Failed: ${failure}`);
