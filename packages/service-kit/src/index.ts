@@ -1,3 +1,4 @@
 export * from './load-shedding';
 export * from './graceful-close';
 export * from './workers';
+export * from './content-hash';

@@ -7,10 +7,10 @@
 //   query is answered without touching the data; after a load the version differs, so no old entry can be
 //   served again (they age out of the LRU).
 // Answers with errors are never cached and are marked `no-store`.
-import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
 import { LRUCache } from 'lru-cache';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { contentHash } from '@asrank/service-kit';
 import type { DataVersionReader } from '../data-version';
 import type { ServiceMetrics } from './metrics';
 
@@ -71,6 +71,7 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
           sizeCalculation: (value, key) => value.length + key.length,
         })
       : null;
+  const hash = await contentHash();
   app.decorateRequest('resultCache', undefined);
   app.decorateRequest('graphqlErrors', undefined);
   const count = (outcome: string) => options.metrics?.resultCache.inc({ outcome });
@@ -85,7 +86,7 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
     if (partialKey === undefined) return;
     const version = await options.readDataVersion();
     const key = `${version}\u0000${partialKey}`;
-    const etag = `"${version}-${createHash('sha1').update(key).digest('base64url').slice(0, 22)}"`;
+    const etag = `"${version}-${hash(key)}"`;
     const state: CacheState = { version, key, etag, hit: false };
     request.resultCache = state;
     if (matches(request.headers['if-none-match'], etag)) {

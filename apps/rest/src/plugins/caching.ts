@@ -5,13 +5,15 @@
 import fp from 'fastify-plugin';
 import fastifyEtag from '@fastify/etag';
 import type { FastifyInstance } from 'fastify';
+import { contentHash } from '@asrank/service-kit';
 
 export interface CachingOptions {
   maxAgeSeconds: number;
 }
 
 async function cachingPlugin(app: FastifyInstance, { maxAgeSeconds }: CachingOptions): Promise<void> {
-  await app.register(fastifyEtag, { algorithm: 'sha1' });
+  // xxHash64, not sha1: see service-kit's content-hash.ts for what OpenSSL's per-call cost was.
+  await app.register(fastifyEtag, { hashFn: await contentHash() });
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
     const cacheable = reply.statusCode === 200 || reply.statusCode === 304;

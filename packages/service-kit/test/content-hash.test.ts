@@ -1,0 +1,25 @@
+// The ETag digest: the same body must give the same tag whether Fastify hands it over as a string or a Buffer,
+// different bodies different tags, and it must be xxHash64 (the published test vector) so tags stay stable
+// across releases and processes.
+import { contentHash } from '../src/content-hash';
+
+describe('contentHash', () => {
+  it('is xxHash64 with seed 0, as 16 hex digits', async () => {
+    const hash = await contentHash();
+    expect(hash('')).toBe('ef46db3751d8e999');
+    expect(hash('{"asn":"3356"}')).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it('gives a string and its UTF-8 bytes the same digest, and different bodies different digests', async () => {
+    const hash = await contentHash();
+    const body = JSON.stringify({ data: { asn: { asn: '3356', asnName: 'LEVEL3 – Lumen' } } });
+    expect(hash(Buffer.from(body, 'utf8'))).toBe(hash(body));
+    expect(hash(new Uint8Array(0))).toBe(hash(''));
+    const digests = new Set(Array.from({ length: 1000 }, (_, index) => hash(`${body}${index}`)));
+    expect(digests.size).toBe(1000);
+  });
+
+  it('compiles the module once per process', async () => {
+    expect(await contentHash()).toBe(await contentHash());
+  });
+});
