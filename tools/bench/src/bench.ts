@@ -475,7 +475,7 @@ async function runStore(
           dialect,
           options,
           report,
-          false,
+          false, // the floor does not depend on the service's cache: measured once, above
         );
       } catch (error) {
         report.failures = [...(report.failures ?? []), `W1 cached: ${describeError(error)}`];

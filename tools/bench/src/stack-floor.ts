@@ -22,7 +22,7 @@ interface FloorContext {
 }
 
 /** A request whose upstream answer carries errors: the floor measures answered requests only. */
-export class UpstreamAnswerError extends Error {}
+class UpstreamAnswerError extends Error {}
 
 export async function buildStackFloor(options: StackFloorOptions): Promise<FastifyInstance> {
   const sdl = printSchemaSDL();
@@ -46,8 +46,8 @@ export async function buildStackFloor(options: StackFloorOptions): Promise<Fasti
     return answer.data;
   };
 
-  // Every root field returns its part of the kept answer (by response key, so aliases work); nested fields use
-  // graphql's default resolver, which reads the property of the same name.
+  // Every root field returns its part of the kept answer (by response key, so root aliases work); nested fields use
+  // graphql's default resolver, which reads the property of the field's name (the workloads alias no nested field).
   const rootResolvers: Record<
     string,
     (root: unknown, args: unknown, context: FloorContext, info: GraphQLResolveInfo) => unknown
