@@ -47,12 +47,13 @@ export async function graphqlPlugin(
     validationRules: [aliasLimitRule(config.maxAliases)],
     // One operation per request: batching would multiply every per-request limit.
     allowBatchedQueries: false,
-    errorFormatter: asrankErrorFormatter,
-  });
-
-  // Tells the result cache whether an answer of 200 carries errors, without scanning its text.
-  app.graphql.addHook('onResolution', async (execution, context) => {
-    if (execution.errors?.length && context.reply) context.reply.request.graphqlErrors = true;
+    // Mercurius formats only answers that carry errors, so this is where the result cache learns not to keep one
+    // (an answer of 200 may carry errors), without scanning its text and without an onResolution hook on every
+    // request (that hook cost ~3% of the point lookup's throughput).
+    errorFormatter: (execution, context) => {
+      if (context.reply) context.reply.request.graphqlErrors = true;
+      return asrankErrorFormatter(execution, context);
+    },
   });
 
   // The cost check needs the request's variables (`first: $n`), so it runs per request before execution,
