@@ -151,32 +151,35 @@ function collect<Column extends string>(
 
 /**
  * Answers per field position of a document: a page of 500 neighbours resolves `asn1` 500 times over the same
- * field nodes. Keyed by the first field node (an AST object, shared by every execution of a cached document) and
- * checked against the whole list, which @include/@skip may vary between executions.
+ * field nodes, and every request of a cached document asks its root field again. Keyed by the first field node (an
+ * AST object, shared by every execution of a cached document) and checked against the whole list, which
+ * @include/@skip may vary between executions; `variant` names what is asked of the position (its own selection, or
+ * the selections of one record type at a path below it).
  */
 const columnsByFieldNodes = new WeakMap<
   FieldNode,
-  { nodes: readonly FieldNode[]; columns: string[] | null }[]
+  { nodes: readonly FieldNode[]; variant: string; columns: string[] | null | undefined }[]
 >();
 
-// A field node belongs to one record type, so one cache serves the Asn and the Organization fields.
-function remembered<Column extends string>(
+function remembered<Answer extends string[] | null | undefined>(
   info: GraphQLResolveInfo,
-  compute: () => Column[] | null,
-): Column[] | null {
+  variant: string,
+  compute: () => Answer,
+): Answer {
   const first = info.fieldNodes[0];
   if (!first) return compute();
   const known = columnsByFieldNodes.get(first) ?? [];
   const match = known.find(
     (entry) =>
+      entry.variant === variant &&
       entry.nodes.length === info.fieldNodes.length &&
       entry.nodes.every((node, index) => node === info.fieldNodes[index]),
   );
-  if (match) return match.columns as Column[] | null;
+  if (match) return match.columns as Answer;
   const columns = compute();
   // A handful of variants per position at most; more means hostile variety, so stop remembering new ones.
   if (known.length < 8) {
-    known.push({ nodes: [...info.fieldNodes], columns });
+    known.push({ nodes: [...info.fieldNodes], variant, columns });
     columnsByFieldNodes.set(first, known);
   }
   return columns;
@@ -204,7 +207,7 @@ function columnsOf<Column extends string>(
  */
 export function selectedAsnColumns(info: GraphQLResolveInfo): AsnColumn[] | null {
   if (!asnColumnTuning.prune) return null;
-  return remembered(info, () =>
+  return remembered(info, 'Asn', () =>
     columnsOf(
       ASN_FIELD_COLUMNS,
       KEY_COLUMNS,
@@ -217,7 +220,7 @@ export function selectedAsnColumns(info: GraphQLResolveInfo): AsnColumn[] | null
 /** Like selectedAsnColumns, for an Organization-typed field. */
 export function selectedOrganizationColumns(info: GraphQLResolveInfo): OrganizationColumn[] | null {
   if (!asnColumnTuning.prune) return null;
-  return remembered(info, () =>
+  return remembered(info, 'Organization', () =>
     columnsOf(
       ORGANIZATION_FIELD_COLUMNS,
       ORGANIZATION_KEY_COLUMNS,
@@ -273,17 +276,22 @@ function selectionsAt(info: GraphQLResolveInfo, path: readonly string[]): Select
   return selections;
 }
 
-/** The columns the selections at `path` read, as selectedAsnColumnsAt says, for any record type's column table. */
+/**
+ * The columns the selections at `path` read, as selectedAsnColumnsAt says, for any record type's column table
+ * (`typeName` names it in the remembered answers).
+ */
 function columnsAt<Column extends string>(
+  typeName: string,
   fieldColumns: FieldColumns<Column>,
   keyColumns: readonly Column[],
   info: GraphQLResolveInfo,
   path: readonly string[],
 ): Column[] | null | undefined {
-  const selections = selectionsAt(info, path);
-  if (selections.length === 0) return undefined;
-  if (!asnColumnTuning.prune) return null;
-  return columnsOf(fieldColumns, keyColumns, selections, info);
+  if (!asnColumnTuning.prune) return selectionsAt(info, path).length === 0 ? undefined : null;
+  return remembered(info, `${typeName} at ${path.join('.')}`, () => {
+    const selections = selectionsAt(info, path);
+    return selections.length === 0 ? undefined : columnsOf(fieldColumns, keyColumns, selections, info);
+  });
 }
 
 /**
@@ -296,7 +304,7 @@ export function selectedAsnColumnsAt(
   info: GraphQLResolveInfo,
   path: readonly string[],
 ): AsnColumn[] | null | undefined {
-  return columnsAt(ASN_FIELD_COLUMNS, KEY_COLUMNS, info, path);
+  return columnsAt('Asn', ASN_FIELD_COLUMNS, KEY_COLUMNS, info, path);
 }
 
 /** Like selectedAsnColumnsAt, for the Organization selections at `path` (an ASN's `organization`). */
@@ -304,7 +312,7 @@ export function selectedOrganizationColumnsAt(
   info: GraphQLResolveInfo,
   path: readonly string[],
 ): OrganizationColumn[] | null | undefined {
-  return columnsAt(ORGANIZATION_FIELD_COLUMNS, ORGANIZATION_KEY_COLUMNS, info, path);
+  return columnsAt('Organization', ORGANIZATION_FIELD_COLUMNS, ORGANIZATION_KEY_COLUMNS, info, path);
 }
 
 /** Like selectedAsnColumns, for a connection of Asn nodes (the columns its `edges { node }` selections need). */
@@ -325,7 +333,7 @@ export function coversColumns<Column extends string>(
 export function selectedAsnLinkNodeColumns(info: GraphQLResolveInfo): AsnLinkColumn[] | null {
   if (!asnColumnTuning.prune) return null;
   return (
-    columnsAt(ASN_LINK_FIELD_COLUMNS, ASN_LINK_KEY_COLUMNS, info, ['edges', 'node']) ??
+    columnsAt('AsnLink', ASN_LINK_FIELD_COLUMNS, ASN_LINK_KEY_COLUMNS, info, ['edges', 'node']) ??
     [...ASN_LINK_KEY_COLUMNS].sort()
   );
 }

@@ -8,6 +8,7 @@ import {
   getNamedType,
   isLeafType,
   parse,
+  print,
   type ExecutionResult,
 } from 'graphql';
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
@@ -413,6 +414,27 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
       asnLinks: { edges: { node: { asn1: { rank: number | null } } }[] };
     };
     expect(ranked.asnLinks.edges.some((edge) => typeof edge.node.asn1.rank === 'number')).toBe(true);
+  });
+
+  it('remembers the ASN and the organization columns of one root field apart, across executions of a document', async () => {
+    // One root field position is asked for its nodes' Asn columns and for their organizations' columns; the answers
+    // are remembered per position, so a second execution of the parsed document must get each set again, unmixed.
+    const document = parse(
+      '{ asns(first: 5, sort: "-asnDegree.total") { edges { node { asn rank organization { orgId orgName } } } } }',
+    );
+    const recorders = [new AsnSelections(), new AsnSelections()];
+    const results = [];
+    for (const recorder of recorders) {
+      const handle = { ...store.handle, db: store.handle.db.withPlugin(recorder) };
+      results.push(await execute({ schema, document, contextValue: createContext(handle) }));
+    }
+    expect(results[0]!.errors).toBeUndefined();
+    expect(results[1]).toEqual(results[0]);
+    expect(results[0]).toEqual(await run(print(document), false));
+    for (const recorder of recorders) {
+      expect(recorder.seen.at(-1)).toEqual(['asn', 'date', 'org_id', 'rank']);
+      expect(recorder.joinedOrganizationColumns.at(-1)).toEqual(['org_id', 'org_name']);
+    }
   });
 
   const linkType = schema.getType('AsnLink');
