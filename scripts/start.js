@@ -41,8 +41,8 @@ async function ensureSampleLoaded() {
   }
 }
 
-function run(name, script, extraEnv) {
-  const child = spawn(process.execPath, [path.join(root, script)], {
+function run(name, script, extraEnv, nodeFlags = []) {
+  const child = spawn(process.execPath, [...nodeFlags, path.join(root, script)], {
     cwd: root,
     stdio: 'inherit',
     env: { ...env, ...extraEnv },
@@ -67,7 +67,11 @@ process.on('SIGTERM', () => shutdown(0));
 
 ensureSampleLoaded()
   .then(() => {
-    children.push(run('graphql', 'apps/graphql/dist/main.js', { PORT: graphqlPort, HOST: host }));
+    // The flags the GraphQL service is meant to run with (apps/graphql/src/node-flags.ts says why).
+    const { SERVICE_NODE_FLAGS } = require(path.join(root, 'apps/graphql/dist/node-flags.js'));
+    children.push(
+      run('graphql', 'apps/graphql/dist/main.js', { PORT: graphqlPort, HOST: host }, SERVICE_NODE_FLAGS),
+    );
     children.push(
       run('rest', 'apps/rest/dist/main.js', {
         PORT: restPort,

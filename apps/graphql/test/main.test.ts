@@ -1,11 +1,13 @@
-// The built entry point (dist/main.js) as an operator runs it: clear one-line refusals, base path,
-// and a graceful SIGTERM. Needs `pnpm --filter @asrank/graphql build` (turbo's test task builds first).
+// The built entry point (dist/main.js) as an operator runs it (with the service's node flags, as its start script
+// does): clear one-line refusals, base path, and a graceful SIGTERM. Needs `pnpm --filter @asrank/graphql build`
+// (turbo's test task builds first).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { migrateToLatest, openDatabase } from '@asrank/db';
+import { SERVICE_NODE_FLAGS } from '../src/node-flags';
 import { graphqlData, makeTempDir, sqliteWithSample, type LoadedDatabase } from './helpers';
 
 const mainJs = path.resolve(__dirname, '..', 'dist', 'main.js');
@@ -24,7 +26,7 @@ function runMain(env: Record<string, string>): {
   exited: Promise<Exit>;
   output: () => string;
 } {
-  const child = spawn(process.execPath, [mainJs], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, mainJs], {
     env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -44,6 +46,19 @@ async function waitFor(condition: () => boolean, what: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+it("runs the package's start script with the service's node flags", () => {
+  const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  expect(SERVICE_NODE_FLAGS.length).toBeGreaterThan(0);
+  expect(manifest.scripts['start']).toBe(`node ${SERVICE_NODE_FLAGS.join(' ')} dist/main.js`);
+});
+
+/** The command line of a running process (Linux), as its arguments. */
+function commandLineOf(pid: string): string[] {
+  return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
 }
 
 (built ? describe : describe.skip)('dist/main.js', () => {
@@ -133,6 +148,9 @@ async function waitFor(condition: () => boolean, what: string): Promise<void> {
     await waitFor(() => listening().length === 2, 'two workers listening');
     const workerPids = new Set(listening().map((match) => match[1]));
     expect(workerPids.size).toBe(2);
+    // The workers run with the primary's node flags (the heap sizing is per process).
+    for (const pid of workerPids)
+      expect(commandLineOf(pid!)).toEqual(expect.arrayContaining([...SERVICE_NODE_FLAGS]));
     expect(new Set(listening().map((match) => match[2])).size).toBe(1);
     const port = Number(listening()[0]![2]);
     // A new connection per request: the primary deals connections to the workers in turn.

@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import BetterSqlite3 from 'better-sqlite3';
+import { SERVICE_NODE_FLAGS } from '@asrank/graphql';
 import { BENCH_ROOT, REPO_ROOT, prepareGenerated, prepareReal, type PreparedStores } from './datasets';
 import { parseSuiteOptions, runSuiteEntryPoint, type SuiteOptions } from './options';
 import {
@@ -372,6 +373,7 @@ async function measureStartup(databaseUrl: string, logDir: string, workers: numb
     const service = await startService({
       name: `startup-${attempt}`,
       script: GRAPHQL_MAIN,
+      nodeFlags: SERVICE_NODE_FLAGS,
       env: { DATABASE_URL: databaseUrl, WORKERS: String(workers) },
       readyPath: '/health',
       logDir,
@@ -406,6 +408,7 @@ async function runStore(
   const graphql = await startService({
     name: `graphql-${dialect}`,
     script: GRAPHQL_MAIN,
+    nodeFlags: SERVICE_NODE_FLAGS,
     env: { DATABASE_URL: databaseUrl, ...GRAPHQL_ENV, WORKERS: String(options.workers) },
     readyPath: '/health',
     logDir,
@@ -425,6 +428,7 @@ async function runStore(
     const ceiling = await startService({
       name: 'ceiling',
       script: CEILING_MAIN,
+      nodeFlags: SERVICE_NODE_FLAGS,
       env: {},
       readyPath: '/health',
       logDir,
@@ -433,6 +437,7 @@ async function runStore(
     const floor = await startService({
       name: 'stack-floor',
       script: FLOOR_MAIN,
+      nodeFlags: SERVICE_NODE_FLAGS,
       env: { UPSTREAM_URL: `${graphql.baseUrl}/graphql` },
       readyPath: '/health',
       logDir,
@@ -463,6 +468,7 @@ async function runStore(
       const cached = await startService({
         name: `graphql-cached-${dialect}`,
         script: GRAPHQL_MAIN,
+        nodeFlags: SERVICE_NODE_FLAGS,
         env: { DATABASE_URL: databaseUrl, MAX_EVENT_LOOP_DELAY_MS: '0', WORKERS: String(options.workers) },
         readyPath: '/health',
         logDir,

@@ -30,6 +30,8 @@ export interface StartOptions {
   logDir: string;
   /** Directory for `node --cpu-prof` profiles, or null. */
   profileDir?: string | null;
+  /** Flags for `node` itself (the GraphQL service's SERVICE_NODE_FLAGS). */
+  nodeFlags?: readonly string[];
   timeoutMs?: number;
 }
 
@@ -54,7 +56,10 @@ export async function startService(options: StartOptions): Promise<ServiceProces
   const port = await freePort();
   mkdirSync(options.logDir, { recursive: true });
   const log = createWriteStream(path.join(options.logDir, `${options.name}.log`));
-  const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  const nodeArgs = [
+    ...(options.nodeFlags ?? []),
+    ...(options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : []),
+  ];
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, [...nodeArgs, options.script], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...options.env, PORT: String(port), HOST: '127.0.0.1' },
