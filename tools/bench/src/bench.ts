@@ -541,6 +541,7 @@ async function main(): Promise<void> {
       duration: options.duration,
       spec: options.spec,
       workers: options.workers,
+      nodeFlags: SERVICE_NODE_FLAGS,
     },
     stores: [],
   };

@@ -55,7 +55,14 @@ export interface SuiteReport {
   machine: { cpu: string; memoryGb: number; node: string; platform: string };
   loadAverageAtStart: number[];
   loadAverageAtEnd?: number[];
-  options: { connections: number; duration: number; spec: GeneratedSpec; workers?: number };
+  options: {
+    connections: number;
+    duration: number;
+    spec: GeneratedSpec;
+    workers?: number;
+    /** Flags `node` ran the GraphQL service (and the floor and ceiling) with. */
+    nodeFlags?: readonly string[];
+  };
   stores: StoreReport[];
 }
 
@@ -98,6 +105,9 @@ export function formatMarkdown(report: SuiteReport): string {
         ? `, at end ${report.loadAverageAtEnd.map((value) => value.toFixed(2)).join(' / ')}`
         : '') +
       `; GraphQL service WORKERS=${report.options.workers ?? 1}` +
+      (report.options.nodeFlags?.length
+        ? `, under node ${report.options.nodeFlags.join(' ')} (so are the stack floor and the ceiling)`
+        : '') +
       '. The load generator, the services and the ceiling share the 2 cores. ' +
       "Stack floor: Fastify + Mercurius (graphql-jit) over the service's schema answering the same data from memory " +
       '(W6: the REST service in front of it), no resolver, plugin or database of ours.',
