@@ -2,8 +2,8 @@
 // costs more than running it for the service's small indexed reads (profile of the point lookup: prepare
 // 21% of CPU, execution 20%). The service asks a few dozen query shapes over and over (values are bound
 // parameters), so it keeps each compiled statement by its SQL text.
-import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
-import type { Database, DatabaseHandle } from '@asrank/db';
+import { Kysely, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { StableLimitSqliteDialect, type Database, type DatabaseHandle } from '@asrank/db';
 
 /** better-sqlite3's connection and statement types, taken from the handle so this package needs no extra types. */
 type SqliteConnection = NonNullable<DatabaseHandle['sqlite']>;
@@ -64,7 +64,7 @@ export function statementCachingDatabase(
 export function withStatementCache(handle: DatabaseHandle): DatabaseHandle {
   if (handle.dialect !== 'sqlite' || !handle.sqlite) return handle;
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: statementCachingDatabase(handle.sqlite) }),
+    dialect: new StableLimitSqliteDialect({ database: statementCachingDatabase(handle.sqlite) }),
   });
   // Destroying this Kysely closes the shared connection; the original instance never opened its own.
   return { ...handle, db, close: () => db.destroy() };

@@ -2,7 +2,7 @@
 // reused per SQL text, a busy (iterating) statement never handed out twice, and the size bound respected.
 import fs from 'node:fs';
 import path from 'node:path';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { openDatabase, type DatabaseHandle } from '@asrank/db';
 import { statementCachingDatabase, withStatementCache } from '../src/statement-cache';
 import { makeTempDir } from './helpers';
@@ -35,6 +35,22 @@ describe('statement cache', () => {
         }>`select n, label from numbers where n <= ${limit} order by n desc`.execute(db);
       expect((await query(cached.db)).rows).toEqual((await query(handle.db)).rows);
     }
+  });
+
+  it('writes LIMIT as SQLite reads it without planning again, and pages as the uncached connection does', async () => {
+    const cached = withStatementCache({ ...handle, close: async () => undefined });
+    // Tables outside the schema's types: typed loosely for this test.
+    const numbers = (db: DatabaseHandle['db']) =>
+      (db as unknown as Kysely<{ numbers: { n: number; label: string } }>)
+        .selectFrom('numbers')
+        .select(['n', 'label'])
+        .orderBy('n', 'desc')
+        .limit(5)
+        .offset(3);
+    expect(numbers(cached.db).compile().sql).toContain('limit cast(? as integer) offset ?');
+    const rows = await numbers(cached.db).execute();
+    expect(rows.map((row) => row.n)).toEqual([47, 46, 45, 44, 43]);
+    expect(rows).toEqual(await numbers(handle.db).execute());
   });
 
   it('builds the same row objects from raw rows: duplicate names, nulls, streamed rows', async () => {

@@ -5,7 +5,8 @@ import path from 'node:path';
 import fs from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
+import { StableLimitSqliteDialect } from './sqlite-dialect';
 import type { Database } from './tables';
 import type { DialectName } from './dialect';
 
@@ -122,6 +123,6 @@ export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOp
   sqlite.pragma('foreign_keys = ON');
   // Readers must not fail while a loader holds the write lock for a moment.
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new StableLimitSqliteDialect({ database: sqlite }) });
   return { db, dialect: 'sqlite', location: parsed.target, sqlite, close: () => db.destroy() };
 }

@@ -3,3 +3,4 @@ export * from './dialect';
 export * from './connection';
 export * from './migrator';
 export * from './statistics';
+export * from './sqlite-dialect';
