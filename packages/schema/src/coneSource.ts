@@ -12,10 +12,14 @@ import type { PrefixRecord } from './types/refs';
 import { coneListsOf, conePrefixPositionsOf, networkAt, type MonthPrefixIndex } from './conePrefixIndex';
 
 /**
- * Rows per keyset query, and the cone size (member ASNs) above which a cone's lists are computed once and kept in
- * memory (conePrefixIndex.ts). Mutable so tests can drive both strategies and chunk edges on the small sample.
+ * Rows per keyset query, the cone size (member ASNs) above which a cone's lists are computed once and kept in
+ * memory (conePrefixIndex.ts), and the number of cone prefixes (the ASN's cone_prefixes) above which its prefixes
+ * are: a cone of few ASNs may hold many prefixes (AS58453's 196 ASNs hold 11,220 in December 2017), and SQL finds
+ * the distinct prefixes of the whole cone again for every page (86-118 ms for a page of 100 there, 3-6 ms from
+ * memory once the month's prefix index is loaded). Mutable so tests can drive both strategies and chunk edges on
+ * the small sample.
  */
-export const coneStreamTuning = { chunk: 10001, largeConeAsns: 2000 };
+export const coneStreamTuning = { chunk: 10001, largeConeAsns: 2000, largeConePrefixes: 1000 };
 
 /** Cones are listed in chunks of this many rows (a page rarely needs more). */
 const CONE_LIST_CHUNK = 1000;
@@ -25,6 +29,7 @@ export interface StreamCone {
   asn: number;
   rank: number | null;
   coneAsns: number;
+  conePrefixes: number;
 }
 
 export interface StreamMember {
@@ -117,15 +122,24 @@ export function rowsPerQuery(wanted: number): number {
   return Math.max(1, Math.min(coneStreamTuning.chunk, wanted));
 }
 
-/** A cone as the member and prefix walks need it; without `coneAsns` the cone is taken as small. */
+/** A cone as the member and prefix walks need it; without `coneAsns` (`conePrefixes`) it is taken as small. */
 export interface WalkCone {
   date: string;
   asn: number;
   coneAsns?: number;
+  conePrefixes?: number;
 }
 
 function isLargeCone(cone: WalkCone): boolean {
   return cone.coneAsns !== undefined && cone.coneAsns > coneStreamTuning.largeConeAsns;
+}
+
+/** The cone's prefixes are paged from memory: a large cone, or one whose few ASNs hold many prefixes. */
+function hasManyPrefixes(cone: WalkCone): boolean {
+  return (
+    isLargeCone(cone) ||
+    (cone.conePrefixes !== undefined && cone.conePrefixes > coneStreamTuning.largeConePrefixes)
+  );
 }
 
 /** Items `fromIndex`.. of a list held in memory, made on demand. */
@@ -191,7 +205,7 @@ export async function conePrefixSlice(
   fromIndex: number,
   count: number,
 ): Promise<PrefixRecord[]> {
-  if (!isLargeCone(cone)) return take(conePrefixes(scope, cone, fromIndex), count);
+  if (!hasManyPrefixes(cone)) return take(conePrefixes(scope, cone, fromIndex), count);
   const lists = await conePrefixPositionsOf(scope, cone);
   return sliceOf(lists.positions.length, fromIndex, count, prefixAt(cone, lists));
 }
@@ -281,7 +295,7 @@ export function conePrefixes(
   fromIndex: number,
 ): AsyncGenerator<PrefixRecord> {
   const { db } = scope;
-  if (isLargeCone(cone)) {
+  if (hasManyPrefixes(cone)) {
     return (async function* () {
       const lists = await conePrefixPositionsOf(scope, cone);
       yield* listFrom(lists.positions.length, fromIndex, prefixAt(cone, lists));
@@ -299,7 +313,7 @@ export function conePrefixes(
 
 /** Number of distinct prefixes of a cone (asnCone's prefixes totalCount; computed only when asked for). */
 export async function countConePrefixes(scope: WalkScope, cone: WalkCone): Promise<number> {
-  if (isLargeCone(cone)) return (await conePrefixPositionsOf(scope, cone)).positions.length;
+  if (hasManyPrefixes(cone)) return (await conePrefixPositionsOf(scope, cone)).positions.length;
   const row = await scope.db
     .selectFrom('prefixes as p')
     .select((eb) => eb.fn.countAll().as('total'))

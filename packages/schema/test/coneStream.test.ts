@@ -167,6 +167,7 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
     // Small chunks make every page resume mid-chunk; a low threshold sends the biggest cones through the prefix scan.
     coneStreamTuning.chunk = 50;
     coneStreamTuning.largeConeAsns = membersOf.get(Number(largest[1]))!.length - 1;
+    coneStreamTuning.largeConePrefixes = Number.MAX_SAFE_INTEGER;
     const { cones, pages } = await walk(store, { first: 97, asns: largest });
     expect(pages).toBeGreaterThan(10);
     expect(new Set(cones.map((cone) => cone.asn))).toEqual(new Set(largest));
@@ -217,47 +218,55 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
     }
   });
 
-  it('asnCone pages through the stored members and prefixes of one cone', async () => {
-    const [asn, members] = [...membersOf.entries()].sort((a, b) => b[1].length - a[1].length)[0]!;
-    const expectedPrefixes = conePrefixesOf(asn);
-    const collected = { members: [] as string[], prefixes: [] as string[] };
-    let totals = { asns: -1, prefixes: -1 };
-    for (let offset = 0; offset < Math.max(members.length, expectedPrefixes.length); offset += 200) {
-      const data = await queryData<{
-        asnCone: {
-          date: string;
-          asn: { asn: string; rank: number };
-          cone: { numberAsns: number };
-          asns: {
-            totalCount: number;
-            pageInfo: { offset: number; first: number };
-            edges: { node: { asn: string; date: string } }[];
+  it.each([
+    ['SQL', Number.MAX_SAFE_INTEGER],
+    ['memory', 0],
+  ])(
+    'asnCone pages through the stored members and prefixes of one cone (its prefixes from %s)',
+    async (_strategy, largeConePrefixes) => {
+      // The cone counts as small by its ASNs; its number of prefixes alone decides where they are read from.
+      coneStreamTuning.largeConePrefixes = largeConePrefixes;
+      const [asn, members] = [...membersOf.entries()].sort((a, b) => b[1].length - a[1].length)[0]!;
+      const expectedPrefixes = conePrefixesOf(asn);
+      const collected = { members: [] as string[], prefixes: [] as string[] };
+      let totals = { asns: -1, prefixes: -1 };
+      for (let offset = 0; offset < Math.max(members.length, expectedPrefixes.length); offset += 200) {
+        const data = await queryData<{
+          asnCone: {
+            date: string;
+            asn: { asn: string; rank: number };
+            cone: { numberAsns: number };
+            asns: {
+              totalCount: number;
+              pageInfo: { offset: number; first: number };
+              edges: { node: { asn: string; date: string } }[];
+            };
+            prefixes: { totalCount: number; edges: { node: { network: string; length: number } }[] };
           };
-          prefixes: { totalCount: number; edges: { node: { network: string; length: number } }[] };
-        };
-      }>(
-        store.handle,
-        `query($asn: String!, $offset: Int) { asnCone(asn: $asn) {
+        }>(
+          store.handle,
+          `query($asn: String!, $offset: Int) { asnCone(asn: $asn) {
           date asn { asn rank } cone { numberAsns }
           asns(first: 200, offset: $offset) { totalCount pageInfo { offset first } edges { node { asn date } } }
           prefixes(first: 200, offset: $offset) { totalCount edges { node { network length } } } } }`,
-        { asn: String(asn), offset },
-      );
-      const cone = data.asnCone;
-      expect(cone.date).toBe(latest);
-      expect(cone.asn.asn).toBe(String(asn));
-      expect(cone.cone.numberAsns).toBe(members.length);
-      expect(cone.asns.pageInfo).toEqual({ offset, first: 200 });
-      totals = { asns: cone.asns.totalCount, prefixes: cone.prefixes.totalCount };
-      collected.members.push(...cone.asns.edges.map((edge) => edge.node.asn));
-      collected.prefixes.push(
-        ...cone.prefixes.edges.map((edge) => `${edge.node.network}/${edge.node.length}`),
-      );
-    }
-    expect(collected.members).toEqual(members.map(String));
-    expect(collected.prefixes).toEqual(expectedPrefixes);
-    expect(totals).toEqual({ asns: members.length, prefixes: expectedPrefixes.length });
-  });
+          { asn: String(asn), offset },
+        );
+        const cone = data.asnCone;
+        expect(cone.date).toBe(latest);
+        expect(cone.asn.asn).toBe(String(asn));
+        expect(cone.cone.numberAsns).toBe(members.length);
+        expect(cone.asns.pageInfo).toEqual({ offset, first: 200 });
+        totals = { asns: cone.asns.totalCount, prefixes: cone.prefixes.totalCount };
+        collected.members.push(...cone.asns.edges.map((edge) => edge.node.asn));
+        collected.prefixes.push(
+          ...cone.prefixes.edges.map((edge) => `${edge.node.network}/${edge.node.length}`),
+        );
+      }
+      expect(collected.members).toEqual(members.map(String));
+      expect(collected.prefixes).toEqual(expectedPrefixes);
+      expect(totals).toEqual({ asns: members.length, prefixes: expectedPrefixes.length });
+    },
+  );
 
   it('asnCone takes date or dates, and gives null for an ASN without a cone', async () => {
     const first = store.dates[0]!;

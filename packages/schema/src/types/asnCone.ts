@@ -51,7 +51,12 @@ AsnConeRef.implement({
       args: { first: t.arg.int(), offset: t.arg.int() },
       resolve: async (cone, args, context, info): Promise<ConnectionPage<AsnRow>> => {
         const page = pageOf(args);
-        const key = { date: cone.date, asn: Number(cone.asn.asn), coneAsns: Number(cone.asn.cone_asns) };
+        const key = {
+          date: cone.date,
+          asn: Number(cone.asn.asn),
+          coneAsns: Number(cone.asn.cone_asns),
+          conePrefixes: Number(cone.asn.cone_prefixes),
+        };
         const scope = {
           db: context.db,
           dialect: context.dialect,
@@ -81,7 +86,12 @@ AsnConeRef.implement({
       args: { first: t.arg.int(), offset: t.arg.int() },
       resolve: async (cone, args, context): Promise<ConnectionPage<PrefixRecord>> => {
         const page = pageOf(args);
-        const key = { date: cone.date, asn: Number(cone.asn.asn), coneAsns: Number(cone.asn.cone_asns) };
+        const key = {
+          date: cone.date,
+          asn: Number(cone.asn.asn),
+          coneAsns: Number(cone.asn.cone_asns),
+          conePrefixes: Number(cone.asn.cone_prefixes),
+        };
         const scope = {
           db: context.db,
           dialect: context.dialect,

@@ -218,7 +218,7 @@ builder.queryFields((t) => ({
       const coneChunk = async (offset: number, limit: number): Promise<StreamCone[]> => {
         if (filters.months.length === 0) return [];
         const rows = await conesQuery(context, filters)
-          .select(['a.date', 'a.asn', 'a.rank', 'a.cone_asns'])
+          .select(['a.date', 'a.asn', 'a.rank', 'a.cone_asns', 'a.cone_prefixes'])
           .orderBy(order)
           .limit(limit)
           .offset(offset)
@@ -228,6 +228,7 @@ builder.queryFields((t) => ({
           asn: Number(row.asn),
           rank: row.rank == null ? null : Number(row.rank),
           coneAsns: Number(row.cone_asns),
+          conePrefixes: Number(row.cone_prefixes),
         }));
       };
       const page = await paginateConeStream(
