@@ -3,9 +3,15 @@ import { parseDateArgument, parseDateList } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext } from '../context';
 import { pageOf, parseAsnArgument } from '../args';
-import { coneMemberSlice, conePrefixSlice, countConePrefixes, rowsPerQuery } from '../coneSource';
+import {
+  coneMemberSlice,
+  conePrefixSlice,
+  countConePrefixes,
+  rowsPerQuery,
+  type WalkCone,
+} from '../coneSource';
 import type { ConnectionPage } from './pageInfo';
-import { AsnConeRef, AsnRef, type PrefixRecord } from './refs';
+import { AsnConeRef, AsnRef, type AsnConeRecord, type PrefixRecord } from './refs';
 import { ConeRef, coneOf } from './stats';
 import { AsnConnection, placeholderAsn } from './asn';
 import { PrefixConnection } from './prefix';
@@ -38,6 +44,16 @@ export async function memberRecords(
   });
 }
 
+/** The cone as the member and prefix walks need it (its sizes choose where they read from, coneSource.ts). */
+function walkConeOf(cone: AsnConeRecord): WalkCone {
+  return {
+    date: cone.date,
+    asn: Number(cone.asn.asn),
+    coneAsns: Number(cone.asn.cone_asns),
+    conePrefixes: Number(cone.asn.cone_prefixes),
+  };
+}
+
 AsnConeRef.implement({
   description:
     'The customer cone of an ASN in one month: the ASNs reachable through customer links, itself included.',
@@ -51,12 +67,7 @@ AsnConeRef.implement({
       args: { first: t.arg.int(), offset: t.arg.int() },
       resolve: async (cone, args, context, info): Promise<ConnectionPage<AsnRow>> => {
         const page = pageOf(args);
-        const key = {
-          date: cone.date,
-          asn: Number(cone.asn.asn),
-          coneAsns: Number(cone.asn.cone_asns),
-          conePrefixes: Number(cone.asn.cone_prefixes),
-        };
+        const key = walkConeOf(cone);
         const scope = {
           db: context.db,
           dialect: context.dialect,
@@ -86,12 +97,7 @@ AsnConeRef.implement({
       args: { first: t.arg.int(), offset: t.arg.int() },
       resolve: async (cone, args, context): Promise<ConnectionPage<PrefixRecord>> => {
         const page = pageOf(args);
-        const key = {
-          date: cone.date,
-          asn: Number(cone.asn.asn),
-          coneAsns: Number(cone.asn.cone_asns),
-          conePrefixes: Number(cone.asn.cone_prefixes),
-        };
+        const key = walkConeOf(cone);
         const scope = {
           db: context.db,
           dialect: context.dialect,
