@@ -55,8 +55,9 @@ describe('SQLite LIMIT', () => {
         `select asn, cone_asns from asns where date = '2024-01-01' order by cone_asns desc, asn limit ? offset ?`,
       )
       .all(first, offset);
-    expect(await page(first, offset).execute()).toEqual(expected);
-    expect((await page(first, offset).execute()).length).toBe(Math.max(0, Math.min(first, 120 - offset)));
+    const rows = await page(first, offset).execute();
+    expect(rows).toEqual(expected);
+    expect(rows.length).toBe(Math.max(0, Math.min(first, 120 - offset)));
   });
 
   it('keeps the plan a bound LIMIT gets', () => {
