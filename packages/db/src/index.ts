@@ -4,3 +4,4 @@ export * from './connection';
 export * from './migrator';
 export * from './statistics';
 export * from './sqlite-dialect';
+export * from './name-search';

@@ -6,6 +6,7 @@ import * as m002 from './migrations/002_query_indexes';
 import * as m003 from './migrations/003_descending_sort_indexes';
 import * as m004 from './migrations/004_rank_key_indexes';
 import * as m005 from './migrations/005_neighbour_rank_index';
+import * as m006 from './migrations/006_name_search';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '003_descending_sort_indexes': m003,
   '004_rank_key_indexes': m004,
   '005_neighbour_rank_index': m005,
+  '006_name_search': m006,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

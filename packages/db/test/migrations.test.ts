@@ -67,11 +67,14 @@ describe('migrations on a real SQLite file', () => {
         '003_descending_sort_indexes',
         '004_rank_key_indexes',
         '005_neighbour_rank_index',
+        '006_name_search',
       ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);
       expect(await pendingMigrations(handle.db, handle.dialect)).toEqual([]);
-      expect(await tableNames(handle)).toEqual(expect.arrayContaining(expectedTables));
+      expect(await tableNames(handle)).toEqual(
+        expect.arrayContaining([...expectedTables, 'asns_name_search', 'organizations_name_search']),
+      );
       const version = await handle.db
         .selectFrom('meta')
         .select('value')

@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import { parseDateArgument } from '@asrank/domain';
 import {
+  clearMonthNameSearchStatements,
   MONTH_TABLES,
   toCount,
   migrateToLatest,
@@ -59,6 +60,8 @@ export async function dropMonth(handle: DatabaseHandle, dateArgument: string): P
     if (!existing) return false;
     for (const table of MONTH_TABLES)
       await sql`delete from ${sql.table(table)} where date = ${date}`.execute(trx);
+    if (handle.dialect === 'sqlite')
+      for (const statement of clearMonthNameSearchStatements(date)) await trx.executeQuery(statement);
     const current = await trx
       .selectFrom('meta')
       .select('value')

@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { openDatabase, type DatabaseHandle } from '@asrank/db';
 import { generateDataset, ingestMonth, type IngestOptions } from '../src';
 import type { GeneratedMonth } from '../src/generate';
-import { ALL_TABLES, dumpTable, smallDataset, tempDir } from './helpers';
+import { ALL_TABLES, dumpTable, nameSearchContents, smallDataset, tempDir } from './helpers';
 
 const CLI = path.resolve(__dirname, '..', 'dist', 'main.js');
 
@@ -64,6 +64,7 @@ describe('atomic month loads', () => {
     const handle = openDatabase(file);
     await ingestMonth(handle, optionsFor(small));
     const before = await snapshot(handle);
+    const indexedBefore = nameSearchContents(handle).indexed;
     await handle.close();
 
     // A bigger month for the same date, so the write phase lasts long enough to be interrupted.
@@ -104,6 +105,8 @@ describe('atomic month loads', () => {
     const reopened = openDatabase(file);
     try {
       expect(await snapshot(reopened)).toEqual(before);
+      expect(indexedBefore.length).toBeGreaterThan(0);
+      expect(nameSearchContents(reopened)).toEqual({ indexed: indexedBefore, stored: indexedBefore });
     } finally {
       await reopened.close();
     }
@@ -129,6 +132,9 @@ describe('atomic month loads', () => {
         .where('key', '=', 'data_version')
         .executeTakeFirstOrThrow();
       expect(second).toEqual(first);
+      // The second load replaced the month's name search entries instead of adding to them.
+      const { indexed, stored } = nameSearchContents(handle);
+      expect(indexed).toEqual(stored);
       expect(first.asns!.length).toBeGreaterThan(0);
       expect(Number(version2.value)).toBe(Number(version1.value) + 1);
     } finally {

@@ -5,7 +5,13 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import pg from 'pg';
 import { sql } from 'kysely';
-import { openDatabase, type DatabaseHandle } from '@asrank/db';
+import {
+  dateRowidRange,
+  NAME_SEARCH_INDEXES,
+  NAME_SEARCH_ROWIDS_PER_DATE,
+  openDatabase,
+  type DatabaseHandle,
+} from '@asrank/db';
 import { generateDataset, type GeneratedFiles } from '../src/generate';
 
 export const PG_URL = process.env.DATABASE_URL_PG;
@@ -69,4 +75,35 @@ export async function withSqlite<T>(file: string, work: (handle: DatabaseHandle)
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * A SQLite store's name search indexes as `date|key|search_text` lines (the date read back from the rowid's month
+ * range), beside the same lines made from the tables' rows: the two lists are equal when the indexes hold every
+ * record of every month exactly once.
+ */
+export function nameSearchContents(handle: DatabaseHandle): { indexed: string[]; stored: string[] } {
+  const sqlite = handle.sqlite!;
+  const indexed: string[] = [];
+  const stored: string[] = [];
+  for (const [table, { index, key }] of Object.entries(NAME_SEARCH_INDEXES)) {
+    for (const row of sqlite.prepare(`select rowid, key, search_text from ${index}`).all() as {
+      rowid: number;
+      key: unknown;
+      search_text: string;
+    }[]) {
+      const day = Math.floor(row.rowid / NAME_SEARCH_ROWIDS_PER_DATE);
+      const date = new Date(day * 86_400_000).toISOString().slice(0, 10);
+      expect(dateRowidRange(date).first).toBeLessThan(row.rowid);
+      expect(dateRowidRange(date).end).toBeGreaterThan(row.rowid);
+      indexed.push(`${table}|${date}|${String(row.key)}|${row.search_text}`);
+    }
+    for (const row of sqlite.prepare(`select date, ${key} as key, search_text from ${table}`).all() as {
+      date: string;
+      key: unknown;
+      search_text: string;
+    }[])
+      stored.push(`${table}|${row.date}|${String(row.key)}|${row.search_text}`);
+  }
+  return { indexed: indexed.sort(), stored: stored.sort() };
 }

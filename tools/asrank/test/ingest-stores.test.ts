@@ -4,7 +4,15 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { openDatabase, refreshStatistics, type DatabaseHandle } from '@asrank/db';
 import { ingestMonth, listDatasets, dropMonth } from '../src';
-import { ALL_TABLES, PG_URL, createPgDatabase, dumpTable, smallDataset, tempDir } from './helpers';
+import {
+  ALL_TABLES,
+  PG_URL,
+  createPgDatabase,
+  dumpTable,
+  nameSearchContents,
+  smallDataset,
+  tempDir,
+} from './helpers';
 
 async function loadAll(handle: DatabaseHandle): Promise<void> {
   const files = await smallDataset();
@@ -115,6 +123,14 @@ describe('ingest of the generated dataset into SQLite', () => {
     expect(located.length).toBeGreaterThan(0);
   });
 
+  it('indexes every ASN and organization of every month once for substring search', async () => {
+    const { indexed, stored } = nameSearchContents(handle);
+    const months = (await listDatasets(handle)).length;
+    expect(months).toBeGreaterThan(1);
+    expect(new Set(stored.map((line) => line.split('|')[1])).size).toBe(months);
+    expect(indexed).toEqual(stored);
+  });
+
   it('leaves planner statistics (sqlite_stat1) describing the loaded rows, and the rows themselves untouched', async () => {
     const counted = (await dumpTable(handle, 'asns')).length;
     expect(asnStatisticsRows(handle)).toBe(counted);
@@ -146,6 +162,11 @@ describe('ingest of the generated dataset into SQLite', () => {
     // The drop refreshed the statistics: they count the remaining months only.
     expect(asnStatisticsRows(handle)).toBe((await dumpTable(handle, 'asns')).length);
     expect(await dropMonth(handle, first!.date)).toBe(false);
+    // The dropped month left the name search indexes with it, and only it.
+    const { indexed, stored } = nameSearchContents(handle);
+    expect(indexed.some((line) => line.includes(`|${first!.date}|`))).toBe(false);
+    expect(stored.length).toBeGreaterThan(0);
+    expect(indexed).toEqual(stored);
   });
 });
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { migrator, openDatabase, pendingMigrations } from '@asrank/db';
 import { buildProgram } from '../src';
-import { tempDir } from './helpers';
+import { nameSearchContents, tempDir } from './helpers';
 
 async function runProgram(args: string[]): Promise<string> {
   const out = new PassThrough();
@@ -26,13 +26,24 @@ describe('asrank migrate', () => {
     const old = openDatabase(file);
     const { error } = await migrator(old.db, old.dialect).migrateTo('002_query_indexes');
     expect(error).toBeUndefined();
-    const insert = old.sqlite!.prepare('insert into asns (date, asn, cone_asns) values (?, ?, ?)');
-    for (let asn = 1; asn <= 300; asn += 1) insert.run('2024-01-01', asn, asn % 4 === 0 ? asn : 1);
+    const insert = old.sqlite!.prepare(
+      'insert into asns (date, asn, cone_asns, search_text) values (?, ?, ?, ?)',
+    );
+    for (let asn = 1; asn <= 300; asn += 1)
+      insert.run(
+        '2024-01-01',
+        asn,
+        asn % 4 === 0 ? asn : 1,
+        `network ${asn} of ${asn % 7 === 0 ? 'seven' : 'other'}`,
+      );
+    old
+      .sqlite!.prepare('insert into organizations (date, org_id, search_text) values (?, ?, ?)')
+      .run('2024-02-01', 'ORG-1', 'sevenfold holdings org-1');
     const before = old.sqlite!.prepare('select * from asns order by asn').all();
     await old.close();
 
     expect(await runProgram(['--database', file, 'migrate'])).toBe(
-      'Applied 003_descending_sort_indexes, 004_rank_key_indexes, 005_neighbour_rank_index; statistics refreshed\n',
+      'Applied 003_descending_sort_indexes, 004_rank_key_indexes, 005_neighbour_rank_index, 006_name_search; statistics refreshed\n',
     );
     const upgraded = openDatabase(file);
     try {
@@ -54,6 +65,15 @@ describe('asrank migrate', () => {
         .join('; ');
       expect(plan).toContain('asns_date_cone_asns_desc');
       expect(plan).not.toContain('TEMP B-TREE');
+      // The name search indexes were built from the rows already stored.
+      const { indexed, stored } = nameSearchContents(upgraded);
+      expect(stored).toHaveLength(301);
+      expect(indexed).toEqual(stored);
+      const sevens = sqlite
+        .prepare(`select key from asns_name_search where asns_name_search match '"seven"' order by key`)
+        .pluck()
+        .all();
+      expect(sevens).toEqual(Array.from({ length: 42 }, (_, i) => 7 * (i + 1)));
     } finally {
       await upgraded.close();
     }

@@ -80,7 +80,7 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
 
   if (dialect === 'postgres') {
     // Substring search (`name` filter, `/asns/name/:name`): a trigram GIN index serves `like '%x%'` on PostgreSQL.
-    // SQLite scans search_text (about 100k short rows per month: milliseconds) and needs no index.
+    // SQLite has FTS5 trigram indexes for the same filter since 006 (name-search.ts).
     // The extension is database-wide: it is created once in `public` (never in a per-test schema that may be
     // dropped), concurrent migrations are serialised by an advisory lock, the operator class is named with its
     // schema, and any failure (no pg_trgm, no rights) only skips these two optional indexes (savepoint).

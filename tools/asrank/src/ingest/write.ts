@@ -3,8 +3,11 @@
 // old month or the new one, never half; a crash or SIGKILL mid-load rolls back and leaves the previous data intact.
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import {
+  clearMonthNameSearchStatements,
+  fillMonthNameSearchStatements,
   MONTH_TABLES,
   ORGANIZATION_COLUMNS,
+  runOnSqlite,
   type Database,
   type DatabaseHandle,
   type MonthTable,
@@ -214,6 +217,7 @@ function writeSqlite(
   sqlite.exec('begin immediate');
   try {
     for (const table of MONTH_TABLES) sqlite.prepare(`delete from ${table} where date = ?`).run(month.date);
+    runOnSqlite(sqlite, clearMonthNameSearchStatements(month.date));
     sqlite.exec('delete from countries');
     for (const source of sources(month, countries)) {
       const rebuild = deferredIndexes(sqlite, source.table, source.count);
@@ -245,6 +249,10 @@ function writeSqlite(
       bar.finish(written);
       if (source.table !== 'countries') counts[source.table] = written;
     }
+    const named = (counts.asns ?? 0) + (counts.organizations ?? 0);
+    const indexBar = progress.start('index names', named);
+    runOnSqlite(sqlite, fillMonthNameSearchStatements(month.date));
+    indexBar.finish(named);
     const current = sqlite.prepare(`select value from meta where key = 'data_version'`).get() as
       { value: string } | undefined;
     sqlite
