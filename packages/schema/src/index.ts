@@ -7,5 +7,6 @@ export {
   type StoreFacts,
 } from './context';
 export { coneStreamTuning } from './coneSource';
+export { nameSearchTuning } from './nameSearch';
 export { DEFAULT_BOOKMARK_STEP, type PageBookmarksOptions } from './pageBookmarks';
 export type { StatementObserver } from './compiledLookups';

@@ -1,5 +1,5 @@
 // Asn: one ASN in one month, with its root fields `asn` and `asns`.
-import { containsPattern, likeEscaped, toCount } from '@asrank/db';
+import { toCount } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow } from '../context';
@@ -7,6 +7,7 @@ import { isHistoric, monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList }
 import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
 import { listPage, monthBookmarks } from '../listPage';
 import { nestedPage } from '../nestedPages';
+import { nameConditions } from '../nameSearch';
 import {
   coversColumns,
   selectedAsnColumns,
@@ -242,7 +243,8 @@ builder.queryFields((t) => ({
       let query = context.db.selectFrom('asns').where(dateIn(context.dialect, 'date', months));
       if (asnFilter) query = query.where(inValues(context.dialect, 'asn', asnFilter, 'bigint'));
       if (args.name != null)
-        query = query.where(likeEscaped('search_text', containsPattern(args.name.toLowerCase())));
+        for (const condition of await nameConditions(context, 'asns', args.name, months))
+          query = query.where(condition);
       if (args.seen != null) query = query.where('seen', '=', args.seen ? 1 : 0);
       // The pruned rows carry exactly the columns the selected fields read, though typed as whole rows.
       const rowsOf = (rowQuery: typeof query) =>

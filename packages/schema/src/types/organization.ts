@@ -1,5 +1,5 @@
 // Organization: an AS-owning organization in one month; root fields `organization` and `organizations`.
-import { containsPattern, likeEscaped, toCount } from '@asrank/db';
+import { toCount } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
@@ -7,6 +7,7 @@ import { isHistoric, monthOf, monthsOf, pageOf } from '../args';
 import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
 import { listPage, monthBookmarks } from '../listPage';
 import { nestedPage } from '../nestedPages';
+import { nameConditions } from '../nameSearch';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { CountryRef, OrganizationRef } from './refs';
 import { AsnDegreeRef, ConeRef, coneOf, degreeOf, OrgDegreeRef } from './stats';
@@ -181,7 +182,8 @@ builder.queryFields((t) => ({
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
       let query = context.db.selectFrom('organizations').where(dateIn(context.dialect, 'date', months));
       if (args.name != null)
-        query = query.where(likeEscaped('search_text', containsPattern(args.name.toLowerCase())));
+        for (const condition of await nameConditions(context, 'organizations', args.name, months))
+          query = query.where(condition);
       if (args.seen != null) query = query.where('seen', '=', args.seen ? 1 : 0);
       const filtered = args.name != null || args.seen != null;
       const nodes = await listPage({

@@ -1,0 +1,114 @@
+// The `name` filter answers the same records whether SQLite's trigram index names the candidates or every row is
+// tested: for substrings of stored names, short needles, needles with quotes, lists of one month and of all months,
+// and with the index's bound forcing either path. PostgreSQL runs the same queries (its own trigram index).
+import { nameSearchTuning } from '../src';
+import { indexedNameMatches } from '../src/nameSearch';
+import { LOAD_TIMEOUT_MS, openLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
+
+jest.setTimeout(LOAD_TIMEOUT_MS);
+
+interface SearchRow {
+  date: string;
+  key: string;
+  search_text: string;
+}
+
+type ListName = 'asns' | 'organizations';
+
+const KEY_FIELD: Record<ListName, string> = { asns: 'asn', organizations: 'orgId' };
+
+describe.each(STORE_KINDS)('name filter on %s', (kind) => {
+  let store: LoadedStore;
+  const rows: Record<ListName, SearchRow[]> = { asns: [], organizations: [] };
+  let needles: string[];
+  const defaultTuning = { ...nameSearchTuning };
+
+  beforeAll(async () => {
+    store = await openLoadedStore(kind);
+    rows.asns = (
+      await store.handle.db.selectFrom('asns').select(['date', 'asn', 'search_text']).execute()
+    ).map((row) => ({ date: row.date, key: String(row.asn), search_text: row.search_text }));
+    rows.organizations = (
+      await store.handle.db.selectFrom('organizations').select(['date', 'org_id', 'search_text']).execute()
+    ).map((row) => ({ date: row.date, key: row.org_id, search_text: row.search_text }));
+    // Substrings of stored names at fixed places (the sample is fixed, so these are the same every run), upper-cased
+    // in part to show case does not matter, plus needles no index entry can hold whole.
+    const texts = [...new Set(rows.asns.concat(rows.organizations).map((row) => row.search_text))]
+      .filter((text) => text.length >= 12)
+      .sort();
+    expect(texts.length).toBeGreaterThan(20);
+    needles = [];
+    for (let i = 0; i < 8; i += 1) {
+      const text = texts[Math.floor((i * texts.length) / 8)]!;
+      needles.push(text.slice(2, 5), text.slice(3, 10).toUpperCase(), text.slice(-6));
+    }
+    needles.push('ne', 'x', 'a"b', '"', 'zzqqzz', ' ');
+  }, LOAD_TIMEOUT_MS);
+  afterAll(() => store?.close());
+  afterEach(() => Object.assign(nameSearchTuning, defaultTuning));
+
+  const latest = () => store.dates.at(-1)!;
+  const expected = (list: ListName, needle: string, dates: readonly string[]) =>
+    rows[list]
+      .filter((row) => dates.includes(row.date) && row.search_text.includes(needle.toLowerCase()))
+      .map((row) => `${row.date}|${row.key}`)
+      .sort();
+
+  async function found(list: ListName, needle: string, interval: string) {
+    const data = await queryData<
+      Record<ListName, { totalCount: number; edges: { node: Record<string, string> }[] }>
+    >(
+      store.handle,
+      `query Named($name: String!) { ${list}(name: $name, first: 10000${interval}) {
+        totalCount edges { node { date ${KEY_FIELD[list]} } } } }`,
+      { name: needle },
+    );
+    const keys = data[list].edges.map((edge) => `${edge.node.date}|${edge.node[KEY_FIELD[list]]}`);
+    expect(data[list].totalCount).toBe(keys.length);
+    return keys.sort();
+  }
+
+  it.each([
+    ['the index bound as configured', defaultTuning.maxIndexedMatches],
+    ['the index never used (bound 0)', 0],
+    ['the index always used (no bound)', Number.MAX_SAFE_INTEGER],
+  ])('lists the same records as a test of every row, with %s', async (_label, bound) => {
+    nameSearchTuning.maxIndexedMatches = bound;
+    const all = `, dateStart: "${store.dates[0]}", dateEnd: "${latest()}"`;
+    let matched = 0;
+    for (const list of ['asns', 'organizations'] as const)
+      for (const needle of needles) {
+        const month = expected(list, needle, [latest()]);
+        expect([list, needle, await found(list, needle, '')]).toEqual([list, needle, month]);
+        expect([list, needle, await found(list, needle, all)]).toEqual([
+          list,
+          needle,
+          expected(list, needle, store.dates),
+        ]);
+        matched += month.length;
+      }
+    // The needles come from stored names, so most of them find records.
+    expect(matched).toBeGreaterThan(needles.length);
+  });
+
+  it('takes candidates from the trigram index on SQLite, and only when it can narrow the list', async () => {
+    const context = { db: store.handle.db, dialect: store.handle.dialect };
+    const needle = needles[1]!.toLowerCase();
+    const records = expected('asns', needle, [latest()]);
+    expect(records.length).toBeGreaterThan(0);
+    const candidates = await indexedNameMatches(context, 'asns', needle, [latest()]);
+    if (kind === 'postgres') {
+      expect(candidates).toBeNull();
+      return;
+    }
+    // Candidates may hold more than the records (the LIKE decides), never fewer.
+    const keys = new Set(candidates!.map(String));
+    for (const record of records) expect(keys).toContain(record.split('|')[1]);
+    expect(await indexedNameMatches(context, 'asns', needle.slice(0, 2), [latest()])).toBeNull();
+    expect(await indexedNameMatches(context, 'organizations', 'zzqqzz', [latest()])).toEqual([]);
+    nameSearchTuning.maxIndexedMatches = candidates!.length - 1;
+    expect(await indexedNameMatches(context, 'asns', needle, [latest()])).toBeNull();
+    nameSearchTuning.maxIndexedMatches = candidates!.length;
+    expect(await indexedNameMatches(context, 'asns', needle, [latest()])).toHaveLength(candidates!.length);
+  });
+});
