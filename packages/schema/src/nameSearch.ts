@@ -7,8 +7,8 @@ import { sql, type RawBuilder } from 'kysely';
 import {
   containsPattern,
   likeEscaped,
-  dateRowidRange,
-  NAME_SEARCH_INDEXES,
+  NAME_SEARCH_KEYS,
+  nameSearchIndex,
   type NameSearchTable,
 } from '@asrank/db';
 import type { AsrankContext } from './context';
@@ -42,14 +42,24 @@ export async function indexedNameMatches(
   months: readonly string[],
 ): Promise<(number | string)[] | null> {
   if (context.dialect !== 'sqlite' || [...needle].length < TRIGRAM || months.length === 0) return null;
-  const ranges = months.map(dateRowidRange);
-  const first = Math.min(...ranges.map((range) => range.first));
-  const end = Math.max(...ranges.map((range) => range.end));
-  const index = sql.table(NAME_SEARCH_INDEXES[table].index);
+  const indexes = months.map((date) => nameSearchIndex(table, date));
+  // Every loaded month has its index (ingest and migration 006 write them), but a missing one must never hide a
+  // month's records: without all of them the list tests every row.
+  const present = await sql<{ n: number }>`select count(*) as n from sqlite_master
+    where type = 'table' and name in (select value from json_each(${JSON.stringify(indexes)}))`.execute(
+    context.db,
+  );
+  if (Number(present.rows[0]?.n) !== indexes.length) return null;
+  const phrase = literalPhrase(needle);
+  const candidates = sql.join(
+    indexes.map(
+      (index) => sql`select key from ${sql.table(index)} where ${sql.table(index)} match ${phrase}`,
+    ),
+    sql` union all `,
+  );
   const bound = nameSearchTuning.maxIndexedMatches;
   // The LIMIT as `cast(? as integer)`, as the dialect writes Kysely's own: a bare `limit ?` is planned on every run.
-  const { rows } = await sql<{ key: number | string }>`select key from ${index}
-    where ${index} match ${literalPhrase(needle)} and rowid >= ${first} and rowid < ${end}
+  const { rows } = await sql<{ key: number | string }>`select key from (${candidates})
     limit cast(${bound + 1} as integer)`.execute(context.db);
   return rows.length > bound ? null : rows.map((row) => row.key);
 }
@@ -69,5 +79,5 @@ export async function nameConditions(
   const needle = name.toLowerCase();
   const contains = likeEscaped('search_text', containsPattern(needle));
   const candidates = await indexedNameMatches(context, table, needle, months);
-  return candidates ? [contains, keyAmong(NAME_SEARCH_INDEXES[table].key, candidates)] : [contains];
+  return candidates ? [contains, keyAmong(NAME_SEARCH_KEYS[table], candidates)] : [contains];
 }

@@ -6,10 +6,10 @@ import crypto from 'node:crypto';
 import pg from 'pg';
 import { sql } from 'kysely';
 import {
-  dateRowidRange,
-  NAME_SEARCH_INDEXES,
-  NAME_SEARCH_ROWIDS_PER_DATE,
+  NAME_SEARCH_KEYS,
+  nameSearchIndex,
   openDatabase,
+  parseNameSearchIndex,
   type DatabaseHandle,
 } from '@asrank/db';
 import { generateDataset, type GeneratedFiles } from '../src/generate';
@@ -78,32 +78,34 @@ export async function withSqlite<T>(file: string, work: (handle: DatabaseHandle)
 }
 
 /**
- * A SQLite store's name search indexes as `date|key|search_text` lines (the date read back from the rowid's month
- * range), beside the same lines made from the tables' rows: the two lists are equal when the indexes hold every
- * record of every month exactly once.
+ * A SQLite store's name search indexes as `table|date|key|search_text` lines (table and date read from each index's
+ * name), beside the same lines made from the tables' rows: the two lists are equal when every month has its indexes,
+ * holding each of its records exactly once, and no index outlives its month.
  */
 export function nameSearchContents(handle: DatabaseHandle): { indexed: string[]; stored: string[] } {
   const sqlite = handle.sqlite!;
   const indexed: string[] = [];
   const stored: string[] = [];
-  for (const [table, { index, key }] of Object.entries(NAME_SEARCH_INDEXES)) {
-    for (const row of sqlite.prepare(`select rowid, key, search_text from ${index}`).all() as {
-      rowid: number;
+  const names = sqlite
+    .prepare(`select name from sqlite_master where type = 'table'`)
+    .pluck()
+    .all() as string[];
+  for (const name of names) {
+    const index = parseNameSearchIndex(name);
+    if (!index) continue;
+    expect(nameSearchIndex(index.table, index.date)).toBe(name);
+    for (const row of sqlite.prepare(`select key, search_text from ${name}`).all() as {
       key: unknown;
       search_text: string;
-    }[]) {
-      const day = Math.floor(row.rowid / NAME_SEARCH_ROWIDS_PER_DATE);
-      const date = new Date(day * 86_400_000).toISOString().slice(0, 10);
-      expect(dateRowidRange(date).first).toBeLessThan(row.rowid);
-      expect(dateRowidRange(date).end).toBeGreaterThan(row.rowid);
-      indexed.push(`${table}|${date}|${String(row.key)}|${row.search_text}`);
-    }
+    }[])
+      indexed.push(`${index.table}|${index.date}|${String(row.key)}|${row.search_text}`);
+  }
+  for (const [table, key] of Object.entries(NAME_SEARCH_KEYS))
     for (const row of sqlite.prepare(`select date, ${key} as key, search_text from ${table}`).all() as {
       date: string;
       key: unknown;
       search_text: string;
     }[])
       stored.push(`${table}|${row.date}|${String(row.key)}|${row.search_text}`);
-  }
   return { indexed: indexed.sort(), stored: stored.sort() };
 }

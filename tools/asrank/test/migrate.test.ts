@@ -70,7 +70,9 @@ describe('asrank migrate', () => {
       expect(stored).toHaveLength(301);
       expect(indexed).toEqual(stored);
       const sevens = sqlite
-        .prepare(`select key from asns_name_search where asns_name_search match '"seven"' order by key`)
+        .prepare(
+          `select key from asns_name_search_20240101 where asns_name_search_20240101 match '"seven"' order by key`,
+        )
         .pluck()
         .all();
       expect(sevens).toEqual(Array.from({ length: 42 }, (_, i) => 7 * (i + 1)));

@@ -3,7 +3,6 @@
 // old month or the new one, never half; a crash or SIGKILL mid-load rolls back and leaves the previous data intact.
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import {
-  clearMonthNameSearchStatements,
   fillMonthNameSearchStatements,
   MONTH_TABLES,
   ORGANIZATION_COLUMNS,
@@ -217,7 +216,6 @@ function writeSqlite(
   sqlite.exec('begin immediate');
   try {
     for (const table of MONTH_TABLES) sqlite.prepare(`delete from ${table} where date = ?`).run(month.date);
-    runOnSqlite(sqlite, clearMonthNameSearchStatements(month.date));
     sqlite.exec('delete from countries');
     for (const source of sources(month, countries)) {
       const rebuild = deferredIndexes(sqlite, source.table, source.count);
