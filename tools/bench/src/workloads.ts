@@ -3,10 +3,12 @@
 // SQLite with better-sqlite3 prepared statements ("raw database"), so each layer's overhead is visible.
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
+import { nameSearchIndex } from '@asrank/db';
 
 // W1-W6 are issue 7's workloads; S2 and S3 are the GraphQL issue's own list and neighbour benchmarks
-// (`asns(first:100, sort:"rank")`, `asnLinks(asn, first:100)` with asn1 details), which have no target of their own.
-export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'S2' | 'S3';
+// (`asns(first:100, sort:"rank")`, `asnLinks(asn, first:100)` with asn1 details), and S4 the name search behind
+// `asns(name:)` and REST's /asns/name/:name; none of the S workloads has a target of its own.
+export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'S2' | 'S3' | 'S4';
 
 export interface HttpRequestSpec {
   method: 'GET' | 'POST';
@@ -55,6 +57,8 @@ export interface DataFacts {
   largestCones: number[];
   /** ASNs present in every loaded month (for the historic workload). */
   steadyAsns: number[];
+  /** Words of ASN names of the latest month, lower case, as a user would search for them (name search). */
+  nameWords: string[];
 }
 
 /** Deterministic pseudo-random numbers (mulberry32) so every run sends the same requests. */
@@ -133,7 +137,32 @@ export async function readFacts(databaseUrl: string): Promise<DataFacts> {
       ),
       random,
     );
-    return { latestDate, dates, sampleAsns, numberAsns: allAsns.length, largeAsns, largestCones, steadyAsns };
+    // The longest word (4+ letters or digits) of each of 300 sampled ASN names: a company name, a network name
+    // ("level3", "as39696"), now and then a common word ("communications").
+    const names = await read<{ asn_name: string }>(
+      "select asn_name from asns where date = ? and asn_name <> '' order by asn",
+      [latestDate],
+    );
+    const nameWords = shuffle(names, random)
+      .slice(0, 300)
+      .map(
+        (row) =>
+          row.asn_name
+            .toLowerCase()
+            .split(/[^a-z0-9]+/)
+            .sort((a, b) => b.length - a.length || (a < b ? -1 : 1))[0] ?? '',
+      )
+      .filter((word) => word.length >= 4);
+    return {
+      latestDate,
+      dates,
+      sampleAsns,
+      numberAsns: allAsns.length,
+      largeAsns,
+      largestCones,
+      steadyAsns,
+      nameWords,
+    };
   });
 }
 
@@ -151,6 +180,8 @@ const S2_QUERY =
   'query AsnRankPage($offset: Int!) { asns(first: 100, offset: $offset, sort: "rank") { edges { node { asn asnName rank cone { numberAsns } organization { orgId orgName } } } } }';
 const S3_QUERY =
   'query Neighbours100($asn: String!) { asnLinks(asn: $asn, first: 100) { edges { node { relationship numberPaths asn1 { asn asnName rank cone { numberAsns } } } } } }';
+const S4_QUERY =
+  'query NameSearch($name: String!) { asns(name: $name, first: 10) { totalCount edges { node { asn asnName rank } } } }';
 const W4_QUERY =
   'query Historic($asns: [String!], $dateStart: String!, $dateEnd: String!) { asns(asns: $asns, dateStart: $dateStart, dateEnd: $dateEnd, first: 200) { edges { node { asn date asnName rank cone { numberAsns } asnDegree { total } } } } }';
 export const W5_QUERY =
@@ -176,6 +207,14 @@ const RAW_S2 = `select a.asn, a.asn_name, a.rank, a.cone_asns, o.org_id, o.org_n
 const RAW_S3 = `select l.relationship, l.number_paths, b.asn, b.asn_name, b.rank, b.cone_asns
   from asn_links l join asns b on b.date = l.date and b.asn = l.asn1
   where l.date = ? and l.asn0 = ? order by l.asn1 limit 100`;
+// S4 as the service reads it on SQLite: the month's candidates from its trigram index, tested with the LIKE, the
+// first ten in rank order (unranked last) and the count.
+const rawS4Candidates = (date: string) => `select a.asn, a.asn_name, a.rank from asns a
+  where a.date = ? and a.search_text like ? escape '\\'
+    and a.asn in (select key from ${nameSearchIndex('asns', date)} where ${nameSearchIndex('asns', date)} match ?)`;
+const rawS4Page = (date: string) =>
+  `${rawS4Candidates(date)} order by a.rank is null, a.rank, a.asn limit 10`;
+const rawS4Count = (date: string) => `select count(*) as n from (${rawS4Candidates(date)})`;
 const RAW_W4 = `select asn, date, asn_name, rank, cone_asns, degree_total from asns
   where asn in (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) and date between ? and ? order by date, asn limit 200`;
 
@@ -250,6 +289,19 @@ export function buildWorkloads(facts: DataFacts): {
       target: {},
       raw: (db, index) =>
         prepared(db, RAW_S3).all(facts.latestDate, neighbourAsns[index % neighbourAsns.length]).length,
+    },
+    {
+      id: 'S4',
+      title: 'name search: asns(name:<a word of an ASN name>, first:10) with totalCount',
+      service: 'graphql',
+      requests: facts.nameWords.map((name) => graphqlRequest(S4_QUERY, { name })),
+      target: {},
+      raw: (db, index) => {
+        const name = facts.nameWords[index % facts.nameWords.length] as string;
+        const values = [facts.latestDate, `%${name}%`, `"${name}"`];
+        prepared(db, rawS4Count(facts.latestDate)).get(...values);
+        return prepared(db, rawS4Page(facts.latestDate)).all(...values).length;
+      },
     },
   ];
   if (facts.dates.length > 1) {

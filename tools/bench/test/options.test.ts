@@ -30,7 +30,7 @@ describe('parseSuiteOptions', () => {
   it.each([
     [['--asns', '3'], '--asns must be an integer >= 10, got "3"'],
     [['--duration', 'x'], '--duration must be an integer >= 1, got "x"'],
-    [['--only', 'W7'], '--only takes workload names W1..W6, S2, S3 separated by commas, got W7'],
+    [['--only', 'W7'], '--only takes workload names W1..W6, S2, S3, S4 separated by commas, got W7'],
     [['--store', 'mysql'], '--store must be sqlite, postgres or both, got "mysql"'],
     [['--fast'], "Unknown option '--fast'"],
     [['--only'], "Option '--only <value>' argument missing"],
