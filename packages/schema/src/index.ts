@@ -8,5 +8,6 @@ export {
 } from './context';
 export { coneStreamTuning } from './coneSource';
 export { nameSearchTuning } from './nameSearch';
+export { linkPageTuning } from './types/asnLink';
 export { DEFAULT_BOOKMARK_STEP, type PageBookmarksOptions } from './pageBookmarks';
 export type { StatementObserver } from './compiledLookups';

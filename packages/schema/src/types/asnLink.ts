@@ -51,6 +51,11 @@ const LINK_HISTORIC_ORDER = {
   unique: [{ key: 'date', direction: 'asc' }, ...LINK_ORDER.unique],
 } satisfies { defaults: SortKey[]; unique: SortKey[] };
 
+export const linkPageTuning = {
+  /** From this offset on, a link page reads its keys before its rows (see asnLinks); below it both take < 2 ms. */
+  keyedPageMinOffset: 1000,
+};
+
 export const AsnLinkConnection = connectionOf('AsnLink', AsnLinkRef, 'A page of AS links.');
 
 AsnLinkRef.implement({
@@ -323,13 +328,26 @@ builder.queryFields((t) => ({
       // Only the columns the nodes show (and the order's): a neighbour page in rank order then reads the neighbour
       // index alone (migration 005).
       const columns = linkPageColumns(selectedAsnLinkNodeColumns(info), keys, linkOrder);
+      // A deep page takes its keys from the order's covering index first, then reads only its own rows: an OFFSET
+      // over whole rows reads every skipped row (the real month's links by paths, offset 200,000: 194 ms, 7.6 ms
+      // this way; offset 40,000: 50 ms and 1.9 ms).
+      const pageRows =
+        page.offset >= linkPageTuning.keyedPageMinOffset
+          ? context.db
+              .selectFrom('asn_links')
+              .where(
+                sql<boolean>`(asn_links.date, asn_links.asn0, asn_links.asn1) in (${query
+                  .select(['date', 'asn0', 'asn1'])
+                  .orderBy(order)
+                  .limit(page.first)
+                  .offset(page.offset)})`,
+              )
+              .orderBy(order)
+          : query.orderBy(order).limit(page.first).offset(page.offset);
       // The pruned rows carry exactly the columns the selected fields read, though typed as whole rows.
-      const pageQuery = (
-        columns ? (query.select(columns) as unknown as ReturnType<typeof query.selectAll>) : query.selectAll()
-      )
-        .orderBy(order)
-        .limit(page.first)
-        .offset(page.offset);
+      const pageQuery = columns
+        ? (pageRows.select(columns) as unknown as ReturnType<typeof pageRows.selectAll>)
+        : pageRows.selectAll();
       const asn1Columns = selectedAsnColumnsAt(info, ['edges', 'node', 'asn1']);
       const nodes = asn1Columns
         ? await linksWithAsn1(

@@ -1,0 +1,55 @@
+// A deep page of links reads its keys from the order's index before its rows; the pages are the same as with one
+// ORDER BY ... OFFSET over whole rows, for every sort, with and without asn1's fields, for one month and several,
+// on SQLite and PostgreSQL.
+import { linkPageTuning } from '../src';
+import { LOAD_TIMEOUT_MS, openLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
+
+jest.setTimeout(LOAD_TIMEOUT_MS);
+
+interface LinkPage {
+  asnLinks: { edges: { node: Record<string, unknown> }[] };
+}
+
+describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
+  let store: LoadedStore;
+  const defaultTuning = { ...linkPageTuning };
+
+  beforeAll(async () => {
+    store = await openLoadedStore(kind);
+  }, LOAD_TIMEOUT_MS);
+  afterAll(() => store?.close());
+  afterEach(() => Object.assign(linkPageTuning, defaultTuning));
+
+  it('pages every link the same whether the keys are read first or the rows are skipped', async () => {
+    const latest = store.dates.at(-1)!;
+    const links = await store.handle.db
+      .selectFrom('asn_links')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('date', '=', latest)
+      .where('canonical', '=', 1)
+      .executeTakeFirstOrThrow();
+    const total = Number(links.n);
+    expect(total).toBeGreaterThan(300);
+    const offsets = [1, 137, Math.floor(total / 2), total - 5, total + 10];
+    const interval = `, dateStart: "${store.dates[0]}", dateEnd: "${latest}"`;
+    let compared = 0;
+    for (const sort of [null, '-numberPaths', 'relationship,-asn1', 'correctedBy'])
+      for (const [months, selection] of [
+        ['', 'asn0 { asn } asn1 { asn } relationship numberPaths rank date'],
+        ['', 'asn1 { asn asnName rank cone { numberAsns } } numberPaths'],
+        [interval, 'date asn0 { asn } asn1 { asn } correctedBy'],
+      ] as const)
+        for (const offset of offsets) {
+          const query = `{ asnLinks(first: 40, offset: ${offset}${sort ? `, sort: "${sort}"` : ''}${months}) {
+            edges { node { ${selection} } } } }`;
+          linkPageTuning.keyedPageMinOffset = Number.MAX_SAFE_INTEGER;
+          const skipped = await queryData<LinkPage>(store.handle, query);
+          linkPageTuning.keyedPageMinOffset = 0;
+          const keyed = await queryData<LinkPage>(store.handle, query);
+          expect([query, keyed.asnLinks.edges]).toEqual([query, skipped.asnLinks.edges]);
+          compared += skipped.asnLinks.edges.length;
+        }
+    // Most of those pages hold links (the last offset is past the end on purpose).
+    expect(compared).toBeGreaterThan(1000);
+  });
+});
