@@ -68,6 +68,7 @@ describe('migrations on a real SQLite file', () => {
         '004_rank_key_indexes',
         '005_neighbour_rank_index',
         '006_name_search',
+        '007_seen_rank_indexes',
       ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);

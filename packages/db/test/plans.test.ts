@@ -17,6 +17,7 @@ import {
   ORG_NUMERIC_SORT_COLUMNS,
 } from '../src/migrations/003_descending_sort_indexes';
 import { NEIGHBOUR_RANK_INDEX } from '../src/migrations/005_neighbour_rank_index';
+import { SEEN_RANK_INDEXES } from '../src/migrations/007_seen_rank_indexes';
 
 const PG_URL = process.env.DATABASE_URL_PG;
 const MONTHS = ['2024-01-01', '2024-02-01', '2024-03-01'];
@@ -28,11 +29,11 @@ function fillMonths(handle: DatabaseHandle): void {
   const asn = sqlite.prepare(
     `insert into asns (date, asn, org_id, rank, seen, cone_asns, cone_prefixes, cone_addresses, degree_provider,
        degree_peer, degree_customer, degree_transit, degree_sibling, degree_total)
-     values (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const org = sqlite.prepare(
-    `insert into organizations (date, org_id, rank, cone_asns, cone_prefixes, cone_addresses, degree_provider,
-       degree_peer, degree_customer, degree_transit, degree_sibling, degree_total) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `insert into organizations (date, org_id, rank, seen, cone_asns, cone_prefixes, cone_addresses, degree_provider,
+       degree_peer, degree_customer, degree_transit, degree_sibling, degree_total) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   sqlite.transaction(() => {
     for (const date of MONTHS) {
@@ -49,8 +50,10 @@ function fillMonths(handle: DatabaseHandle): void {
           i % 2,
           small % 17,
         ];
-        asn.run(date, i, `ORG-${i % 1000}`, i, ...values);
-        if (i <= 1000) org.run(date, `ORG-${i}`, i, ...values);
+        // One ASN in five is unseen (and unranked), as most unseen ASNs of real months are.
+        const seen = i % 5 === 0 ? 0 : 1;
+        asn.run(date, i, `ORG-${i % 1000}`, seen ? i : null, seen, ...values);
+        if (i <= 1000) org.run(date, `ORG-${i}`, seen ? i : null, seen, ...values);
       }
     }
   })();
@@ -120,6 +123,31 @@ function expectNeighbourPagesFromIndex(handle: DatabaseHandle): void {
   expect(rows.every((row, index) => index === 0 || rows[index - 1]!.rank <= row.rank)).toBe(true);
 }
 
+/**
+ * asns(seen:) and organizations(seen:) in the default order: each rank range (ranked, then unranked) and the count is
+ * one range of the (date, seen, rank, key) index, not a walk of every ranked row testing `seen`.
+ */
+function expectSeenPagesFromIndex(handle: DatabaseHandle): void {
+  for (const [table, key, index] of [
+    ['asns', 'asn', SEEN_RANK_INDEXES.asns],
+    ['organizations', 'org_id', SEEN_RANK_INDEXES.organizations],
+  ] as const) {
+    for (const rank of ['is not null', 'is null']) {
+      const keys = `select date, ${key} from ${table} where date = ? and seen = ? and rank ${rank}
+        order by rank asc, ${key} asc limit 10 offset 20`;
+      const detail = plan(handle, keys, MONTHS[2], 0);
+      expect(detail).toContain(`USING COVERING INDEX ${index} (date=? AND seen=?`);
+      expect(detail).not.toContain('TEMP B-TREE');
+    }
+    const count = plan(handle, `select count(*) from ${table} where date = ? and seen = ?`, MONTHS[2], 0);
+    expect(count).toContain(`USING COVERING INDEX ${index} (date=? AND seen=?)`);
+  }
+  const unseen = handle
+    .sqlite!.prepare(`select count(*) as n from asns where date = ? and seen = 0`)
+    .get(MONTHS[2]) as { n: number };
+  expect(unseen.n).toBe(ASNS_PER_MONTH / 5);
+}
+
 /** asns(asns:[...], dateStart, dateEnd): a few primary-key lookups whatever the statistics say. */
 function expectHistoricKeyLookups(handle: DatabaseHandle): void {
   const detail = plan(
@@ -153,6 +181,7 @@ describe('list plans on a real SQLite file', () => {
     expectSortedPagesFromIndexes(handle);
     expectHistoricKeyLookups(handle);
     expectNeighbourPagesFromIndex(handle);
+    expectSeenPagesFromIndex(handle);
   });
 
   it('refreshStatistics writes sqlite_stat1 for the new indexes, and the plans stay the same', async () => {
@@ -175,6 +204,7 @@ describe('list plans on a real SQLite file', () => {
     expectSortedPagesFromIndexes(handle);
     expectHistoricKeyLookups(handle);
     expectNeighbourPagesFromIndex(handle);
+    expectSeenPagesFromIndex(handle);
     const count = handle.sqlite!.prepare('select count(*) as n from asns').get() as { n: number };
     expect(count.n).toBe(MONTHS.length * ASNS_PER_MONTH);
   });
