@@ -9,5 +9,6 @@ export {
 export { coneStreamTuning } from './coneSource';
 export { nameSearchTuning } from './nameSearch';
 export { linkPageTuning } from './types/asnLink';
+export { nestedPageTuning } from './nestedPages';
 export { DEFAULT_BOOKMARK_STEP, type PageBookmarksOptions } from './pageBookmarks';
 export type { StatementObserver } from './compiledLookups';

@@ -196,7 +196,7 @@ function numberOrNull(value: number | string | null): number | null {
   return value == null ? null : Number(value);
 }
 
-/** Links of many ASNs (Asn.asnLinks) in one windowed query per batch; asn0 is always the parent ASN. */
+/** Links of many ASNs (Asn.asnLinks), one query per batch (nestedPages.ts); asn0 is always the parent ASN. */
 export function asnLinksOfAsns(
   context: AsrankContext,
   date: string,
@@ -212,13 +212,20 @@ export function asnLinksOfAsns(
   return nestedPage<number, AsnLinkRow>(context, `asnLinks|${date}|${sort ?? ''}`, page, () => ({
     partitionColumn: 'parent_key',
     order,
+    // One ASN's links are a range of the (date, asn0, ...) indexes, the neighbour index in the default order.
+    perParentPages: true,
+    // One parent's rows (the per-parent form) by an equality, so its order comes from the index instead of a sort.
     rows: (asns) =>
       context.db
         .selectFrom('asn_links')
         .selectAll()
         .select('asn0 as parent_key')
         .where('date', '=', date)
-        .where(inValues(context.dialect, 'asn0', asns, 'bigint')),
+        .where(
+          asns.length === 1
+            ? sql<boolean>`asn0 = ${asns[0]}`
+            : inValues(context.dialect, 'asn0', asns, 'bigint'),
+        ),
     counts: (asns) =>
       context.db
         .selectFrom('asn_links')

@@ -1,0 +1,112 @@
+// Nested pages of a few parents are read with one limited query per parent, of many parents with one windowed
+// query: both forms give the same pages and counts, for one parent and several, every sort and offsets inside and
+// past each parent's rows, on SQLite and PostgreSQL.
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  RootOperationNode,
+} from 'kysely';
+import type { DatabaseHandle } from '@asrank/db';
+import { nestedPageTuning } from '../src';
+import { LOAD_TIMEOUT_MS, openLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
+
+jest.setTimeout(LOAD_TIMEOUT_MS);
+
+/** Which form each nested page statement took, read from the SQL text Kysely is given. */
+class PageFormRecorder implements KyselyPlugin {
+  forms: string[] = [];
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    const text = JSON.stringify(args.node);
+    if (text.includes('position_in_parent'))
+      this.forms.push(text.includes('partition by') ? 'windowed' : 'per parent');
+    return args.node;
+  }
+  async transformResult(args: PluginTransformResultArgs) {
+    return args.result;
+  }
+}
+
+interface LinksOfAsns {
+  asns: {
+    edges: {
+      node: { asn: string; asnLinks: { totalCount: number; edges: { node: Record<string, unknown> }[] } };
+    }[];
+  };
+}
+
+describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
+  let store: LoadedStore;
+  const defaultTuning = { ...nestedPageTuning };
+
+  beforeAll(async () => {
+    store = await openLoadedStore(kind);
+  }, LOAD_TIMEOUT_MS);
+  afterAll(() => store?.close());
+  afterEach(() => Object.assign(nestedPageTuning, defaultTuning));
+
+  async function pagesIn(query: string, maxParents: number): Promise<{ data: LinksOfAsns; forms: string[] }> {
+    nestedPageTuning.perParentMaxParents = maxParents;
+    const recorder = new PageFormRecorder();
+    // Without the pg pool every statement runs through Kysely, where the recorder sees it.
+    const recorded: DatabaseHandle = {
+      ...store.handle,
+      db: store.handle.db.withPlugin(recorder),
+      postgres: undefined,
+    };
+    return { data: await queryData<LinksOfAsns>(recorded, query), forms: recorder.forms };
+  }
+
+  it('pages the links of one ASN and of several the same in both forms', async () => {
+    const latest = store.dates.at(-1)!;
+    // The ASNs with the most links, and one with a single link, so that offsets fall inside, at and past the end.
+    const busiest = await store.handle.db
+      .selectFrom('asns')
+      .select(['asn', 'degree_total'])
+      .where('date', '=', latest)
+      .where('degree_total', '>', 0)
+      .orderBy('degree_total', 'desc')
+      .orderBy('asn')
+      .limit(4)
+      .execute();
+    const single = await store.handle.db
+      .selectFrom('asns')
+      .select('asn')
+      .where('date', '=', latest)
+      .where('degree_total', '=', 1)
+      .orderBy('asn')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    const largest = Number(busiest[0]!.degree_total);
+    expect(largest).toBeGreaterThan(20);
+    let compared = 0;
+    for (const parents of [[busiest[0]!.asn], [...busiest.map((row) => row.asn), single.asn]])
+      for (const sort of [null, '-numberPaths', 'relationship,-asn1', 'correctedBy', '-asn1,numberPaths'])
+        for (const offset of [0, 3, Math.floor(largest / 2), largest - 2, largest + 5]) {
+          const query = `{ asns(asns: [${parents.map((asn) => `"${asn}"`).join(', ')}], sort: "asn") { edges { node {
+            asn asnLinks(first: 6, offset: ${offset}${sort ? `, sort: "${sort}"` : ''}) {
+              totalCount edges { node { asn1 { asn rank } relationship numberPaths rank date } } } } } } }`;
+          const windowed = await pagesIn(query, 0);
+          const perParent = await pagesIn(query, defaultTuning.perParentMaxParents);
+          expect(windowed.forms).toEqual(['windowed']);
+          expect(perParent.forms).toEqual(['per parent']);
+          expect([query, perParent.data]).toEqual([query, windowed.data]);
+          const edges = windowed.data.asns.edges;
+          expect(edges.map((edge) => edge.node.asn)).toEqual(
+            parents.map(String).sort((a, b) => Number(a) - Number(b)),
+          );
+          compared += edges.reduce((sum, edge) => sum + edge.node.asnLinks.edges.length, 0);
+        }
+    // Most pages hold links (some offsets are past the end on purpose).
+    expect(compared).toBeGreaterThan(200);
+  });
+
+  it('reads a batch larger than the per-parent bound windowed', async () => {
+    const { forms, data } = await pagesIn(
+      `{ asns(first: 30, sort: "asn") { edges { node { asn asnLinks(first: 2) { totalCount } } } } }`,
+      10,
+    );
+    expect(data.asns.edges).toHaveLength(30);
+    expect(forms).toEqual(['windowed']);
+  });
+});
