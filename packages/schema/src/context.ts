@@ -15,6 +15,7 @@ import type {
 import { inValues } from './sql';
 import { runCompiled, runPrepared, type StatementObserver } from './compiledLookups';
 import { PageBookmarks, type PageBookmarksOptions } from './pageBookmarks';
+import { ListTotals } from './listTotals';
 import type { AsnColumn, OrganizationColumn } from './asnColumns';
 import { organizationColumnsAlongside, withJoinedOrganizations } from './joinedOrganization';
 
@@ -54,6 +55,8 @@ export interface AsrankContext {
   prepared<Row>(query: Compilable<Row>, table: string): Promise<Row[]>;
   /** Bookmarks of deep list pages, shared by the process's contexts (see pageBookmarks.ts). */
   pageBookmarks: PageBookmarks;
+  /** Totals of whole months' lists, shared by the process's contexts (see listTotals.ts). */
+  listTotals: ListTotals;
   /** Loaders of nested connection pages, created on first use (see nestedPages.ts). */
   pageLoaders: Map<string, DataLoader<unknown, unknown, string>>;
   /**
@@ -109,6 +112,8 @@ export interface StoreFacts {
   availableDates(version: string): Promise<string[]>;
   /** Bookmarks of deep list pages, filed by data version. */
   pageBookmarks: PageBookmarks;
+  /** Totals of whole months' lists, filed by data version. */
+  listTotals: ListTotals;
   /**
    * Every country by ISO code as of `version` (or newer). The table is ~250 rows that only a load changes, and an
    * ASN's `country` is in every REST answer: a loader batch per request cost a statement (~26 µs), its build and a
@@ -186,6 +191,7 @@ export function createStoreFacts(
   });
   return {
     pageBookmarks: new PageBookmarks(bookmarkOptions),
+    listTotals: new ListTotals(),
     dataVersion:
       readDataVersion ??
       (async () =>
@@ -345,6 +351,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
         .then((countriesByIso) => countriesByIso.get(iso) ?? null);
     },
     pageBookmarks: shared.pageBookmarks,
+    listTotals: shared.listTotals,
     loaders: {
       asn: asnRowsLoader(null, undefined),
       organization: organizationRowsLoader(null),

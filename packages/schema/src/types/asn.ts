@@ -1,9 +1,9 @@
 // Asn: one ASN in one month, with its root fields `asn` and `asns`.
-import { toCount } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow } from '../context';
 import { isHistoric, monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList } from '../args';
+import { listTotal, monthListScope } from '../listTotals';
 import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
 import { listPage, monthBookmarks } from '../listPage';
 import { nestedPage } from '../nestedPages';
@@ -271,14 +271,9 @@ builder.queryFields((t) => ({
         keyList: asnFilter !== null,
         bookmarks: monthBookmarks(context, months, filtered),
       });
-      // Counted only when the client selects totalCount or pageInfo: a page of a sorted list rarely asks, and the
-      // count scans the whole month.
-      const totalCount = async () =>
-        toCount(
-          (await query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst())?.total as
-            number | string | undefined,
-        );
-      return { nodes, totalCount, ...page };
+      const totalScope =
+        asnFilter === null && args.name == null ? monthListScope('asns', months, { seen: args.seen }) : null;
+      return { nodes, totalCount: () => listTotal(context, query, totalScope), ...page };
     },
   }),
 }));

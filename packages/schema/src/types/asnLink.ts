@@ -1,11 +1,11 @@
 // AsnLink: a link between two ASNs in one month, seen from asn0; root fields `asnLink` and `asnLinks`.
 import type { AsnLinksTable, Database } from '@asrank/db';
-import { toCount } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, LocationRow } from '../context';
 import { isHistoric, monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList } from '../args';
+import { listTotal, monthListScope } from '../listTotals';
 import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
 import { nestedPage } from '../nestedPages';
 import { connectionOf, type ConnectionPage } from './pageInfo';
@@ -366,14 +366,9 @@ builder.queryFields((t) => ({
             asn != null && asnList === null && months.length === 1,
           )
         : await pageQuery.execute();
-      // Counted only when the client selects totalCount or pageInfo: a neighbour list rarely asks, and the count
-      // scans every matching link.
-      const totalCount = async () =>
-        toCount(
-          (await query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst())?.total as
-            number | string | undefined,
-        );
-      return { nodes, totalCount, ...page };
+      // Every link of a month is one list of few months; one ASN's links or a key list are counted per request.
+      const totalScope = asn === null && asnList === null ? monthListScope('asn_links', months, {}) : null;
+      return { nodes, totalCount: () => listTotal(context, query, totalScope), ...page };
     },
   }),
 }));

@@ -1,9 +1,9 @@
 // Organization: an AS-owning organization in one month; root fields `organization` and `organizations`.
-import { toCount } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
 import { isHistoric, monthOf, monthsOf, pageOf } from '../args';
+import { listTotal, monthListScope } from '../listTotals';
 import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
 import { listPage, monthBookmarks } from '../listPage';
 import { nestedPage } from '../nestedPages';
@@ -203,13 +203,9 @@ builder.queryFields((t) => ({
         // listPage uses them only over a numeric key: org ids are text.
         bookmarks: monthBookmarks(context, months, filtered),
       });
-      // Counted only when the client selects totalCount or pageInfo (the count scans the whole month).
-      const totalCount = async () =>
-        toCount(
-          (await query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst())?.total as
-            number | string | undefined,
-        );
-      return { nodes, totalCount, ...page };
+      const totalScope =
+        args.name == null ? monthListScope('organizations', months, { seen: args.seen }) : null;
+      return { nodes, totalCount: () => listTotal(context, query, totalScope), ...page };
     },
   }),
 }));

@@ -1,0 +1,66 @@
+// The totalCount of a whole month's list (every ASN, the seen ones, every organization, every link of the month),
+// kept per process by data version. A client paging through a list asks for totalCount or pageInfo with every page,
+// and each count walked the month's index again: 5 ms for the real month's 83,000 ASNs, 12 ms for its 262,000 links.
+// Filters with unbounded variety (names, key lists, one ASN's links) are counted per request; the months of such a
+// list are few, so the totals kept are few.
+import { LRUCache } from 'lru-cache';
+import { sql, type SelectQueryBuilder } from 'kysely';
+import { toCount, type Database } from '@asrank/db';
+import type { AsrankContext } from './context';
+
+/** Totals remembered: a handful of lists and filters per month, for many months and a few data versions. */
+const MAX_TOTALS = 2048;
+
+// The list's table is a type parameter, which Kysely's select builder cannot resolve; a count reads no column of it.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type CountableQuery = SelectQueryBuilder<Database, any, object>;
+
+export class ListTotals {
+  private readonly totals = new LRUCache<string, number>({ max: MAX_TOTALS });
+
+  /**
+   * The number of rows of `query`, a month's list with no or only a few-valued filter, which `scope` names (table,
+   * month, filter). Known for the request's data version: no statement. Else counted with the data version in the
+   * same statement (one snapshot on both dialects), so a total is filed under the version it was counted on even
+   * when a load commits meanwhile.
+   */
+  async total(query: CountableQuery, scope: string, requestVersion: string): Promise<number> {
+    const known = this.totals.get(`${requestVersion}\u0000${scope}`);
+    if (known !== undefined) return known;
+    const row = await query
+      .select([
+        (eb) => eb.fn.countAll().as('total'),
+        sql<string | null>`(select value from meta where key = 'data_version')`.as('data_version'),
+      ])
+      .executeTakeFirst();
+    const total = toCount(row?.total as number | string | undefined);
+    if (row?.data_version != null) this.totals.set(`${row.data_version}\u0000${scope}`, total);
+    return total;
+  }
+}
+
+/**
+ * The totalCount of a list, counted only when a client selects totalCount or pageInfo: from the process's totals
+ * when `scope` names a month's list with no or a few-valued filter (see ListTotals), else by counting `query`.
+ */
+export async function listTotal(
+  context: Pick<AsrankContext, 'listTotals' | 'dataVersion'>,
+  query: CountableQuery,
+  scope: string | null,
+): Promise<number> {
+  if (scope !== null) return context.listTotals.total(query, scope, await context.dataVersion());
+  const row = await query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst();
+  return toCount(row?.total as number | string | undefined);
+}
+
+/** The scope of a list's total: one month and no filter but those named in `filter` (few-valued ones). */
+export function monthListScope(
+  table: string,
+  months: readonly string[],
+  filter: Readonly<Record<string, string | number | boolean | null | undefined>>,
+): string | null {
+  if (months.length !== 1) return null;
+  return [table, months[0], ...Object.entries(filter).map(([name, value]) => `${name}=${value ?? ''}`)].join(
+    '\u0000',
+  );
+}

@@ -1,0 +1,140 @@
+// The totalCount of a whole month's list is counted once per data version and then taken from the process's
+// totals: it always equals a count of the rows, is counted again after a load changes the month, and lists with
+// unbounded filters (names, key lists, one ASN's links, several months) are counted on every request. SQLite and
+// PostgreSQL.
+import { graphql } from 'graphql';
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  RootOperationNode,
+} from 'kysely';
+import type { DatabaseHandle } from '@asrank/db';
+import { createContext, createSchema, createStoreFacts, type StoreFacts } from '../src';
+import {
+  LOAD_TIMEOUT_MS,
+  openLoadedStore,
+  reloadThinned,
+  STORE_KINDS,
+  type LoadedStore,
+} from './support/store';
+
+jest.setTimeout(LOAD_TIMEOUT_MS);
+
+/** Counts the statements that count rows (`count(*)`), from the query trees Kysely is given. */
+class CountStatements implements KyselyPlugin {
+  counts = 0;
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    if (JSON.stringify(args.node).includes('"count"')) this.counts += 1;
+    return args.node;
+  }
+  async transformResult(args: PluginTransformResultArgs) {
+    return args.result;
+  }
+}
+
+describe.each(STORE_KINDS)('list totals on %s', (kind) => {
+  let store: LoadedStore;
+  const schema = createSchema();
+
+  beforeAll(async () => {
+    store = await openLoadedStore(kind);
+  }, LOAD_TIMEOUT_MS);
+  afterAll(() => store?.close());
+
+  /** totalCount of `list(args)` and the number of count statements the request ran. */
+  async function totalOf(
+    facts: StoreFacts,
+    list: string,
+    args: string,
+  ): Promise<{ total: number; counted: number }> {
+    const counter = new CountStatements();
+    // Without the pg pool every statement runs through Kysely, where the counter sees it.
+    const counted: DatabaseHandle = {
+      ...store.handle,
+      db: store.handle.db.withPlugin(counter),
+      postgres: undefined,
+    };
+    const result = await graphql({
+      schema,
+      source: `{ ${list}(first: 2${args}) { totalCount pageInfo { hasNextPage } } }`,
+      contextValue: createContext(counted, { facts }),
+    });
+    if (result.errors?.length) throw new Error(result.errors.map((error) => error.message).join('; '));
+    const connection = (
+      result.data as Record<string, { totalCount: number; pageInfo: { hasNextPage: boolean } }>
+    )[list]!;
+    expect(connection.pageInfo.hasNextPage).toBe(connection.totalCount > 2);
+    return { total: connection.totalCount, counted: counter.counts };
+  }
+
+  async function rowsIn(table: 'asns' | 'organizations' | 'asn_links', date: string, seen?: boolean) {
+    let query = store.handle.db.selectFrom(table).where('date', '=', date);
+    if (seen !== undefined) query = query.where('seen', '=', seen ? 1 : 0);
+    if (table === 'asn_links') query = query.where('canonical', '=', 1);
+    const row = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  const monthLists = (date: string) =>
+    [
+      ['asns', '', 'asns', undefined],
+      ['asns', ', seen: true', 'asns', true],
+      ['asns', ', seen: false', 'asns', false],
+      ['organizations', '', 'organizations', undefined],
+      ['organizations', ', seen: true', 'organizations', true],
+      ['asnLinks', '', 'asn_links', undefined],
+      ['asnLinks', `, dateStart: "${date}", dateEnd: "${date}"`, 'asn_links', undefined],
+    ] as const;
+
+  it("counts a month's list once, then answers from the totals of its data version, across months", async () => {
+    const facts = createStoreFacts(store.handle);
+    for (const date of [store.dates.at(-1)!, store.dates[0]!])
+      for (const [list, filter, table, seen] of monthLists(date)) {
+        const args = `${filter}${filter.includes('dateStart') || date === store.dates.at(-1) ? '' : `, dateStart: "${date}", dateEnd: "${date}"`}`;
+        const expected = await rowsIn(table, date, seen);
+        expect(expected).toBeGreaterThan(0);
+        const first = await totalOf(facts, list, args);
+        const again = await totalOf(facts, list, args);
+        expect([list, args, first.total, again.total]).toEqual([list, args, expected, expected]);
+        expect([list, args, again.counted]).toEqual([list, args, 0]);
+      }
+  });
+
+  it('counts names, key lists, one ASN and several months on every request', async () => {
+    const facts = createStoreFacts(store.handle);
+    const [firstMonth, lastMonth] = [store.dates[0]!, store.dates.at(-1)!];
+    const busiest = await store.handle.db
+      .selectFrom('asns')
+      .select('asn')
+      .where('date', '=', lastMonth)
+      .orderBy('degree_total', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    for (const [list, args] of [
+      ['asns', ', name: "a"'],
+      ['asns', `, asns: ["${busiest.asn}"]`],
+      ['organizations', ', name: "a"'],
+      ['asnLinks', `, asn: "${busiest.asn}"`],
+      ['asns', `, dateStart: "${firstMonth}", dateEnd: "${lastMonth}"`],
+    ] as const) {
+      const first = await totalOf(facts, list, args);
+      const again = await totalOf(facts, list, args);
+      expect(again.total).toBe(first.total);
+      expect([list, args, again.counted]).toEqual([list, args, 1]);
+    }
+  });
+
+  it('counts a month again after a load changes it', async () => {
+    const facts = createStoreFacts(store.handle);
+    const date = store.dates.at(-1)!;
+    const before = await totalOf(facts, 'asnLinks', '');
+    expect(before.total).toBe(await rowsIn('asn_links', date));
+    await reloadThinned(store.handle, date, ['asRel']);
+    const linksAfter = await rowsIn('asn_links', date);
+    expect(linksAfter).toBeLessThan(before.total);
+    const after = await totalOf(facts, 'asnLinks', '');
+    expect(after).toEqual({ total: linksAfter, counted: 1 });
+    expect((await totalOf(facts, 'asns', '')).total).toBe(await rowsIn('asns', date));
+  });
+});
