@@ -8,6 +8,7 @@ import * as m004 from './migrations/004_rank_key_indexes';
 import * as m005 from './migrations/005_neighbour_rank_index';
 import * as m006 from './migrations/006_name_search';
 import * as m007 from './migrations/007_seen_rank_indexes';
+import * as m008 from './migrations/008_location_population_desc';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '005_neighbour_rank_index': m005,
   '006_name_search': m006,
   '007_seen_rank_indexes': m007,
+  '008_location_population_desc': m008,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

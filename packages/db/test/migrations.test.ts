@@ -69,6 +69,7 @@ describe('migrations on a real SQLite file', () => {
         '005_neighbour_rank_index',
         '006_name_search',
         '007_seen_rank_indexes',
+        '008_location_population_desc',
       ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);

@@ -18,6 +18,7 @@ import {
 } from '../src/migrations/003_descending_sort_indexes';
 import { NEIGHBOUR_RANK_INDEX } from '../src/migrations/005_neighbour_rank_index';
 import { SEEN_RANK_INDEXES } from '../src/migrations/007_seen_rank_indexes';
+import { LOCATION_POPULATION_DESC_INDEX } from '../src/migrations/008_location_population_desc';
 
 const PG_URL = process.env.DATABASE_URL_PG;
 const MONTHS = ['2024-01-01', '2024-02-01', '2024-03-01'];
@@ -72,6 +73,18 @@ function fillLinks(handle: DatabaseHandle): void {
         link.run(date, asn, 1, 'provider', 0, asn % 50, rank);
       }
     }
+  })();
+}
+
+/** Locations of the months: a few with a population, most with 0, some with none. */
+function fillLocations(handle: DatabaseHandle): void {
+  const location = handle.sqlite!.prepare(
+    `insert into locations (date, loc_id, population) values (?, ?, ?)`,
+  );
+  handle.sqlite!.transaction(() => {
+    for (const date of MONTHS)
+      for (let i = 1; i <= 800; i += 1)
+        location.run(date, `LOC-${String(i).padStart(4, '0')}`, i <= 20 ? i * 1000 : i <= 580 ? 0 : null);
   })();
 }
 
@@ -148,6 +161,31 @@ function expectSeenPagesFromIndex(handle: DatabaseHandle): void {
   expect(unseen.n).toBe(ASNS_PER_MONTH / 5);
 }
 
+/**
+ * locations(sort:"-population"): one walk of the descending index with its tie-breaker, where most locations tie
+ * (real months give every location a population of 0) and some have none (nulls last).
+ */
+function expectLocationsByPopulationFromIndex(handle: DatabaseHandle): void {
+  const page = `select * from locations where date = ? order by population desc nulls last, loc_id asc
+    limit 100 offset 500`;
+  const detail = plan(handle, page, MONTHS[2]);
+  expect(detail).toContain(`USING INDEX ${LOCATION_POPULATION_DESC_INDEX} (date=?)`);
+  expect(detail).not.toContain('TEMP B-TREE');
+  const rows = handle.sqlite!.prepare(page).all(MONTHS[2]) as { population: number | null; loc_id: string }[];
+  expect(rows).toHaveLength(100);
+  // Past the few populated locations, into the ties of 0 (by loc_id) and then the unknown populations.
+  const rank = (row: { population: number | null }) => (row.population === null ? -1 : row.population);
+  expect(
+    rows.every(
+      (row, index) =>
+        index === 0 ||
+        rank(rows[index - 1]!) > rank(row) ||
+        (rank(rows[index - 1]!) === rank(row) && rows[index - 1]!.loc_id < row.loc_id),
+    ),
+  ).toBe(true);
+  expect(rows.some((row) => row.population === null)).toBe(true);
+}
+
 /** asns(asns:[...], dateStart, dateEnd): a few primary-key lookups whatever the statistics say. */
 function expectHistoricKeyLookups(handle: DatabaseHandle): void {
   const detail = plan(
@@ -170,6 +208,7 @@ describe('list plans on a real SQLite file', () => {
     await migrateToLatest(handle.db, handle.dialect);
     fillMonths(handle);
     fillLinks(handle);
+    fillLocations(handle);
   });
   afterAll(async () => {
     await handle.close();
@@ -182,6 +221,7 @@ describe('list plans on a real SQLite file', () => {
     expectHistoricKeyLookups(handle);
     expectNeighbourPagesFromIndex(handle);
     expectSeenPagesFromIndex(handle);
+    expectLocationsByPopulationFromIndex(handle);
   });
 
   it('refreshStatistics writes sqlite_stat1 for the new indexes, and the plans stay the same', async () => {
@@ -205,6 +245,7 @@ describe('list plans on a real SQLite file', () => {
     expectHistoricKeyLookups(handle);
     expectNeighbourPagesFromIndex(handle);
     expectSeenPagesFromIndex(handle);
+    expectLocationsByPopulationFromIndex(handle);
     const count = handle.sqlite!.prepare('select count(*) as n from asns').get() as { n: number };
     expect(count.n).toBe(MONTHS.length * ASNS_PER_MONTH);
   });
