@@ -272,7 +272,9 @@ builder.queryFields((t) => ({
         bookmarks: monthBookmarks(context, months, filtered),
       });
       const totalScope =
-        asnFilter === null && args.name == null ? monthListScope('asns', months, { seen: args.seen }) : null;
+        asnFilter === null
+          ? monthListScope('asns', months, { seen: args.seen, name: args.name?.toLowerCase() })
+          : null;
       return { nodes, totalCount: () => listTotal(context, query, totalScope), ...page };
     },
   }),

@@ -203,8 +203,10 @@ builder.queryFields((t) => ({
         // listPage uses them only over a numeric key: org ids are text.
         bookmarks: monthBookmarks(context, months, filtered),
       });
-      const totalScope =
-        args.name == null ? monthListScope('organizations', months, { seen: args.seen }) : null;
+      const totalScope = monthListScope('organizations', months, {
+        seen: args.seen,
+        name: args.name?.toLowerCase(),
+      });
       return { nodes, totalCount: () => listTotal(context, query, totalScope), ...page };
     },
   }),
