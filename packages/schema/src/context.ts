@@ -12,7 +12,7 @@ import type {
   LocationsTable,
   OrganizationsTable,
 } from '@asrank/db';
-import { inValues } from './sql';
+import { dataVersionColumn, inValues } from './sql';
 import { runCompiled, runPrepared, type StatementObserver } from './compiledLookups';
 import { PageBookmarks, type PageBookmarksOptions } from './pageBookmarks';
 import { ListTotals } from './listTotals';
@@ -168,22 +168,13 @@ export function createStoreFacts(
   const dates = perDataVersion(async () => {
     const rows = await db
       .selectFrom('datasets')
-      .select([
-        'date',
-        (eb) => eb.selectFrom('meta').select('value').where('key', '=', 'data_version').as('data_version'),
-      ])
+      .select(['date', dataVersionColumn()])
       .orderBy('date')
       .execute();
     return { version: rows[0]?.data_version ?? undefined, value: rows.map((row) => row.date) };
   });
   const countries = perDataVersion(async () => {
-    const rows = await db
-      .selectFrom('countries')
-      .selectAll()
-      .select((eb) =>
-        eb.selectFrom('meta').select('value').where('key', '=', 'data_version').as('data_version'),
-      )
-      .execute();
+    const rows = await db.selectFrom('countries').selectAll().select(dataVersionColumn()).execute();
     return {
       version: rows[0]?.data_version ?? undefined,
       value: new Map(rows.map(({ data_version: _version, ...country }) => [country.iso, country])),

@@ -5,9 +5,10 @@
 // month (17 ms for "net" on the real month). Key lists and one ASN's links are counted per request (their counts are
 // index ranges, and their variety would only churn the totals).
 import { LRUCache } from 'lru-cache';
-import { sql, type SelectQueryBuilder } from 'kysely';
+import type { SelectQueryBuilder } from 'kysely';
 import { toCount, type Database } from '@asrank/db';
 import type { AsrankContext } from './context';
+import { dataVersionColumn } from './sql';
 
 /** Totals remembered: lists and filters per month, for many months and a few data versions. */
 const MAX_TOTALS = 2048;
@@ -38,10 +39,7 @@ export class ListTotals {
     const known = this.totals.get(`${requestVersion}\u0000${scope}`);
     if (known !== undefined) return known;
     const row = await query
-      .select([
-        (eb) => eb.fn.countAll().as('total'),
-        sql<string | null>`(select value from meta where key = 'data_version')`.as('data_version'),
-      ])
+      .select([(eb) => eb.fn.countAll().as('total'), dataVersionColumn()])
       .executeTakeFirst();
     const total = toCount(row?.total as number | string | undefined);
     if (row?.data_version != null) this.totals.set(`${row.data_version}\u0000${scope}`, total);

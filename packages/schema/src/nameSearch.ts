@@ -12,6 +12,7 @@ import {
   type NameSearchTable,
 } from '@asrank/db';
 import type { AsrankContext } from './context';
+import { boundLimit } from './sql';
 
 export const nameSearchTuning = {
   /**
@@ -58,9 +59,10 @@ export async function indexedNameMatches(
     sql` union all `,
   );
   const bound = nameSearchTuning.maxIndexedMatches;
-  // The LIMIT as `cast(? as integer)`, as the dialect writes Kysely's own: a bare `limit ?` is planned on every run.
-  const { rows } = await sql<{ key: number | string }>`select key from (${candidates})
-    limit cast(${bound + 1} as integer)`.execute(context.db);
+  const oneMore = boundLimit(bound + 1);
+  const { rows } = await sql<{ key: number | string }>`select key from (${candidates}) ${oneMore}`.execute(
+    context.db,
+  );
   return rows.length > bound ? null : rows.map((row) => row.key);
 }
 

@@ -9,6 +9,7 @@
 import DataLoader from 'dataloader';
 import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { AsrankContext } from './context';
+import { boundLimit } from './sql';
 import type { ConnectionPage } from './types/pageInfo';
 
 export interface NestedPageQuery<P extends string | number> {
@@ -61,15 +62,11 @@ function perParentRows<P extends string | number, R>(
   parents: P[],
   page: { first: number; offset: number },
 ) {
-  // The LIMIT as `cast(? as integer)`, as the SQLite dialect writes Kysely's own: a bare `limit ?` is planned on
-  // every run. PostgreSQL accepts the same text.
-  const pages = parents.map(
-    (
-      parent,
-    ) => sql`select cut.*, ${page.offset} + row_number() over (order by ${query.order}) as position_in_parent
+  const pageOfParent = (parent: P) =>
+    sql`select cut.*, ${page.offset} + row_number() over (order by ${query.order}) as position_in_parent
       from (select * from ${query.rows([parent])} w order by ${query.order}
-        limit cast(${page.first} as integer) offset ${page.offset}) cut`,
-  );
+        ${boundLimit(page.first)} offset ${page.offset}) cut`;
+  const pages = parents.map(pageOfParent);
   return sql<
     PagedRow<R, P>
   >`select * from (${sql.join(pages, sql` union all `)}) pages order by position_in_parent`;

@@ -64,6 +64,22 @@ export function orderByList(
   return sql.join(parts);
 }
 
+/**
+ * The store's data version as a column of another statement, so that its rows and the version they belong to are
+ * read in one snapshot (on both dialects): a value filed under that version is never one of another version's data.
+ */
+export function dataVersionColumn() {
+  return sql<string | null>`(select value from meta where key = 'data_version')`.as('data_version');
+}
+
+/**
+ * `limit n` for a statement written as SQL text, as the SQLite dialect writes Kysely's own LIMIT: `cast(? as
+ * integer)`, since a bare `limit ?` is planned again on every run. PostgreSQL accepts the same text.
+ */
+export function boundLimit(rows: number): RawBuilder<unknown> {
+  return sql`limit cast(${rows} as integer)`;
+}
+
 /** `date = d` for one month (the common case, best for the planner), else a list match. */
 export function dateIn(dialect: DialectName, column: string, months: readonly string[]): RawBuilder<boolean> {
   if (months.length === 1) return sql<boolean>`${sql.ref(column)} = ${months[0]}`;
