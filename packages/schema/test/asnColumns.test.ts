@@ -14,7 +14,7 @@ import {
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
 import { createContext, createSchema } from '../src';
 import { asnColumnTuning } from '../src/asnColumns';
-import { STORE_KINDS, openLoadedStore, type LoadedStore } from './support/store';
+import { busiestAsns, STORE_KINDS, openLoadedStore, type LoadedStore } from './support/store';
 
 /** A table in FROM or JOIN, bare or aliased (`asns as a`). */
 interface TableOrAlias {
@@ -113,14 +113,8 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
   beforeAll(async () => {
     store = await openLoadedStore(kind);
     const latest = store.dates.at(-1)!;
-    const row = await store.handle.db
-      .selectFrom('asns')
-      .select('asn')
-      .where('date', '=', latest)
-      .orderBy('degree_total', 'desc')
-      .limit(1)
-      .executeTakeFirstOrThrow();
-    neighbourOf = String(row.asn);
+    const [row] = await busiestAsns(store.handle, latest, 1);
+    neighbourOf = String(row!.asn);
   }, 120_000);
 
   afterAll(async () => {

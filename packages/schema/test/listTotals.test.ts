@@ -12,6 +12,7 @@ import type {
 import type { DatabaseHandle } from '@asrank/db';
 import { createContext, createSchema, createStoreFacts, type StoreFacts } from '../src';
 import {
+  busiestAsns,
   LOAD_TIMEOUT_MS,
   openLoadedStore,
   reloadThinned,
@@ -113,13 +114,7 @@ describe.each(STORE_KINDS)('list totals on %s', (kind) => {
   it('counts key lists, one ASN, several months and very long names on every request', async () => {
     const facts = createStoreFacts(store.handle);
     const [firstMonth, lastMonth] = [store.dates[0]!, store.dates.at(-1)!];
-    const busiest = await store.handle.db
-      .selectFrom('asns')
-      .select('asn')
-      .where('date', '=', lastMonth)
-      .orderBy('degree_total', 'desc')
-      .limit(1)
-      .executeTakeFirstOrThrow();
+    const busiest = (await busiestAsns(store.handle, lastMonth, 1))[0]!;
     for (const [list, args] of [
       ['asns', `, asns: ["${busiest.asn}"]`],
       ['asnLinks', `, asn: "${busiest.asn}"`],

@@ -9,7 +9,14 @@ import type {
 } from 'kysely';
 import type { DatabaseHandle } from '@asrank/db';
 import { nestedPageTuning } from '../src';
-import { LOAD_TIMEOUT_MS, openLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
+import {
+  busiestAsns,
+  LOAD_TIMEOUT_MS,
+  openLoadedStore,
+  queryData,
+  STORE_KINDS,
+  type LoadedStore,
+} from './support/store';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -60,15 +67,7 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
   it('pages the links of one ASN and of several the same in both forms', async () => {
     const latest = store.dates.at(-1)!;
     // The ASNs with the most links, and one with a single link, so that offsets fall inside, at and past the end.
-    const busiest = await store.handle.db
-      .selectFrom('asns')
-      .select(['asn', 'degree_total'])
-      .where('date', '=', latest)
-      .where('degree_total', '>', 0)
-      .orderBy('degree_total', 'desc')
-      .orderBy('asn')
-      .limit(4)
-      .execute();
+    const busiest = await busiestAsns(store.handle, latest, 4);
     const single = await store.handle.db
       .selectFrom('asns')
       .select('asn')

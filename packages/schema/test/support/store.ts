@@ -88,6 +88,22 @@ export async function openLoadedStore(kind: 'sqlite' | 'postgres'): Promise<Load
   };
 }
 
+/** The `count` ASNs of month `date` with the most links, most first (ties by ASN), with their number of links. */
+export function busiestAsns(
+  handle: DatabaseHandle,
+  date: string,
+  count: number,
+): Promise<{ asn: number | string; degree_total: number | string }[]> {
+  return handle.db
+    .selectFrom('asns')
+    .select(['asn', 'degree_total'])
+    .where('date', '=', date)
+    .orderBy('degree_total', 'desc')
+    .orderBy('asn')
+    .limit(count)
+    .execute();
+}
+
 /** Runs a query the way the GraphQL service does: the shared schema and a fresh per-request context. */
 export async function runQuery<T = Record<string, unknown>>(
   handle: DatabaseHandle,
