@@ -9,6 +9,8 @@ import * as m005 from './migrations/005_neighbour_rank_index';
 import * as m006 from './migrations/006_name_search';
 import * as m007 from './migrations/007_seen_rank_indexes';
 import * as m008 from './migrations/008_location_population_desc';
+import * as m009 from './migrations/009_postgres_byte_order_text';
+import * as m010 from './migrations/010_link_sort_indexes';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -22,6 +24,8 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '006_name_search': m006,
   '007_seen_rank_indexes': m007,
   '008_location_population_desc': m008,
+  '009_postgres_byte_order_text': m009,
+  '010_link_sort_indexes': m010,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

@@ -13,6 +13,8 @@ import {
   ASN_NUMERIC_SORT_COLUMNS,
   ORG_NUMERIC_SORT_COLUMNS,
 } from '../src/migrations/003_descending_sort_indexes';
+import { BYTE_ORDER_TEXT_COLUMNS } from '../src/migrations/009_postgres_byte_order_text';
+import { LINK_SORT_INDEXES } from '../src/migrations/010_link_sort_indexes';
 
 const PG_URL = process.env.DATABASE_URL_PG;
 
@@ -70,6 +72,8 @@ describe('migrations on a real SQLite file', () => {
         '006_name_search',
         '007_seen_rank_indexes',
         '008_location_population_desc',
+        '009_postgres_byte_order_text',
+        '010_link_sort_indexes',
       ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);
@@ -200,6 +204,30 @@ describe('migrations on a real SQLite file', () => {
       expect(definitions.get(`organizations_date_${column}_desc`)).toMatch(
         new RegExp(`\\(date, ${column} DESC, org_id\\)`),
       );
+    // The API's text orders are byte-wise: the columns they sort by are declared "C", so their indexes serve them.
+    const collations = await sql<{ table_name: string; column_name: string; collation_name: string | null }>`
+      select table_name, column_name, collation_name from information_schema.columns
+      where table_schema = ${schema} and data_type = 'text'`.execute(handle.db);
+    const collationOf = new Map(
+      collations.rows.map((r) => [`${r.table_name}.${r.column_name}`, r.collation_name]),
+    );
+    for (const [table, columns] of Object.entries(BYTE_ORDER_TEXT_COLUMNS))
+      for (const column of columns)
+        expect([`${table}.${column}`, collationOf.get(`${table}.${column}`)]).toEqual([
+          `${table}.${column}`,
+          'C',
+        ]);
+    expect(collationOf.get('asns.date')).toBeNull();
+    const linkIndexes = await sql<{ indexname: string; indexdef: string }>`
+      select indexname, indexdef from pg_indexes where schemaname = ${schema} and tablename = 'asn_links'`.execute(
+      handle.db,
+    );
+    const linkDefinitions = new Map(linkIndexes.rows.map((r) => [r.indexname, r.indexdef]));
+    expect(linkDefinitions.get(LINK_SORT_INDEXES.numberPathsDesc)).toMatch(
+      /\(date, canonical, number_paths DESC NULLS LAST, asn0, asn1\)/,
+    );
+    expect(linkDefinitions.get(LINK_SORT_INDEXES.rankPair)).toMatch(/\(date, canonical, rank, asn0, asn1\)/);
+    expect(linkDefinitions.has('asn_links_date_canonical_rank')).toBe(false);
   });
 
   it('migrates two databases at once, each with its trigram search index, pg_trgm in public', async () => {

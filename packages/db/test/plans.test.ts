@@ -19,6 +19,7 @@ import {
 import { NEIGHBOUR_RANK_INDEX } from '../src/migrations/005_neighbour_rank_index';
 import { SEEN_RANK_INDEXES } from '../src/migrations/007_seen_rank_indexes';
 import { LOCATION_POPULATION_DESC_INDEX } from '../src/migrations/008_location_population_desc';
+import { LINK_SORT_INDEXES } from '../src/migrations/010_link_sort_indexes';
 
 const PG_URL = process.env.DATABASE_URL_PG;
 const MONTHS = ['2024-01-01', '2024-02-01', '2024-03-01'];
@@ -60,7 +61,10 @@ function fillMonths(handle: DatabaseHandle): void {
   })();
 }
 
-/** Links of every ASN of the months, ranked: ASN 1 has 2,999 neighbours, as the largest ASes have thousands. */
+/**
+ * Links of every ASN of the months, ranked: ASN 1 has 2,999 neighbours, as the largest ASes have thousands. Numbers of
+ * paths tie in runs of ~60 links, and one link in seven has none.
+ */
 function fillLinks(handle: DatabaseHandle): void {
   const link = handle.sqlite!.prepare(
     `insert into asn_links (date, asn0, asn1, relationship, canonical, number_paths, rank) values (?, ?, ?, ?, ?, ?, ?)`,
@@ -69,8 +73,9 @@ function fillLinks(handle: DatabaseHandle): void {
     for (const date of MONTHS) {
       for (let asn = 2; asn <= ASNS_PER_MONTH; asn += 1) {
         const rank = (asn * 7919) % ASNS_PER_MONTH;
-        link.run(date, 1, asn, 'customer', 1, asn % 50, rank);
-        link.run(date, asn, 1, 'provider', 0, asn % 50, rank);
+        const paths = asn % 7 === 0 ? null : asn % 50;
+        link.run(date, 1, asn, 'customer', 1, paths, rank);
+        link.run(date, asn, 1, 'provider', 0, paths, rank);
       }
     }
   })();
@@ -186,6 +191,37 @@ function expectLocationsByPopulationFromIndex(handle: DatabaseHandle): void {
   expect(rows.some((row) => row.population === null)).toBe(true);
 }
 
+/**
+ * asnLinks(sort:"-numberPaths"), every link of a month once: one walk of the descending index, the pair ascending
+ * within each number of paths and links without one last.
+ */
+function expectLinksByPathsFromIndex(handle: DatabaseHandle): void {
+  const keys = `select date, asn0, asn1, number_paths from asn_links where date = ? and canonical = ?
+    order by number_paths desc nulls last, asn0 asc, asn1 asc limit 100 offset 2500`;
+  const detail = plan(handle, keys, MONTHS[2], 1);
+  expect(detail).toContain(
+    `USING COVERING INDEX ${LINK_SORT_INDEXES.numberPathsDesc} (date=? AND canonical=?)`,
+  );
+  expect(detail).not.toContain('TEMP B-TREE');
+  const rows = handle.sqlite!.prepare(keys).all(MONTHS[2], 1) as {
+    asn1: number;
+    number_paths: number | null;
+  }[];
+  expect(rows).toHaveLength(100);
+  const paths = (row: { number_paths: number | null }) => row.number_paths ?? -1;
+  expect(
+    rows.every(
+      (row, index) =>
+        index === 0 ||
+        paths(rows[index - 1]!) > paths(row) ||
+        (paths(rows[index - 1]!) === paths(row) && rows[index - 1]!.asn1 < row.asn1),
+    ),
+  ).toBe(true);
+  // The page crosses from the last counted paths into the links without one.
+  expect(rows[0]!.number_paths).not.toBeNull();
+  expect(rows.at(-1)!.number_paths).toBeNull();
+}
+
 /** asns(asns:[...], dateStart, dateEnd): a few primary-key lookups whatever the statistics say. */
 function expectHistoricKeyLookups(handle: DatabaseHandle): void {
   const detail = plan(
@@ -222,6 +258,7 @@ describe('list plans on a real SQLite file', () => {
     expectNeighbourPagesFromIndex(handle);
     expectSeenPagesFromIndex(handle);
     expectLocationsByPopulationFromIndex(handle);
+    expectLinksByPathsFromIndex(handle);
   });
 
   it('refreshStatistics writes sqlite_stat1 for the new indexes, and the plans stay the same', async () => {
@@ -246,6 +283,7 @@ describe('list plans on a real SQLite file', () => {
     expectNeighbourPagesFromIndex(handle);
     expectSeenPagesFromIndex(handle);
     expectLocationsByPopulationFromIndex(handle);
+    expectLinksByPathsFromIndex(handle);
     const count = handle.sqlite!.prepare('select count(*) as n from asns').get() as { n: number };
     expect(count.n).toBe(MONTHS.length * ASNS_PER_MONTH);
   });
@@ -375,6 +413,61 @@ describe('serving settings of SQLite handles', () => {
     const detail = explained.rows.map((row) => row['QUERY PLAN']).join('\n');
     expect(detail).toContain(NEIGHBOUR_RANK_INDEX);
     expect(detail).not.toMatch(/Sort/);
+  });
+
+  it('orders text byte-wise and reads name, organization and link pages from indexes, without a sort', async () => {
+    const month = '2024-04-01';
+    // Names whose byte order differs from a linguistic one: upper case before lower case.
+    await sql`insert into asns (date, asn, asn_name, org_id, rank)
+      select ${month}, g, case when g % 2 = 0 then 'a' else 'B' end || lpad(g::text, 5, '0'), 'ORG-' || (g % 300), g
+      from generate_series(1, 3000) g`.execute(handle.db);
+    await sql`insert into organizations (date, org_id, rank, cone_asns)
+      select ${month}, 'ORG-' || g, g, case when g % 4 = 0 then g else 1 end from generate_series(0, 2999) g`.execute(
+      handle.db,
+    );
+    await sql`insert into asn_links (date, asn0, asn1, relationship, canonical, number_paths, rank)
+      select ${month}, 1, g, 'customer', 1, case when g % 7 = 0 then null else g % 50 end, g % 40
+      from generate_series(2, 3000) g`.execute(handle.db);
+    await refreshStatistics(handle);
+    const planOf = async (query: string) => {
+      const explained = await sql<{ 'QUERY PLAN': string }>`explain ${sql.raw(query)}`.execute(handle.db);
+      return explained.rows.map((row) => row['QUERY PLAN']).join('\n');
+    };
+    for (const [query, index] of [
+      [
+        `select date, asn from asns where date = '${month}' order by asn_name collate "C", asn limit 100 offset 1500`,
+        'asns_date_asn_name',
+      ],
+      [
+        `select date, org_id from organizations where date = '${month}'
+          order by cone_asns desc, org_id collate "C" limit 100 offset 1500`,
+        'organizations_date_cone_asns_desc',
+      ],
+      [
+        `select date, asn0, asn1 from asn_links where date = '${month}' and canonical = 1
+          order by number_paths desc nulls last, asn0, asn1 limit 100 offset 1500`,
+        LINK_SORT_INDEXES.numberPathsDesc,
+      ],
+      [
+        `select date, asn0, asn1 from asn_links where date = '${month}' and canonical = 1
+          order by rank, asn0, asn1 limit 100 offset 1500`,
+        LINK_SORT_INDEXES.rankPair,
+      ],
+    ] as const) {
+      const detail = await planOf(query);
+      expect(detail).toContain(`Index Only Scan using ${index}`);
+      expect(detail).not.toMatch(/Sort/);
+    }
+    const names = await sql<{ asn_name: string }>`
+      select asn_name from asns where date = ${month} order by asn_name limit 2 offset 1499`.execute(
+      handle.db,
+    );
+    expect(names.rows.map((row) => row.asn_name)).toEqual(['B02999', 'a00002']);
+    // org_id is byte-ordered on both sides of the join an ASN's organization is read with.
+    const joined = await sql<{ n: string }>`
+      select count(*) as n from asns a join organizations o on o.date = a.date and o.org_id = a.org_id
+      where a.date = ${month}`.execute(handle.db);
+    expect(Number(joined.rows[0]!.n)).toBe(3000);
   });
 });
 
