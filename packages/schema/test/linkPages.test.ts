@@ -2,7 +2,14 @@
 // ORDER BY ... OFFSET over whole rows, for every sort, with and without asn1's fields, for one month and several,
 // on SQLite and PostgreSQL.
 import { linkPageTuning } from '../src';
-import { LOAD_TIMEOUT_MS, openLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
+import {
+  LOAD_TIMEOUT_MS,
+  busiestAsns,
+  openLoadedStore,
+  queryData,
+  STORE_KINDS,
+  type LoadedStore,
+} from './support/store';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -51,5 +58,25 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
         }
     // Most of those pages hold links (the last offset is past the end on purpose).
     expect(compared).toBeGreaterThan(1000);
+  });
+
+  it("pages one ASN's links the same whether the keys are read first or the rows are skipped", async () => {
+    const latest = store.dates.at(-1)!;
+    const [busiest] = await busiestAsns(store.handle, latest, 1);
+    const degree = Number(busiest!.degree_total);
+    expect(degree).toBeGreaterThan(20);
+    let compared = 0;
+    for (const sort of [null, '-numberPaths', 'relationship,-numberPaths'])
+      for (const offset of [1, Math.floor(degree / 3), degree - 3, degree + 5]) {
+        const query = `{ asnLinks(asn: "${busiest!.asn}", first: 15, offset: ${offset}${sort ? `, sort: "${sort}"` : ''}) {
+          edges { node { asn1 { asn asnName } relationship numberPaths } } } }`;
+        linkPageTuning.keyedPageMinOffset = Number.MAX_SAFE_INTEGER;
+        const skipped = await queryData<LinkPage>(store.handle, query);
+        linkPageTuning.keyedPageMinOffset = 0;
+        const keyed = await queryData<LinkPage>(store.handle, query);
+        expect([query, keyed.asnLinks.edges]).toEqual([query, skipped.asnLinks.edges]);
+        compared += skipped.asnLinks.edges.length;
+      }
+    expect(compared).toBeGreaterThan(60);
   });
 });
