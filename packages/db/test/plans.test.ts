@@ -167,6 +167,24 @@ function expectSeenPagesFromIndex(handle: DatabaseHandle): void {
 }
 
 /**
+ * Whether rows follow `value desc nulls last, key asc` (values are non-negative, so -1 stands for null); the
+ * descending indexes' tests read pages that cross ties and nulls.
+ */
+function inDescendingOrder<Row>(
+  rows: readonly Row[],
+  value: (row: Row) => number | null,
+  key: (row: Row) => number | string,
+): boolean {
+  const rank = (row: Row) => value(row) ?? -1;
+  return rows.every(
+    (row, index) =>
+      index === 0 ||
+      rank(rows[index - 1]!) > rank(row) ||
+      (rank(rows[index - 1]!) === rank(row) && key(rows[index - 1]!) < key(row)),
+  );
+}
+
+/**
  * locations(sort:"-population"): one walk of the descending index with its tie-breaker, where most locations tie
  * (real months give every location a population of 0) and some have none (nulls last).
  */
@@ -179,13 +197,11 @@ function expectLocationsByPopulationFromIndex(handle: DatabaseHandle): void {
   const rows = handle.sqlite!.prepare(page).all(MONTHS[2]) as { population: number | null; loc_id: string }[];
   expect(rows).toHaveLength(100);
   // Past the few populated locations, into the ties of 0 (by loc_id) and then the unknown populations.
-  const rank = (row: { population: number | null }) => (row.population === null ? -1 : row.population);
   expect(
-    rows.every(
-      (row, index) =>
-        index === 0 ||
-        rank(rows[index - 1]!) > rank(row) ||
-        (rank(rows[index - 1]!) === rank(row) && rows[index - 1]!.loc_id < row.loc_id),
+    inDescendingOrder(
+      rows,
+      (row) => row.population,
+      (row) => row.loc_id,
     ),
   ).toBe(true);
   expect(rows.some((row) => row.population === null)).toBe(true);
@@ -208,13 +224,12 @@ function expectLinksByPathsFromIndex(handle: DatabaseHandle): void {
     number_paths: number | null;
   }[];
   expect(rows).toHaveLength(100);
-  const paths = (row: { number_paths: number | null }) => row.number_paths ?? -1;
+  // asn0 is the same (1) for every link of the month, so the pair's order is asn1's.
   expect(
-    rows.every(
-      (row, index) =>
-        index === 0 ||
-        paths(rows[index - 1]!) > paths(row) ||
-        (paths(rows[index - 1]!) === paths(row) && rows[index - 1]!.asn1 < row.asn1),
+    inDescendingOrder(
+      rows,
+      (row) => row.number_paths,
+      (row) => row.asn1,
     ),
   ).toBe(true);
   // The page crosses from the last counted paths into the links without one.
