@@ -4,7 +4,7 @@
 // asnLinks.jsonl (or links.jsonl), optionally dataset.jsonl and locations.jsonl; any may be .gz/.bz2 compressed.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseDateArgument } from '@asrank/domain';
+import { parseDateArgument, rankLinks } from '@asrank/domain';
 import { type AsnLinksTable, type AsnsTable, type DatabaseHandle, type OrganizationsTable } from '@asrank/db';
 import { readLines, InputFileError } from './input/open';
 import { BadLinePolicy, parseAsn } from './input/bad-lines';
@@ -251,6 +251,8 @@ export async function importJsonl(
     }
   }
 
+  rankUnrankedLinks(links, asns);
+
   // Member counts fill in from the ASN nodes when the organization nodes did not carry them.
   const memberCounts = new Map<string, { all: number; seen: number }>();
   for (const row of asns.values()) {
@@ -326,6 +328,22 @@ export async function importJsonl(
 async function firstNode(file: string, policy: BadLinePolicy): Promise<Json> {
   for await (const { node } of nodes(file, policy, 'one JSON Dataset node per line')) return node;
   return {};
+}
+
+/**
+ * The public API's AsnLink has no rank, so its dumps carry none. Unless every link of the dump has one, the links are
+ * ranked from their ends' ranks as an ingest ranks them (rankLinks): the month's default link order is then the same
+ * as an ingested month's, and every link has a rank, which the link orders and their bookmarks rely on (an unranked
+ * link would sort first on SQLite and last on PostgreSQL).
+ */
+function rankUnrankedLinks(links: Map<string, AsnLinksTable>, asns: Map<number, AsnsTable>): void {
+  const canonicalLinks = [...links.values()].filter((link) => link.canonical === 1);
+  if (canonicalLinks.every((link) => link.rank !== null)) return;
+  const ranks = rankLinks(canonicalLinks, (asn) => asns.get(asn)?.rank);
+  canonicalLinks.forEach((link, index) => {
+    link.rank = ranks[index]!;
+    links.get(`${link.asn1}|${link.asn0}`)!.rank = link.rank;
+  });
 }
 
 /** An asns row from an Asn node (missing fields become empty/zero; `seen` defaults to "has a rank"). */

@@ -238,3 +238,68 @@ describe('import-jsonl with dumps shaped as the spec nodes', () => {
     });
   },
 );
+
+describe('import-jsonl link ranks', () => {
+  const asnNodes = [
+    { asn: '1', rank: 1 },
+    { asn: '2', rank: 2 },
+    { asn: '3', rank: 3 },
+    { asn: '4', seen: true },
+  ];
+  const linkNodes = [
+    { asn0: '2', asn1: '3', relationship: 'customer' },
+    { asn0: '4', asn1: '1', relationship: 'provider' },
+    { asn0: '1', asn1: '2', relationship: 'peer' },
+    { asn0: '3', asn1: '4', relationship: 'customer' },
+  ];
+
+  async function importedRanks(date: string, links: unknown[]): Promise<[number, number, number][]> {
+    const dumpDir = path.join(dir, `ranks-${date}`);
+    fs.mkdirSync(dumpDir);
+    fs.writeFileSync(path.join(dumpDir, 'asns.jsonl'), jsonl(asnNodes));
+    fs.writeFileSync(path.join(dumpDir, 'asnLinks.jsonl'), jsonl(links));
+    const handle = openDatabase(path.join(dir, `ranks-${date}.db`));
+    try {
+      await importJsonl(handle, { date, dir: dumpDir });
+      const rows = await handle.db
+        .selectFrom('asn_links')
+        .select(['asn0', 'asn1', 'rank'])
+        .orderBy('asn0')
+        .orderBy('asn1')
+        .execute();
+      return rows.map((row) => [Number(row.asn0), Number(row.asn1), Number(row.rank)]);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  it('ranks links from their ends as an ingest does when the dump carries no link rank', async () => {
+    // By the better end's rank, then the worse one's; an unranked end (AS4) after every ranked one.
+    expect(await importedRanks('20190901', linkNodes)).toEqual([
+      [1, 2, 1],
+      [1, 4, 2],
+      [2, 1, 1],
+      [2, 3, 3],
+      [3, 2, 3],
+      [3, 4, 4],
+      [4, 1, 2],
+      [4, 3, 4],
+    ]);
+  });
+
+  it('ranks every link again when only some carry a rank, and keeps the ranks when all do', async () => {
+    const someRanked = linkNodes.map((link, index) => (index < 2 ? { ...link, rank: 40 - index } : link));
+    expect(await importedRanks('20191001', someRanked)).toEqual(await importedRanks('20191101', linkNodes));
+    const allRanked = linkNodes.map((link, index) => ({ ...link, rank: 10 * (index + 1) }));
+    expect(await importedRanks('20191201', allRanked)).toEqual([
+      [1, 2, 30],
+      [1, 4, 20],
+      [2, 1, 30],
+      [2, 3, 10],
+      [3, 2, 10],
+      [3, 4, 40],
+      [4, 1, 20],
+      [4, 3, 40],
+    ]);
+  });
+});
