@@ -122,7 +122,7 @@ async function rowsOfKeyPage<TB extends ListTable, Row>(
             db: spec.db,
             dialect: spec.dialect,
             range: keyQuery,
-            key: spec.key,
+            keyColumns: [spec.key],
             term: seekable.term,
             bookmarks: bookmarks.cache,
             scope: `${await bookmarks.scope()}\u0000${spec.table}\u0000${seekable.name}`,

@@ -7,6 +7,8 @@
 // an order costs about what the plain OFFSET costs and later ones much less. They are kept per process in an LRU
 // keyed by data version, month and order: a load or drop changes the version, so no bookmark is used on data it
 // was not read from.
+// A record key may span columns (a link's asn0, asn1): the seek then compares them as one row value, which both
+// dialects match against the index's consecutive key columns.
 import { LRUCache } from 'lru-cache';
 import {
   createQueryId,
@@ -32,7 +34,8 @@ export interface SeekTerm {
 
 interface Bookmark {
   value: unknown;
-  key: number | string;
+  /** The record key's values, one per key column. */
+  key: readonly unknown[];
 }
 
 interface OrderBookmarks {
@@ -80,58 +83,73 @@ export class PageBookmarks {
   }
 }
 
-type RangeQuery = SelectQueryBuilder<Database, 'asns' | 'organizations', object>;
+type RangeQuery = SelectQueryBuilder<Database, 'asns' | 'organizations' | 'asn_links', object>;
 
 export interface SeekRange {
   db: Kysely<Database>;
   dialect: DialectName;
   /** The range's records: one month of the list table, with no filter but the range's own (`rank is not null`). */
   range: RangeQuery;
-  /** The record key column (numeric: its order is the same on both dialects). */
-  key: string;
+  /** The record key's columns, compared in this order (numeric: their order is the same on both dialects). */
+  keyColumns: readonly string[];
   term: SeekTerm | null;
   bookmarks: PageBookmarks;
   scope: string;
 }
 
 function orderOf(range: SeekRange): RawBuilder<unknown> {
-  const key = sql`${sql.ref(range.key)} asc`;
+  const key = sql.join(range.keyColumns.map((column) => sql`${sql.ref(column)} asc`));
   if (!range.term) return key;
   return sql`${sql.ref(range.term.column)} ${range.term.direction === 'desc' ? sql`desc` : sql`asc`}, ${key}`;
+}
+
+/** `key > from` over the record key's columns (a row value when there are several). */
+function keyAfter(range: SeekRange, from: readonly unknown[]): RawBuilder<boolean> {
+  const columns = range.keyColumns.map((column) => sql.ref(column));
+  if (columns.length === 1) return sql<boolean>`${columns[0]} > ${from[0]}`;
+  return sql<boolean>`(${sql.join(columns)}) > (${sql.join(from.map((value) => sql`${value}`))})`;
 }
 
 /** The range's records after `from` in the order, as queries whose results follow one another. */
 function rangesAfter(range: SeekRange, from: Bookmark | null): RangeQuery[] {
   if (!from) return [range.range];
-  const key = sql.ref(range.key);
-  if (!range.term) return [range.range.where(sql<boolean>`${key} > ${from.key}`)];
+  if (!range.term) return [range.range.where(keyAfter(range, from.key))];
   const column = sql.ref(range.term.column);
   const after = range.term.direction === 'desc' ? sql`<` : sql`>`;
   return [
-    range.range.where(sql<boolean>`${column} = ${from.value}`).where(sql<boolean>`${key} > ${from.key}`),
+    range.range.where(sql<boolean>`${column} = ${from.value}`).where(keyAfter(range, from.key)),
     range.range.where(sql<boolean>`${column} ${after} ${from.value}`),
   ];
 }
 
+/** A bookmark as a hop reads it: its sort value and one `key_i` column per key column. */
+type BookmarkRow = Record<string, unknown>;
+
 function bookmarkColumns(range: SeekRange) {
   return [
     (range.term ? sql.ref(range.term.column) : sql`null`).as('value'),
-    sql<number | string>`${sql.ref(range.key)}`.as('key'),
+    ...range.keyColumns.map((column, index) => sql`${sql.ref(column)}`.as(`key_${index}`)),
   ];
+}
+
+function bookmarkOf(range: SeekRange, row: BookmarkRow): Bookmark {
+  return { value: row.value, key: range.keyColumns.map((_column, index) => row[`key_${index}`]) };
 }
 
 /** Stand-ins bound where a hop's values go, so each hop statement is compiled once per extension, not per hop. */
 const AFTER_VALUE = Symbol('after value');
-const AFTER_KEY = Symbol('after key');
 const SKIP = Symbol('skip');
 
 /** A hop's statements, compiled once: the record `skip` places into each part, and a part's bounded count. */
 interface HopStatements {
-  fromStart: { find: CompiledQuery<Bookmark>; count: CompiledQuery<{ n: number | string }> }[];
-  afterBookmark: { find: CompiledQuery<Bookmark>; count: CompiledQuery<{ n: number | string }> }[];
+  /** The stand-ins of the bookmark's key values, one per key column. */
+  afterKeys: symbol[];
+  fromStart: { find: CompiledQuery<BookmarkRow>; count: CompiledQuery<{ n: number | string }> }[];
+  afterBookmark: { find: CompiledQuery<BookmarkRow>; count: CompiledQuery<{ n: number | string }> }[];
 }
 
 function hopStatements(range: SeekRange): HopStatements {
+  const afterKeys = range.keyColumns.map((column) => Symbol(`after ${column}`));
   const compileParts = (parts: RangeQuery[]) =>
     parts.map((part) => ({
       find: part
@@ -139,7 +157,7 @@ function hopStatements(range: SeekRange): HopStatements {
         .orderBy(orderOf(range))
         .limit(1)
         .offset(SKIP as unknown as number)
-        .compile() as CompiledQuery<Bookmark>,
+        .compile() as CompiledQuery<BookmarkRow>,
       count: range.db
         .selectFrom(
           part
@@ -151,28 +169,25 @@ function hopStatements(range: SeekRange): HopStatements {
         .compile() as CompiledQuery<{ n: number | string }>,
     }));
   return {
+    afterKeys,
     fromStart: compileParts(rangesAfter(range, null)),
-    afterBookmark: compileParts(
-      rangesAfter(range, { value: AFTER_VALUE, key: AFTER_KEY as unknown as number }),
-    ),
+    afterBookmark: compileParts(rangesAfter(range, { value: AFTER_VALUE, key: afterKeys })),
   };
 }
 
 async function runBound<Row>(
   db: Kysely<Database>,
+  statements: HopStatements,
   compiled: CompiledQuery<Row>,
   from: Bookmark | null,
   skip: number,
 ): Promise<Row[]> {
-  const parameters = compiled.parameters.map((parameter) =>
-    parameter === AFTER_VALUE
-      ? from?.value
-      : parameter === AFTER_KEY
-        ? from?.key
-        : parameter === SKIP
-          ? skip
-          : parameter,
-  );
+  const parameters = compiled.parameters.map((parameter) => {
+    if (parameter === AFTER_VALUE) return from?.value;
+    if (parameter === SKIP) return skip;
+    const keyIndex = statements.afterKeys.indexOf(parameter as symbol);
+    return keyIndex >= 0 ? from?.key[keyIndex] : parameter;
+  });
   return (await db.executeQuery<Row>({ ...compiled, parameters, queryId: createQueryId() })).rows;
 }
 
@@ -185,10 +200,10 @@ async function hop(
 ): Promise<Bookmark | null> {
   let remaining = skip;
   for (const part of from ? statements.afterBookmark : statements.fromStart) {
-    const [found] = await runBound(range.db, part.find, from, remaining);
-    if (found) return found;
+    const [found] = await runBound(range.db, statements, part.find, from, remaining);
+    if (found) return bookmarkOf(range, found);
     // This part holds at most `remaining` records: count them (bounded) and go on in the next part.
-    const [counted] = await runBound(range.db, part.count, from, remaining);
+    const [counted] = await runBound(range.db, statements, part.count, from, remaining);
     remaining -= toCount(counted?.n);
   }
   return null;
@@ -212,7 +227,7 @@ async function extendTo(range: SeekRange, order: OrderBookmarks, index: number):
 }
 
 /**
- * The (date, key) of one page of the range, as a subquery to read the page's rows with: from the nearest bookmark
+ * The (date, key columns) of one page of the range, as a subquery to read the page's rows with: from the nearest bookmark
  * when the offset is at least one step deep, else null (the caller's plain OFFSET is then as cheap).
  */
 export async function bookmarkedKeyPage(
@@ -228,7 +243,10 @@ export async function bookmarkedKeyPage(
   const index = Math.min(wanted, order.bookmarks.length - 1);
   if (index < 0) return null;
   const from = order.bookmarks[index]!;
-  const columns = [sql.ref('date').as('date'), sql.ref(range.key).as(range.key)];
+  const columns = [
+    sql.ref('date').as('date'),
+    ...range.keyColumns.map((column) => sql.ref(column).as(column)),
+  ];
   if (range.term) columns.push(sql.ref(range.term.column).as(range.term.column));
   const skip = offset - (index + 1) * step;
   // The parts are consecutive stretches of the order, each read in index order. SQLite merges them as they come
@@ -254,5 +272,8 @@ export async function bookmarkedKeyPage(
     .offset(skip);
   return range.db
     .selectFrom(page.as('page'))
-    .select([sql.ref('page.date').as('date'), sql.ref(`page.${range.key}`).as('key')]);
+    .select([
+      sql.ref('page.date').as('date'),
+      ...range.keyColumns.map((column) => sql.ref(`page.${column}`).as(column)),
+    ]);
 }

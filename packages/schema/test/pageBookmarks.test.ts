@@ -1,8 +1,9 @@
 // Deep pages read from bookmarks (pageBookmarks.ts) are exactly the pages of the plain ORDER BY ... OFFSET, for the
-// default order and one-column sorts, in any order of requests, concurrently, and after the month is reloaded.
-// A step of 5 makes the sample month's few hundred ASNs cross many bookmarks and ties.
+// default order and one-column sorts, in any order of requests, concurrently, and after the month is reloaded; and
+// for a month's links in their default order, whose key has two columns.
+// A step of 5 makes the sample month's few hundred ASNs and links cross many bookmarks and ties.
 import { graphql } from 'graphql';
-import { createContext, createSchema, createStoreFacts, type StoreFacts } from '../src';
+import { createContext, createSchema, createStoreFacts, linkPageTuning, type StoreFacts } from '../src';
 import {
   LOAD_TIMEOUT_MS,
   reloadThinned,
@@ -143,5 +144,90 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
     const expectedAfter = [...after].sort(ORDERS[4]!.compare).map((row) => row.asn);
     expect(expectedAfter.slice(deep, deep + 10)).not.toEqual(beforePage);
     expect(await page(facts, 'asnDegree.total', 10, deep)).toEqual(expectedAfter.slice(deep, deep + 10));
+  });
+});
+
+describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
+  let store: LoadedStore;
+  let latest: string;
+  const defaultTuning = { ...linkPageTuning };
+
+  beforeAll(async () => {
+    store = await openLoadedStore(kind);
+    latest = store.dates.at(-1)!;
+  }, LOAD_TIMEOUT_MS);
+  afterAll(() => store?.close());
+  afterEach(() => Object.assign(linkPageTuning, defaultTuning));
+
+  const storedLinks = async () =>
+    (
+      await store.handle.db
+        .selectFrom('asn_links')
+        .select(['asn0', 'asn1', 'rank'])
+        .where('date', '=', latest)
+        .where('canonical', '=', 1)
+        .execute()
+    ).map((row) => ({
+      asn0: Number(row.asn0),
+      asn1: Number(row.asn1),
+      rank: row.rank === null ? null : Number(row.rank),
+    }));
+
+  const linkPage = async (facts: StoreFacts, first: number, offset: number) => {
+    const result = await graphql({
+      schema,
+      source: `{ asnLinks(first: ${first}, offset: ${offset}) { edges { node { asn0 { asn } asn1 { asn } } } } }`,
+      contextValue: createContext(store.handle, { facts }),
+    });
+    if (result.errors?.length) throw new Error(result.errors.map((error) => error.message).join('; '));
+    const { edges } = (result.data as { asnLinks: { edges: { node: Record<string, { asn: string }> }[] } })
+      .asnLinks;
+    return edges.map(({ node }) => `${node.asn0!.asn}-${node.asn1!.asn}`);
+  };
+
+  it('answers every page of the links in rank order as the plain offset does, wherever the page starts', async () => {
+    // Every page reads its keys first, so even shallow ones may start from a bookmark.
+    linkPageTuning.keyedPageMinOffset = 0;
+    const links = await storedLinks();
+    expect(links.length).toBeGreaterThan(20 * STEP);
+    // Ranks are shared (competition ranking), so pages cross ties that the pair breaks.
+    expect(new Set(links.map((link) => link.rank)).size).toBeLessThan(links.length);
+    const expected = links
+      .map((link) => ({ ...link, rank: link.rank! }))
+      .sort((a, b) => a.rank - b.rank || a.asn0 - b.asn0 || a.asn1 - b.asn1)
+      .map((link) => `${link.asn0}-${link.asn1}`);
+    const facts = createStoreFacts(store.handle, undefined, { step: STEP });
+    for (const offset of offsetsFor(links.length))
+      for (const first of [1, 3, 2 * STEP + 1])
+        expect({ offset, first, links: await linkPage(facts, first, offset) }).toEqual({
+          offset,
+          first,
+          links: expected.slice(offset, offset + first),
+        });
+    expect(facts.pageBookmarks.count()).toBeGreaterThan(Math.floor(links.length / STEP) - 2);
+  });
+
+  it('keeps the plain offset, and no bookmarks, for a month with an unranked link', async () => {
+    const links = await storedLinks();
+    const [unranked] = links;
+    await store.handle.db
+      .updateTable('asn_links')
+      .set({ rank: null })
+      .where('date', '=', latest)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('asn0', '=', unranked!.asn0), eb('asn1', '=', unranked!.asn1)]),
+          eb.and([eb('asn0', '=', unranked!.asn1), eb('asn1', '=', unranked!.asn0)]),
+        ]),
+      )
+      .execute();
+    const facts = createStoreFacts(store.handle, undefined, { step: STEP });
+    const offsets = [STEP, 3 * STEP + 2, Math.floor(links.length / 2), links.length - 4];
+    linkPageTuning.keyedPageMinOffset = Number.MAX_SAFE_INTEGER;
+    const skipped = await Promise.all(offsets.map((offset) => linkPage(facts, 7, offset)));
+    linkPageTuning.keyedPageMinOffset = 0;
+    const keyed = await Promise.all(offsets.map((offset) => linkPage(facts, 7, offset)));
+    expect(keyed).toEqual(skipped);
+    expect(facts.pageBookmarks.count()).toBe(0);
   });
 });

@@ -20,6 +20,8 @@ import {
   type AsnLinkColumn,
 } from '../asnColumns';
 import { LocationConnection, sortLocations } from './location';
+import { monthBookmarks } from '../listPage';
+import { bookmarkedKeyPage } from '../pageBookmarks';
 
 /** asn1's record read with the link by the list's own query, and the columns it carries (null: not in the month). */
 export const JOINED_ASN1 = Symbol('asn1 record read with the link');
@@ -192,6 +194,42 @@ async function linksWithAsn1(
   });
 }
 
+/**
+ * The (date, asn0, asn1) of a deep page of one month's links in the default order, from bookmarks (pageBookmarks.ts),
+ * or null where they cannot serve it. The bookmarks compare link ranks, so a month with an unranked link keeps the
+ * plain OFFSET, which places nulls as each dialect does. Loads rank every link, but a month imported from JSON lines
+ * before `import-jsonl` ranked them may not.
+ */
+async function bookmarkedLinkKeys(
+  context: AsrankContext,
+  links: SelectQueryBuilder<Database, 'asn_links', object>,
+  months: readonly string[],
+  page: { first: number; offset: number },
+) {
+  const bookmarks = monthBookmarks(context, months, false);
+  if (!bookmarks || page.offset < bookmarks.cache.step) return null;
+  // One probe of the (date, canonical, rank) index.
+  const unranked = await links
+    .select(sql`1`.as('one'))
+    .where('rank', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
+  if (unranked) return null;
+  return bookmarkedKeyPage(
+    {
+      db: context.db,
+      dialect: context.dialect,
+      range: links,
+      keyColumns: ['asn0', 'asn1'],
+      term: { column: 'rank', direction: 'asc' },
+      bookmarks: bookmarks.cache,
+      scope: `${await bookmarks.scope()}\u0000asn_links\u0000rank`,
+    },
+    page.first,
+    page.offset,
+  );
+}
+
 function numberOrNull(value: number | string | null): number | null {
   return value == null ? null : Number(value);
 }
@@ -339,18 +377,18 @@ builder.queryFields((t) => ({
       const columns = linkPageColumns(selectedAsnLinkNodeColumns(info), keys, linkOrder);
       // A deep page takes its keys from the order's covering index first, then reads only its own rows: an OFFSET
       // over whole rows reads every skipped row (the real month's links in the default order, offset 200,000:
-      // 127 ms, 10.6 ms this way).
+      // 127 ms, 10.6 ms this way). In the default order over all of a month's links, the keys start from the nearest
+      // bookmark instead of walking every skipped index entry.
       const keyedPage = page.offset >= linkPageTuning.keyedPageMinOffset;
-      const pageRows = keyedPage
+      const allLinksByRank = asn === null && asnList === null && !historic && keys.length === 0;
+      const pageKeys = keyedPage
+        ? ((allLinksByRank ? await bookmarkedLinkKeys(context, query, months, page) : null) ??
+          query.select(['date', 'asn0', 'asn1']).orderBy(order).limit(page.first).offset(page.offset))
+        : null;
+      const pageRows = pageKeys
         ? context.db
             .selectFrom('asn_links')
-            .where(
-              sql<boolean>`(asn_links.date, asn_links.asn0, asn_links.asn1) in (${query
-                .select(['date', 'asn0', 'asn1'])
-                .orderBy(order)
-                .limit(page.first)
-                .offset(page.offset)})`,
-            )
+            .where(sql<boolean>`(asn_links.date, asn_links.asn0, asn_links.asn1) in (${pageKeys})`)
             .orderBy(order)
         : query.orderBy(order).limit(page.first).offset(page.offset);
       // PostgreSQL looks a keyed page's rows up by the neighbour index's (date, asn0) range when that index holds every
