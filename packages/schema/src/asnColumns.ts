@@ -232,7 +232,14 @@ export function selectedOrganizationColumns(info: GraphQLResolveInfo): Organizat
 
 /** True when the field's selection reads nothing but the key (asn, date), so stand-ins of the key answer it. */
 export function selectsOnlyAsnKey(info: GraphQLResolveInfo): boolean {
-  const columns = selectedAsnColumns(info);
+  return isAsnKey(selectedAsnColumns(info));
+}
+
+/**
+ * True when selected Asn columns are the key alone (`asn1 { asn }`): the record is then answered from the key the
+ * caller holds, with no read (a record that does not exist would be a placeholder with the same key).
+ */
+export function isAsnKey(columns: readonly AsnColumn[] | null): boolean {
   return columns !== null && columns.length === KEY_COLUMNS.length;
 }
 

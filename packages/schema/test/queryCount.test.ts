@@ -8,7 +8,14 @@ import type {
   UnknownRow,
 } from 'kysely';
 import type { DatabaseHandle } from '@asrank/db';
-import { LOAD_TIMEOUT_MS, openLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
+import {
+  busiestAsns,
+  LOAD_TIMEOUT_MS,
+  openLoadedStore,
+  queryData,
+  STORE_KINDS,
+  type LoadedStore,
+} from './support/store';
 
 // Data tests run real SQL on a loaded store; a busy CI machine can be slow, and no assertion here is about time.
 jest.setTimeout(LOAD_TIMEOUT_MS);
@@ -32,7 +39,7 @@ describe.each(STORE_KINDS)('query count on %s', (kind) => {
   }, LOAD_TIMEOUT_MS);
   afterAll(() => store?.close());
 
-  async function statementsFor(query: string, first: number): Promise<{ statements: number; nodes: number }> {
+  async function countedData<T>(query: string, first: number): Promise<{ statements: number; data: T }> {
     const counter = new StatementCounter();
     // Without the pg pool, one-record lookups run through Kysely (not as named prepared statements), so the plugin
     // counts them too.
@@ -41,8 +48,13 @@ describe.each(STORE_KINDS)('query count on %s', (kind) => {
       db: store.handle.db.withPlugin(counter),
       postgres: undefined,
     };
-    const data = await queryData<{ asns: { edges: unknown[] } }>(counted, query, { first });
-    return { statements: counter.executed, nodes: data.asns.edges.length };
+    const data = await queryData<T>(counted, query, { first });
+    return { statements: counter.executed, data };
+  }
+
+  async function statementsFor(query: string, first: number): Promise<{ statements: number; nodes: number }> {
+    const { statements, data } = await countedData<{ asns: { edges: unknown[] } }>(query, first);
+    return { statements, nodes: data.asns.edges.length };
   }
 
   it('asns(first: 10000) with each organization and its rank costs the same few statements as first: 10', async () => {
@@ -86,6 +98,38 @@ describe.each(STORE_KINDS)('query count on %s', (kind) => {
     expect(large.statements).toBeLessThanOrEqual(small.statements);
     expect(large.statements).toBeLessThan(25);
   });
+
+  it.each([
+    ['all links', ''],
+    ["the busiest ASN's links", 'busiest'],
+  ])(
+    'a page of %s whose ends show only their ASN reads no ASN record, and answers as the records do',
+    async (_label, which) => {
+      interface Ends {
+        asnLinks: { edges: { node: { asn0: { asn: string }; asn1: { asn: string; date?: string } } }[] };
+      }
+      const [busiest] = await busiestAsns(store.handle, store.dates.at(-1)!, 1);
+      const filter = which === 'busiest' ? `asn: "${busiest!.asn}", ` : '';
+      const keysOnly = await countedData<Ends>(
+        `query($first: Int) { asnLinks(${filter}first: $first) { edges { node { asn0 { asn } asn1 { asn date } } } } }`,
+        200,
+      );
+      const noEnds = await countedData<Ends>(
+        `query($first: Int) { asnLinks(${filter}first: $first) { edges { node { relationship } } } }`,
+        200,
+      );
+      const records = await countedData<Ends>(
+        `query($first: Int) { asnLinks(${filter}first: $first) { edges { node { asn0 { asn asnName } asn1 { asn date asnName } } } } }`,
+        200,
+      );
+      expect(keysOnly.data.asnLinks.edges.length).toBeGreaterThan(20);
+      expect(keysOnly.statements).toBe(noEnds.statements);
+      expect(records.statements).toBeGreaterThan(noEnds.statements);
+      const ends = (data: Ends) =>
+        data.asnLinks.edges.map(({ node }) => [node.asn0.asn, node.asn1.asn, node.asn1.date ?? null]);
+      expect(ends(keysOnly.data)).toEqual(ends(records.data));
+    },
+  );
 
   it('historic pages cost one batch per month, not per node', async () => {
     const query = `query($first: Int) { asns(first: $first, dateStart: "${store.dates[0]}", dateEnd: "${store.dates.at(-1)}") { edges { node { organization { rank } } } } }`;

@@ -16,6 +16,7 @@ import {
   selectedAsnColumns,
   selectedAsnColumnsAt,
   selectedAsnLinkNodeColumns,
+  isAsnKey,
   type AsnColumn,
   type AsnLinkColumn,
 } from '../asnColumns';
@@ -65,10 +66,14 @@ AsnLinkRef.implement({
   fields: (t) => ({
     asn0: t.field({
       type: AsnRef,
-      resolve: async (link, _args, context, info) =>
-        (await context
-          .asnLoader(selectedAsnColumns(info))
-          .load({ date: link.date, id: Number(link.asn0) })) ?? placeholderAsn(link.date, Number(link.asn0)),
+      resolve: (link, _args, context, info) => {
+        const columns = selectedAsnColumns(info);
+        if (isAsnKey(columns)) return asnKeyOf(link.date, link.asn0);
+        return context
+          .asnLoader(columns)
+          .load({ date: link.date, id: Number(link.asn0) })
+          .then((record) => record ?? placeholderAsn(link.date, Number(link.asn0)));
+      },
     }),
     asn1: t.field({
       type: AsnRef,
@@ -76,6 +81,7 @@ AsnLinkRef.implement({
       // otherwise pays 500 loader promises, ~4 µs each under graphql-jit).
       resolve: (link: AsnLinkRow, _args, context, info) => {
         const columns = selectedAsnColumns(info);
+        if (isAsnKey(columns)) return asnKeyOf(link.date, link.asn1);
         const joined = link[JOINED_ASN1];
         if (joined && columns && coversColumns(joined.columns, columns))
           return joined.record ?? placeholderAsn(link.date, Number(link.asn1));
@@ -228,6 +234,11 @@ async function bookmarkedLinkKeys(
     page.first,
     page.offset,
   );
+}
+
+/** A stand-in for an end's Asn row when only its key is selected: those fields read nothing else. */
+function asnKeyOf(date: string, asn: number | string): AsnRow {
+  return { date, asn: Number(asn) } as AsnRow;
 }
 
 function numberOrNull(value: number | string | null): number | null {
@@ -401,16 +412,17 @@ builder.queryFields((t) => ({
         ? (pageRows.select(rowColumns) as unknown as ReturnType<typeof pageRows.selectAll>)
         : pageRows.selectAll();
       const asn1Columns = selectedAsnColumnsAt(info, ['edges', 'node', 'asn1']);
-      const nodes = asn1Columns
-        ? await linksWithAsn1(
-            context,
-            pageQuery,
-            keys,
-            historic,
-            asn1Columns,
-            asn != null && asnList === null && months.length === 1,
-          )
-        : await pageQuery.execute();
+      const nodes =
+        asn1Columns && !isAsnKey(asn1Columns)
+          ? await linksWithAsn1(
+              context,
+              pageQuery,
+              keys,
+              historic,
+              asn1Columns,
+              asn != null && asnList === null && months.length === 1,
+            )
+          : await pageQuery.execute();
       // All links of a month are counted once per data version (listTotals.ts); one ASN's links or a key list, whose
       // counts are index ranges, on every request.
       const totalScope = asn === null && asnList === null ? monthListScope('asn_links', months, {}) : null;
