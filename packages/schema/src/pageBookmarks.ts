@@ -30,6 +30,11 @@ const MAX_ORDERS = 512;
 export interface SeekTerm {
   column: string;
   direction: 'asc' | 'desc';
+  /**
+   * Order as `nulls last`, as the column's index is declared (the range holds no null, but PostgreSQL serves an order
+   * from an index only when the nulls' place matches too).
+   */
+  nullsLast?: boolean;
 }
 
 interface Bookmark {
@@ -100,7 +105,9 @@ export interface SeekRange {
 function orderOf(range: SeekRange): RawBuilder<unknown> {
   const key = sql.join(range.keyColumns.map((column) => sql`${sql.ref(column)} asc`));
   if (!range.term) return key;
-  return sql`${sql.ref(range.term.column)} ${range.term.direction === 'desc' ? sql`desc` : sql`asc`}, ${key}`;
+  const direction = range.term.direction === 'desc' ? sql`desc` : sql`asc`;
+  const nulls = range.term.nullsLast ? sql` nulls last` : sql``;
+  return sql`${sql.ref(range.term.column)} ${direction}${nulls}, ${key}`;
 }
 
 /** `key > from` over the record key's columns (a row value when there are several). */

@@ -3,6 +3,7 @@
 // for a month's links in their default order, whose key has two columns.
 // A step of 5 makes the sample month's few hundred ASNs and links cross many bookmarks and ties.
 import { graphql } from 'graphql';
+import { sql } from 'kysely';
 import { createContext, createSchema, createStoreFacts, linkPageTuning, type StoreFacts } from '../src';
 import {
   LOAD_TIMEOUT_MS,
@@ -163,7 +164,7 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
     (
       await store.handle.db
         .selectFrom('asn_links')
-        .select(['asn0', 'asn1', 'rank'])
+        .select(['asn0', 'asn1', 'rank', 'number_paths'])
         .where('date', '=', latest)
         .where('canonical', '=', 1)
         .execute()
@@ -171,12 +172,13 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
       asn0: Number(row.asn0),
       asn1: Number(row.asn1),
       rank: row.rank === null ? null : Number(row.rank),
+      paths: row.number_paths === null ? null : Number(row.number_paths),
     }));
 
-  const linkPage = async (facts: StoreFacts, first: number, offset: number) => {
+  const linkPage = async (facts: StoreFacts, first: number, offset: number, sort = '') => {
     const result = await graphql({
       schema,
-      source: `{ asnLinks(first: ${first}, offset: ${offset}) { edges { node { asn0 { asn } asn1 { asn } } } } }`,
+      source: `{ asnLinks(first: ${first}, offset: ${offset}${sort}) { edges { node { asn0 { asn } asn1 { asn } } } } }`,
       contextValue: createContext(store.handle, { facts }),
     });
     if (result.errors?.length) throw new Error(result.errors.map((error) => error.message).join('; '));
@@ -205,6 +207,45 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
           links: expected.slice(offset, offset + first),
         });
     expect(facts.pageBookmarks.count()).toBeGreaterThan(Math.floor(links.length / STEP) - 2);
+  });
+
+  it('answers every page of the links by descending paths, those without a count last, as the plain offset does', async () => {
+    linkPageTuning.keyedPageMinOffset = 0;
+    // Path counts with many ties, and links without one (as a month whose paths file lacks them): every seventh.
+    await store.handle.db
+      .updateTable('asn_links')
+      .set({
+        number_paths: sql<
+          number | null
+        >`case when (asn0 + asn1) % 7 = 0 then null else (asn0 * 31 + asn1) % 40 end`,
+      })
+      .where('date', '=', latest)
+      .execute();
+    const links = await storedLinks();
+    const withoutPaths = links.filter((link) => link.paths === null).length;
+    expect(withoutPaths).toBeGreaterThan(2 * STEP);
+    expect(links.length - withoutPaths).toBeGreaterThan(20 * STEP);
+    const byPathsNullsLast = (a: { paths: number | null }, b: { paths: number | null }) =>
+      a.paths === null || b.paths === null
+        ? (a.paths === null ? 1 : 0) - (b.paths === null ? 1 : 0)
+        : b.paths - a.paths;
+    const expected = [...links]
+      .sort((a, b) => byPathsNullsLast(a, b) || a.asn0 - b.asn0 || a.asn1 - b.asn1)
+      .map((link) => `${link.asn0}-${link.asn1}`);
+    const facts = createStoreFacts(store.handle, undefined, { step: STEP });
+    for (const offset of offsetsFor(links.length))
+      for (const first of [1, 3, 2 * STEP + 1])
+        expect({
+          offset,
+          first,
+          links: await linkPage(facts, first, offset, ', sort: "-numberPaths"'),
+        }).toEqual({
+          offset,
+          first,
+          links: expected.slice(offset, offset + first),
+        });
+    // Both stretches were read from bookmarks.
+    expect(facts.pageBookmarks.count()).toBeGreaterThan(Math.floor(links.length / STEP) - 4);
   });
 
   it('keeps the plain offset, and no bookmarks, for a month with an unranked link', async () => {

@@ -1,12 +1,12 @@
 // AsnLink: a link between two ASNs in one month, seen from asn0; root fields `asnLink` and `asnLinks`.
-import type { AsnLinksTable, Database } from '@asrank/db';
+import { toCount, type AsnLinksTable, type Database } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, LocationRow } from '../context';
 import { isHistoric, monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList } from '../args';
 import { listTotal, monthListScope } from '../listTotals';
-import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
+import { dateIn, inValues, nullsLastPage, orderByList, type SortColumn } from '../sql';
 import { nestedPage } from '../nestedPages';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { AsnLinkRef, AsnRef } from './refs';
@@ -22,7 +22,7 @@ import {
 } from '../asnColumns';
 import { LocationConnection, sortLocations } from './location';
 import { monthBookmarks } from '../listPage';
-import { bookmarkedKeyPage } from '../pageBookmarks';
+import { bookmarkedKeyPage, type SeekTerm } from '../pageBookmarks';
 
 /** asn1's record read with the link by the list's own query, and the columns it carries (null: not in the month). */
 export const JOINED_ASN1 = Symbol('asn1 record read with the link');
@@ -200,40 +200,66 @@ async function linksWithAsn1(
   });
 }
 
+/** An order of one month's links that bookmarks serve (pageBookmarks.ts), over the (asn0, asn1) key. */
+interface LinkSeek {
+  term: SeekTerm | null;
+  name: string;
+  /** The term is rank, which the range does not exclude nulls of: check the month has none. */
+  ranksOnly?: boolean;
+}
+
+/** The default order: link rank, then the pair. */
+const BY_RANK: LinkSeek = { term: { column: 'rank', direction: 'asc' }, name: 'rank', ranksOnly: true };
+/** `-numberPaths` over the links with a path count (migration 010's index declares it nulls last). */
+const BY_PATHS_DESCENDING: LinkSeek = {
+  term: { column: 'number_paths', direction: 'desc', nullsLast: true },
+  name: 'paths desc',
+};
+/** The links without a path count, by the pair. */
+const BY_PAIR: LinkSeek = { term: null, name: 'pair' };
+
 /**
- * The (date, asn0, asn1) of a deep page of one month's links in the default order, from bookmarks (pageBookmarks.ts),
- * or null where they cannot serve it. The bookmarks compare link ranks, so a month with an unranked link keeps the
- * plain OFFSET, which places nulls as each dialect does. Loads rank every link, but a month imported from JSON lines
- * before `import-jsonl` ranked them may not.
+ * The (date, asn0, asn1) of a deep page of one month's links in a `seek` order, from bookmarks, or null where they
+ * cannot serve it. Ranks are compared, so in rank order a month with an unranked link keeps the plain OFFSET, which
+ * places nulls as each dialect does. Loads rank every link, but a month imported from JSON lines before
+ * `import-jsonl` ranked them may not.
  */
 async function bookmarkedLinkKeys(
   context: AsrankContext,
   links: SelectQueryBuilder<Database, 'asn_links', object>,
   months: readonly string[],
-  page: { first: number; offset: number },
+  seek: LinkSeek,
+  page: { limit: number; offset: number },
 ) {
   const bookmarks = monthBookmarks(context, months, false);
   if (!bookmarks || page.offset < bookmarks.cache.step) return null;
-  // One probe of the (date, canonical, rank) index.
-  const unranked = await links
-    .select(sql`1`.as('one'))
-    .where('rank', 'is', null)
-    .limit(1)
-    .executeTakeFirst();
-  if (unranked) return null;
+  if (seek.ranksOnly) {
+    // One probe of the (date, canonical, rank) index.
+    const unranked = await links
+      .select(sql`1`.as('one'))
+      .where('rank', 'is', null)
+      .limit(1)
+      .executeTakeFirst();
+    if (unranked) return null;
+  }
   return bookmarkedKeyPage(
     {
       db: context.db,
       dialect: context.dialect,
       range: links,
       keyColumns: ['asn0', 'asn1'],
-      term: { column: 'rank', direction: 'asc' },
+      term: seek.term,
       bookmarks: bookmarks.cache,
-      scope: `${await bookmarks.scope()}\u0000asn_links\u0000rank`,
+      scope: `${await bookmarks.scope()}\u0000asn_links\u0000${seek.name}`,
     },
-    page.first,
+    page.limit,
     page.offset,
   );
+}
+
+/** True when the client's sort is `-numberPaths` alone (the pair that breaks ties is implied). */
+function isPathsDescending(keys: readonly SortKey[]): boolean {
+  return keys.length === 1 && keys[0]!.key === 'numberPaths' && keys[0]!.direction === 'desc';
 }
 
 /** A stand-in for an end's Asn row when only its key is selected: those fields read nothing else. */
@@ -386,35 +412,43 @@ builder.queryFields((t) => ({
       // Only the columns the nodes show (and the order's): a neighbour page in rank order then reads the neighbour
       // index alone (migration 005).
       const columns = linkPageColumns(selectedAsnLinkNodeColumns(info), keys, linkOrder);
-      // A deep page takes its keys from the order's covering index first, then reads only its own rows: an OFFSET
-      // over whole rows reads every skipped row (the real month's links in the default order, offset 200,000:
-      // 127 ms, 10.6 ms this way). In the default order over all of a month's links, the keys start from the nearest
-      // bookmark instead of walking every skipped index entry.
-      const keyedPage = page.offset >= linkPageTuning.keyedPageMinOffset;
-      const allLinksByRank = asn === null && asnList === null && !historic && keys.length === 0;
-      const pageKeys = keyedPage
-        ? ((allLinksByRank ? await bookmarkedLinkKeys(context, query, months, page) : null) ??
-          query.select(['date', 'asn0', 'asn1']).orderBy(order).limit(page.first).offset(page.offset))
-        : null;
-      const pageRows = pageKeys
-        ? context.db
-            .selectFrom('asn_links')
-            .where(sql<boolean>`(asn_links.date, asn_links.asn0, asn_links.asn1) in (${pageKeys})`)
-            .orderBy(order)
-        : query.orderBy(order).limit(page.first).offset(page.offset);
-      // PostgreSQL looks a keyed page's rows up by the neighbour index's (date, asn0) range when that index holds every
-      // column read, scanning all of asn0's links for each row (an ASN of 16,000 links: 50 ms a page). No index that starts
-      // with (date, asn0) holds `canonical` but the key's, so with it each row is one lookup of its whole key.
-      const rowColumns =
-        columns && keyedPage && context.dialect === 'postgres' ? [...columns, 'canonical' as const] : columns;
-      // The pruned rows carry exactly the columns the selected fields read, though typed as whole rows.
-      const pageQuery = rowColumns
-        ? (pageRows.select(rowColumns) as unknown as ReturnType<typeof pageRows.selectAll>)
-        : pageRows.selectAll();
       const asn1Columns = selectedAsnColumnsAt(info, ['edges', 'node', 'asn1']);
-      const nodes =
-        asn1Columns && !isAsnKey(asn1Columns)
-          ? await linksWithAsn1(
+      // One stretch of the order: `range` sorted, cut at (limit, offset).
+      const readRange = async (
+        range: typeof query,
+        limit: number,
+        offset: number,
+        seek: LinkSeek | null,
+      ): Promise<AsnLinkRow[]> => {
+        // A deep page takes its keys from the order's covering index first, then reads only its own rows: an OFFSET
+        // over whole rows reads every skipped row (the real month's links in the default order, offset 200,000:
+        // 127 ms, 10.6 ms this way). Where bookmarks serve the order, the keys start from the nearest one instead of
+        // walking every skipped index entry.
+        const keyedPage = offset >= linkPageTuning.keyedPageMinOffset;
+        const pageKeys = keyedPage
+          ? ((seek ? await bookmarkedLinkKeys(context, range, months, seek, { limit, offset }) : null) ??
+            range.select(['date', 'asn0', 'asn1']).orderBy(order).limit(limit).offset(offset))
+          : null;
+        const pageRows = pageKeys
+          ? context.db
+              .selectFrom('asn_links')
+              .where(sql<boolean>`(asn_links.date, asn_links.asn0, asn_links.asn1) in (${pageKeys})`)
+              .orderBy(order)
+          : range.orderBy(order).limit(limit).offset(offset);
+        // PostgreSQL looks a keyed page's rows up by the neighbour index's (date, asn0) range when that index holds
+        // every column read, scanning all of asn0's links for each row (an ASN of 16,000 links: 50 ms a page). No
+        // index that starts with (date, asn0) holds `canonical` but the key's, so with it each row is one lookup of
+        // its whole key.
+        const rowColumns =
+          columns && keyedPage && context.dialect === 'postgres'
+            ? [...columns, 'canonical' as const]
+            : columns;
+        // The pruned rows carry exactly the columns the selected fields read, though typed as whole rows.
+        const pageQuery = rowColumns
+          ? (pageRows.select(rowColumns) as unknown as ReturnType<typeof pageRows.selectAll>)
+          : pageRows.selectAll();
+        return asn1Columns && !isAsnKey(asn1Columns)
+          ? linksWithAsn1(
               context,
               pageQuery,
               keys,
@@ -422,7 +456,29 @@ builder.queryFields((t) => ({
               asn1Columns,
               asn != null && asnList === null && months.length === 1,
             )
-          : await pageQuery.execute();
+          : pageQuery.execute();
+      };
+      const allLinks = asn === null && asnList === null && !historic;
+      let nodes: AsnLinkRow[];
+      if (allLinks && keys.length === 0) {
+        nodes = await readRange(query, page.first, page.offset, BY_RANK);
+      } else if (allLinks && isPathsDescending(keys)) {
+        // The links with a path count, then those without (nulls last): two stretches of one index, each of which
+        // bookmarks can serve, since neither holds a null sort value.
+        const counted = query.where('number_paths', 'is not', null);
+        nodes = await nullsLastPage(page, {
+          nonNull: (limit, offset) => readRange(counted, limit, offset, BY_PATHS_DESCENDING),
+          nulls: (limit, offset) =>
+            readRange(query.where('number_paths', 'is', null), limit, offset, BY_PAIR),
+          countNonNull: async () =>
+            toCount(
+              (await counted.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n as
+                number | undefined,
+            ),
+        });
+      } else {
+        nodes = await readRange(query, page.first, page.offset, null);
+      }
       // All links of a month are counted once per data version (listTotals.ts); one ASN's links or a key list, whose
       // counts are index ranges, on every request.
       const totalScope = asn === null && asnList === null ? monthListScope('asn_links', months, {}) : null;
