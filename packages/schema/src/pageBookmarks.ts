@@ -3,10 +3,11 @@
 // of a full month, growing with the offset. A bookmark is the (sort value, key) of every STEP-th record in one
 // order of one month; a page at offset O starts after the nearest bookmark before it and skips fewer than STEP
 // keys, through two index range seeks (the rest of the bookmark's tie, then the values after it).
-// Bookmarks are found on demand, hopping STEP keys at a time from the last one known, so the first deep page of
-// an order costs about what the plain OFFSET costs and later ones much less. They are kept per process in an LRU
-// keyed by data version, month and order: a load or drop changes the version, so no bookmark is used on data it
-// was not read from.
+// Bookmarks are found on demand, hopping STEP keys at a time from the last one known, one statement per hop: the
+// first deep page of an order pays for every hop up to it (several times the plain OFFSET, see docs/performance.md,
+// twelfth round), later ones much less, and a walk from the start a few hops per page. They are kept per process
+// in an LRU keyed by data version, month and order: a load or drop changes the version, so no bookmark is used on
+// data it was not read from.
 // A record key may span columns (a link's asn0, asn1): the seek then compares them as one row value, which both
 // dialects match against the index's consecutive key columns.
 import { LRUCache } from 'lru-cache';
