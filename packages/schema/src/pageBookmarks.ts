@@ -78,6 +78,11 @@ export class PageBookmarks {
     return total;
   }
 
+  /** True once a page of this order has asked for bookmarks (in this data version: the scope names it). */
+  holds(scope: string): boolean {
+    return this.orders.has(scope);
+  }
+
   /** One order's bookmarks; `scope` names the data version, month, range and order. */
   order(scope: string): OrderBookmarks {
     let found = this.orders.get(scope);

@@ -233,8 +233,10 @@ async function bookmarkedLinkKeys(
 ) {
   const bookmarks = monthBookmarks(context, months, false);
   if (!bookmarks || page.offset < bookmarks.cache.step) return null;
-  if (seek.ranksOnly) {
-    // One probe of the (date, canonical, rank) index.
+  const scope = `${await bookmarks.scope()}\u0000asn_links\u0000${seek.name}`;
+  // One probe of the (date, canonical, rank) index, until the order holds bookmarks: they exist only once a probe of
+  // the same data version found no unranked link.
+  if (seek.ranksOnly && !bookmarks.cache.holds(scope)) {
     const unranked = await links
       .select(sql`1`.as('one'))
       .where('rank', 'is', null)
@@ -250,7 +252,7 @@ async function bookmarkedLinkKeys(
       keyColumns: ['asn0', 'asn1'],
       term: seek.term,
       bookmarks: bookmarks.cache,
-      scope: `${await bookmarks.scope()}\u0000asn_links\u0000${seek.name}`,
+      scope,
     },
     page.limit,
     page.offset,
