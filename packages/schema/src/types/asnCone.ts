@@ -25,6 +25,11 @@ export function memberKeys(members: readonly { date: string; asn: number }[]): A
   return members as AsnRow[];
 }
 
+/** The stand-in of one ASN's row, as memberKeys gives for many. */
+export function memberKey(member: { date: string; asn: number }): AsnRow {
+  return member as AsnRow;
+}
+
 /**
  * Asn records of members (placeholders for members without a record of their own), one batched query reading
  * `columns` (see asnColumns.ts; null for whole rows).

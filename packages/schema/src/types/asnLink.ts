@@ -11,6 +11,7 @@ import { nestedPage } from '../nestedPages';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { AsnLinkRef, AsnRef } from './refs';
 import { placeholderAsn } from './asn';
+import { memberKey } from './asnCone';
 import {
   coversColumns,
   selectedAsnColumns,
@@ -68,7 +69,7 @@ AsnLinkRef.implement({
       type: AsnRef,
       resolve: (link, _args, context, info) => {
         const columns = selectedAsnColumns(info);
-        if (isAsnKey(columns)) return asnKeyOf(link.date, link.asn0);
+        if (isAsnKey(columns)) return memberKey({ date: link.date, asn: Number(link.asn0) });
         return context
           .asnLoader(columns)
           .load({ date: link.date, id: Number(link.asn0) })
@@ -81,7 +82,7 @@ AsnLinkRef.implement({
       // otherwise pays 500 loader promises, ~4 µs each under graphql-jit).
       resolve: (link: AsnLinkRow, _args, context, info) => {
         const columns = selectedAsnColumns(info);
-        if (isAsnKey(columns)) return asnKeyOf(link.date, link.asn1);
+        if (isAsnKey(columns)) return memberKey({ date: link.date, asn: Number(link.asn1) });
         const joined = link[JOINED_ASN1];
         if (joined && columns && coversColumns(joined.columns, columns))
           return joined.record ?? placeholderAsn(link.date, Number(link.asn1));
@@ -262,11 +263,6 @@ async function bookmarkedLinkKeys(
 /** True when the client's sort is `-numberPaths` alone (the pair that breaks ties is implied). */
 function isPathsDescending(keys: readonly SortKey[]): boolean {
   return keys.length === 1 && keys[0]!.key === 'numberPaths' && keys[0]!.direction === 'desc';
-}
-
-/** A stand-in for an end's Asn row when only its key is selected: those fields read nothing else. */
-function asnKeyOf(date: string, asn: number | string): AsnRow {
-  return { date, asn: Number(asn) } as AsnRow;
 }
 
 function numberOrNull(value: number | string | null): number | null {
