@@ -14,7 +14,7 @@ import type {
 } from '@asrank/db';
 import { dataVersionColumn, inValues } from './sql';
 import { runCompiled, runPrepared, type StatementObserver } from './compiledLookups';
-import { PageBookmarks, type PageBookmarksOptions } from './pageBookmarks';
+import { PageBookmarks, waitedHopsFor, type PageBookmarksOptions } from './pageBookmarks';
 import { ListTotals } from './listTotals';
 import type { AsnColumn, OrganizationColumn } from './asnColumns';
 import { organizationColumnsAlongside, withJoinedOrganizations } from './joinedOrganization';
@@ -181,7 +181,7 @@ export function createStoreFacts(
     };
   });
   return {
-    pageBookmarks: new PageBookmarks(bookmarkOptions),
+    pageBookmarks: new PageBookmarks({ waitedHops: waitedHopsFor(handle.dialect), ...bookmarkOptions }),
     listTotals: new ListTotals(),
     dataVersion:
       readDataVersion ??

@@ -3,13 +3,17 @@
 // of a full month, growing with the offset. A bookmark is the (sort value, key) of every STEP-th record in one
 // order of one month; a page at offset O starts after the nearest bookmark before it and skips fewer than STEP
 // keys, through two index range seeks (the rest of the bookmark's tie, then the values after it).
-// Bookmarks are found on demand, hopping STEP keys at a time from the last one known, one statement per hop: the
-// first deep page of an order pays for every hop up to it (several times the plain OFFSET, see docs/performance.md,
-// twelfth round), later ones much less, and a walk from the start a few hops per page. They are kept per process
+// Bookmarks are found on demand, hopping STEP keys at a time from the last one known, one statement per hop. A page
+// a few hops past the last bookmark waits for those hops (a walk from the start: about one per page). On PostgreSQL a
+// page further away does not: it starts from the last bookmark known (or the start) and skips the rest in its own
+// statement, as a plain OFFSET would, while the hops up to it run in the background; waiting for them made the first
+// deep page of an order several times the plain OFFSET, one round trip per hop (docs/performance.md, twelfth and
+// thirteenth rounds). On SQLite a page waits for every hop (waitedHopsFor says why). Bookmarks are kept per process
 // in an LRU keyed by data version, month and order: a load or drop changes the version, so no bookmark is used on
 // data it was not read from.
 // A record key may span columns (a link's asn0, asn1): the seek then compares them as one row value, which both
 // dialects match against the index's consecutive key columns.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import {
   createQueryId,
@@ -22,10 +26,28 @@ import {
 } from 'kysely';
 import { toCount, type Database, type DialectName } from '@asrank/db';
 
-/** Keys between two bookmarks: a deep page skips fewer than this many keys after its bookmark. */
-export const DEFAULT_BOOKMARK_STEP = 256;
-/** Orders (month x range x sort) remembered; each holds one bookmark per STEP records (~350 for a full month). */
+/**
+ * Keys between two bookmarks: a deep page skips fewer than this many keys after its bookmark. Finding a bookmark
+ * costs a statement, skipping a key a few tens of nanoseconds: at 1,024 a deep page costs what it did at 256 (1.3 ms
+ * in process at offsets up to 400,000 of the real month's links) and finding the bookmarks up to offset 200,000
+ * takes a quarter of the statements (SQLite 42 -> 14 ms, PostgreSQL 590 -> 170 ms; docs/performance.md).
+ */
+export const DEFAULT_BOOKMARK_STEP = 1024;
+/** Orders (month x range x sort) remembered; each holds one bookmark per STEP records (~500 for a month's links). */
 const MAX_ORDERS = 512;
+/** Hops a page waits for (a walk of 1,000-key pages needs one per page); beyond, they run in the background. */
+export const DEFAULT_WAITED_HOPS = 4;
+
+/**
+ * The hops a page waits for on a dialect. On PostgreSQL a hop is a round trip (~0.8 ms) during which the service's
+ * thread is free: a far page answers with the plain OFFSET and leaves the hops to the background. On SQLite a hop
+ * is CPU on the service's own thread and costs about what skipping its keys would (~60 µs per 1,024 keys): a page
+ * waits for every hop, once. Left to the background there, the far pages answered meanwhile each paid the plain
+ * OFFSET and shared the thread with the hops (four far pages in a row: 55-62 ms waiting, 140-145 ms not).
+ */
+export function waitedHopsFor(dialect: DialectName): number {
+  return dialect === 'sqlite' ? Number.MAX_SAFE_INTEGER : DEFAULT_WAITED_HOPS;
+}
 
 /** The sort column of an order (a non-null, non-text column), then the record key ascending; null: the key alone. */
 export interface SeekTerm {
@@ -51,24 +73,50 @@ interface OrderBookmarks {
   complete: boolean;
   /** Extensions of one order run one after another, so concurrent pages never hop the same stretch twice. */
   extending: Promise<void>;
+  /** A background extension is queued or running; it goes on until `backgroundTarget` is known. */
+  inBackground: boolean;
+  backgroundTarget: number;
 }
 
 export interface PageBookmarksOptions {
   /** Keys between bookmarks (tests use a small step to cross many bookmarks with little data). */
   step?: number;
   maxOrders?: number;
+  /** Hops a page waits for before it starts from the last bookmark and leaves the rest to the background. */
+  waitedHops?: number;
 }
 
 /** The bookmarks of every order a process has paged deeply, bounded in number of orders. */
 export class PageBookmarks {
   readonly step: number;
+  readonly waitedHops: number;
+  /** Set when the service closes: background extensions stop at their next hop. */
+  stopped = false;
   private readonly orders: LRUCache<string, OrderBookmarks>;
 
-  constructor({ step = DEFAULT_BOOKMARK_STEP, maxOrders = MAX_ORDERS }: PageBookmarksOptions = {}) {
+  constructor({
+    step = DEFAULT_BOOKMARK_STEP,
+    maxOrders = MAX_ORDERS,
+    waitedHops = DEFAULT_WAITED_HOPS,
+  }: PageBookmarksOptions = {}) {
     if (!Number.isInteger(step) || step < 2)
       throw new Error(`bookmark step must be an integer >= 2, got ${step}`);
+    if (!Number.isInteger(waitedHops) || waitedHops < 0)
+      throw new Error(`waited hops must be an integer >= 0, got ${waitedHops}`);
     this.step = step;
+    this.waitedHops = waitedHops;
     this.orders = new LRUCache({ max: maxOrders });
+  }
+
+  /** Resolves once every extension queued so far has ended (tests; a closing service). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.orders.values()].map((order) => order.extending));
+  }
+
+  /** Stops the background extensions at their next hop and waits for them (a closing service). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.settled();
   }
 
   /** Bookmarks held over every order (the service's memory for them; tests see that deep pages use them). */
@@ -87,7 +135,13 @@ export class PageBookmarks {
   order(scope: string): OrderBookmarks {
     let found = this.orders.get(scope);
     if (!found) {
-      found = { bookmarks: [], complete: false, extending: Promise.resolve() };
+      found = {
+        bookmarks: [],
+        complete: false,
+        extending: Promise.resolve(),
+        inBackground: false,
+        backgroundTarget: -1,
+      };
       this.orders.set(scope, found);
     }
     return found;
@@ -222,21 +276,55 @@ async function hop(
   return null;
 }
 
-/** Finds bookmarks until `index` is known or the order ends. */
-async function extendTo(range: SeekRange, order: OrderBookmarks, index: number): Promise<void> {
-  const run = order.extending.then(async () => {
+/** Queues a run after the order's earlier extensions; a failed hop (statement timeout) fails only its own run. */
+function queueExtension(order: OrderBookmarks, run: () => Promise<void>): Promise<void> {
+  const queued = order.extending.then(run);
+  order.extending = queued.catch(() => undefined);
+  return queued;
+}
+
+/** The next bookmark after the last one known; false once the order has ended. */
+async function findNext(
+  range: SeekRange,
+  order: OrderBookmarks,
+  statements: HopStatements,
+): Promise<boolean> {
+  // From the start the next bookmark is at position step - 1; after one at p, at p + step: step - 1 further.
+  const next = await hop(range, statements, order.bookmarks.at(-1) ?? null, range.bookmarks.step - 1);
+  if (next) order.bookmarks.push(next);
+  else order.complete = true;
+  return next !== null;
+}
+
+/** Finds bookmarks until `index` is known or the order ends; the page waits for it. */
+function extendTo(range: SeekRange, order: OrderBookmarks, index: number): Promise<void> {
+  return queueExtension(order, async () => {
     if (order.bookmarks.length > index || order.complete) return;
     const statements = hopStatements(range);
-    while (order.bookmarks.length <= index && !order.complete) {
-      // From the start the next bookmark is at position step - 1; after one at p, at p + step: step - 1 further.
-      const next = await hop(range, statements, order.bookmarks.at(-1) ?? null, range.bookmarks.step - 1);
-      if (next) order.bookmarks.push(next);
-      else order.complete = true;
-    }
+    while (order.bookmarks.length <= index && (await findNext(range, order, statements)));
   });
-  // A failed hop (statement timeout) fails this page only; the next page extends from what was found.
-  order.extending = run.catch(() => undefined);
-  await run;
+}
+
+/**
+ * Finds bookmarks until `index` is known, without a page waiting: the first hop waits for the event loop's next
+ * turn, and so does every later one, so the pages answered meanwhile (SQLite blocks the thread for a statement) are
+ * never held for more than one hop. A later far page only moves the target of an extension already under way.
+ */
+function extendInBackground(range: SeekRange, order: OrderBookmarks, index: number): void {
+  order.backgroundTarget = Math.max(order.backgroundTarget, index);
+  if (order.inBackground) return;
+  order.inBackground = true;
+  void queueExtension(order, async () => {
+    const statements = hopStatements(range);
+    while (order.bookmarks.length <= order.backgroundTarget && !order.complete) {
+      await nextTurn();
+      if (range.bookmarks.stopped || !(await findNext(range, order, statements))) break;
+    }
+  })
+    .catch(() => undefined)
+    .finally(() => {
+      order.inBackground = false;
+    });
 }
 
 /**
@@ -252,7 +340,12 @@ export async function bookmarkedKeyPage(
   if (offset < step) return null;
   const order = range.bookmarks.order(range.scope);
   const wanted = Math.floor(offset / step) - 1;
-  await extendTo(range, order, wanted);
+  const missing = wanted - (order.bookmarks.length - 1);
+  if (missing > 0 && !order.complete) {
+    // A page never waits behind a background extension: it may be reaching far past this page.
+    if (missing <= range.bookmarks.waitedHops && !order.inBackground) await extendTo(range, order, wanted);
+    else extendInBackground(range, order, wanted);
+  }
   const index = Math.min(wanted, order.bookmarks.length - 1);
   if (index < 0) return null;
   const from = order.bookmarks[index]!;

@@ -16,6 +16,8 @@ import {
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
 const STEP = 5;
+/** Bookmark options under which every deep page waits for the bookmarks up to it, so it is read from them. */
+const WAITING = { step: STEP, waitedHops: Number.MAX_SAFE_INTEGER };
 const schema = createSchema();
 
 interface AsnRecord {
@@ -96,7 +98,7 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
   it('answers every page of every order as the plain offset does, wherever the page starts', async () => {
     const rows = await storedRows();
     expect(rows.length).toBeGreaterThan(20 * STEP);
-    const facts = createStoreFacts(store.handle, undefined, { step: STEP });
+    const facts = createStoreFacts(store.handle, undefined, WAITING);
     for (const { sort, compare } of ORDERS) {
       const expected = [...rows].sort(compare).map((row) => row.asn);
       for (const offset of offsetsFor(rows.length)) {
@@ -124,6 +126,37 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
     const offsets = Array.from({ length: 24 }, (_, index) => Math.floor((index * rows.length) / 24));
     const pages = await Promise.all(offsets.map((offset) => page(facts, '-cone.numberAsns', 7, offset)));
     expect(pages).toEqual(offsets.map((offset) => expected.slice(offset, offset + 7)));
+    // The far pages left their bookmarks to the background; the same pages read from them answer alike.
+    await facts.pageBookmarks.settled();
+    expect(facts.pageBookmarks.count()).toBe(Math.floor(offsets.at(-1)! / STEP));
+    const again = await Promise.all(offsets.map((offset) => page(facts, '-cone.numberAsns', 7, offset)));
+    expect(again).toEqual(pages);
+  });
+
+  it('answers a far page from the last bookmark at once and finds the bookmarks up to it in the background', async () => {
+    const rows = await storedRows();
+    const expected = [...rows].sort(ORDERS[4]!.compare).map((row) => row.asn);
+    const facts = createStoreFacts(store.handle, undefined, { step: STEP, waitedHops: 2 });
+    const near = 2 * STEP + 3;
+    const far = Math.floor(rows.length * 0.8);
+    expect(far - near).toBeGreaterThan(10 * STEP);
+
+    // Two hops from the start: the page waits for its bookmarks.
+    expect(await page(facts, 'asnDegree.total', 4, near)).toEqual(expected.slice(near, near + 4));
+    expect(facts.pageBookmarks.count()).toBe(2);
+
+    // Far past the last bookmark: the page starts from it. On SQLite every statement runs synchronously, so a page
+    // answered without a turn of the event loop proves that it did not wait for a single background hop.
+    expect(await page(facts, 'asnDegree.total', 4, far)).toEqual(expected.slice(far, far + 4));
+    if (kind === 'sqlite') expect(facts.pageBookmarks.count()).toBe(2);
+
+    // A farther page while that extension is under way does not wait either: it moves the extension's target.
+    const farther = rows.length - 3;
+    expect(await page(facts, 'asnDegree.total', 4, farther)).toEqual(expected.slice(farther, farther + 4));
+    if (kind === 'sqlite') expect(facts.pageBookmarks.count()).toBe(2);
+    await facts.pageBookmarks.settled();
+    expect(facts.pageBookmarks.count()).toBe(Math.floor(farther / STEP));
+    expect(await page(facts, 'asnDegree.total', 4, far)).toEqual(expected.slice(far, far + 4));
   });
 
   it('reads a reloaded month from new bookmarks, not those of the data it replaced', async () => {
@@ -144,6 +177,8 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
     const after = await storedRows();
     const expectedAfter = [...after].sort(ORDERS[4]!.compare).map((row) => row.asn);
     expect(expectedAfter.slice(deep, deep + 10)).not.toEqual(beforePage);
+    expect(await page(facts, 'asnDegree.total', 10, deep)).toEqual(expectedAfter.slice(deep, deep + 10));
+    await facts.pageBookmarks.settled();
     expect(await page(facts, 'asnDegree.total', 10, deep)).toEqual(expectedAfter.slice(deep, deep + 10));
   });
 });
@@ -198,7 +233,7 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
       .map((link) => ({ ...link, rank: link.rank! }))
       .sort((a, b) => a.rank - b.rank || a.asn0 - b.asn0 || a.asn1 - b.asn1)
       .map((link) => `${link.asn0}-${link.asn1}`);
-    const facts = createStoreFacts(store.handle, undefined, { step: STEP });
+    const facts = createStoreFacts(store.handle, undefined, WAITING);
     for (const offset of offsetsFor(links.length))
       for (const first of [1, 3, 2 * STEP + 1])
         expect({ offset, first, links: await linkPage(facts, first, offset) }).toEqual({
@@ -232,7 +267,7 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
     const expected = [...links]
       .sort((a, b) => byPathsNullsLast(a, b) || a.asn0 - b.asn0 || a.asn1 - b.asn1)
       .map((link) => `${link.asn0}-${link.asn1}`);
-    const facts = createStoreFacts(store.handle, undefined, { step: STEP });
+    const facts = createStoreFacts(store.handle, undefined, WAITING);
     for (const offset of offsetsFor(links.length))
       for (const first of [1, 3, 2 * STEP + 1])
         expect({

@@ -34,6 +34,10 @@ export async function graphqlPlugin(
 ): Promise<void> {
   // Loaded months are re-read only when the data version moves, not on every request.
   const facts = createStoreFacts(handle, dataVersionReader(handle));
+  // Bookmarks found in the background stop before the database closes (this plugin's hooks run before the app's).
+  app.addHook('onClose', async () => {
+    await facts.pageBookmarks.stop();
+  });
   await app.register(mercurius, {
     schema,
     path: '/graphql',
