@@ -8,9 +8,10 @@
 // A page at least one bookmark step deep into one month's unfiltered list, in the default order or one numeric sort
 // column, starts from the nearest bookmark instead of skipping every key before it (pageBookmarks.ts).
 import { sql, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
-import { toCount, type Database, type DialectName } from '@asrank/db';
+import type { Database, DialectName } from '@asrank/db';
 import type { SortKey } from '@asrank/domain';
 import type { AsrankContext } from './context';
+import { countRows } from './listTotals';
 import { bookmarkedKeyPage, type PageBookmarks, type SeekTerm } from './pageBookmarks';
 import { nullsLastPage, orderByList, type SortColumn } from './sql';
 
@@ -125,6 +126,7 @@ async function rowsOfKeyPage<TB extends ListTable, Row>(
             keyColumns: [spec.key],
             term: seekable.term,
             bookmarks: bookmarks.cache,
+            step: bookmarks.cache.step,
             scope: `${await bookmarks.scope()}\u0000${spec.table}\u0000${seekable.name}`,
           },
           limit,
@@ -187,10 +189,7 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
           offset,
           unrankedSeek,
         ),
-      countNonNull: async () =>
-        toCount(
-          (await ranked.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n as number | undefined,
-        ),
+      countNonNull: () => countRows(ranked),
     });
   }
   if (spec.keys.length > 0 && !spec.filtered)

@@ -57,6 +57,11 @@ export async function listTotal(
   scope: string | null,
 ): Promise<number> {
   if (scope !== null) return context.listTotals.total(query, scope, await context.dataVersion());
+  return countRows(query);
+}
+
+/** The number of rows `query` selects, counted by the database. */
+export async function countRows(query: CountableQuery): Promise<number> {
   const row = await query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst();
   return toCount(row?.total as number | string | undefined);
 }

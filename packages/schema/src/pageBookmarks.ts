@@ -26,14 +26,17 @@ import {
 } from 'kysely';
 import { toCount, type Database, type DialectName } from '@asrank/db';
 
+/** Keys between two bookmarks of an `asns` or `organizations` order: a deep page skips fewer than this many keys. */
+export const DEFAULT_BOOKMARK_STEP = 256;
 /**
- * Keys between two bookmarks: a deep page skips fewer than this many keys after its bookmark. Finding a bookmark
- * costs a statement, skipping a key a few tens of nanoseconds: at 1,024 a deep page costs what it did at 256 (1.3 ms
- * in process at offsets up to 400,000 of the real month's links) and finding the bookmarks up to offset 200,000
- * takes a quarter of the statements (SQLite 42 -> 14 ms, PostgreSQL 590 -> 170 ms; docs/performance.md).
+ * Keys between two bookmarks of a month's links. Finding a bookmark costs a statement, skipping a key a few tens of
+ * nanoseconds: a deep link page reads 100-1,000 full rows, so at 1,024 it costs what it did at 256 (1.3 ms in process
+ * up to offset 400,000 of the real month), and finding the bookmarks up to offset 200,000 takes a quarter of the
+ * statements (SQLite 42 -> 14 ms, PostgreSQL 590 -> 170 ms). The `asns` page of the W2 workload (~1 ms) lost 7% of
+ * its throughput at 1,024, so the lists keep 256 (docs/performance.md, thirteenth round).
  */
-export const DEFAULT_BOOKMARK_STEP = 1024;
-/** Orders (month x range x sort) remembered; each holds one bookmark per STEP records (~500 for a month's links). */
+export const DEFAULT_LINK_BOOKMARK_STEP = 1024;
+/** Orders (month x range x sort) remembered; each holds one bookmark per step records (~300-500 for a full month). */
 const MAX_ORDERS = 512;
 /** Hops a page waits for (a walk of 1,000-key pages needs one per page); beyond, they run in the background. */
 export const DEFAULT_WAITED_HOPS = 4;
@@ -79,8 +82,9 @@ interface OrderBookmarks {
 }
 
 export interface PageBookmarksOptions {
-  /** Keys between bookmarks (tests use a small step to cross many bookmarks with little data). */
+  /** Keys between bookmarks of a list, and of a month's links (tests use a small step to cross many with little data). */
   step?: number;
+  linkStep?: number;
   maxOrders?: number;
   /** Hops a page waits for before it starts from the last bookmark and leaves the rest to the background. */
   waitedHops?: number;
@@ -89,6 +93,7 @@ export interface PageBookmarksOptions {
 /** The bookmarks of every order a process has paged deeply, bounded in number of orders. */
 export class PageBookmarks {
   readonly step: number;
+  readonly linkStep: number;
   readonly waitedHops: number;
   /** Set when the service closes: background extensions stop at their next hop. */
   stopped = false;
@@ -96,14 +101,20 @@ export class PageBookmarks {
 
   constructor({
     step = DEFAULT_BOOKMARK_STEP,
+    linkStep = DEFAULT_LINK_BOOKMARK_STEP,
     maxOrders = MAX_ORDERS,
     waitedHops = DEFAULT_WAITED_HOPS,
   }: PageBookmarksOptions = {}) {
-    if (!Number.isInteger(step) || step < 2)
-      throw new Error(`bookmark step must be an integer >= 2, got ${step}`);
+    for (const [name, value] of [
+      ['step', step],
+      ['link step', linkStep],
+    ] as const)
+      if (!Number.isInteger(value) || value < 2)
+        throw new Error(`bookmark ${name} must be an integer >= 2, got ${value}`);
     if (!Number.isInteger(waitedHops) || waitedHops < 0)
       throw new Error(`waited hops must be an integer >= 0, got ${waitedHops}`);
     this.step = step;
+    this.linkStep = linkStep;
     this.waitedHops = waitedHops;
     this.orders = new LRUCache({ max: maxOrders });
   }
@@ -159,6 +170,8 @@ export interface SeekRange {
   keyColumns: readonly string[];
   term: SeekTerm | null;
   bookmarks: PageBookmarks;
+  /** Keys between this order's bookmarks (the same for every page of the order). */
+  step: number;
   scope: string;
 }
 
@@ -290,7 +303,7 @@ async function findNext(
   statements: HopStatements,
 ): Promise<boolean> {
   // From the start the next bookmark is at position step - 1; after one at p, at p + step: step - 1 further.
-  const next = await hop(range, statements, order.bookmarks.at(-1) ?? null, range.bookmarks.step - 1);
+  const next = await hop(range, statements, order.bookmarks.at(-1) ?? null, range.step - 1);
   if (next) order.bookmarks.push(next);
   else order.complete = true;
   return next !== null;
@@ -336,7 +349,7 @@ export async function bookmarkedKeyPage(
   limit: number,
   offset: number,
 ): Promise<Expression<unknown> | null> {
-  const { step } = range.bookmarks;
+  const { step } = range;
   if (offset < step) return null;
   const order = range.bookmarks.order(range.scope);
   const wanted = Math.floor(offset / step) - 1;

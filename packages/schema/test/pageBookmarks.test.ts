@@ -17,7 +17,7 @@ jest.setTimeout(LOAD_TIMEOUT_MS);
 
 const STEP = 5;
 /** Bookmark options under which every deep page waits for the bookmarks up to it, so it is read from them. */
-const WAITING = { step: STEP, waitedHops: Number.MAX_SAFE_INTEGER };
+const WAITING = { step: STEP, linkStep: STEP, waitedHops: Number.MAX_SAFE_INTEGER };
 const schema = createSchema();
 
 interface AsnRecord {
@@ -297,7 +297,7 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
         ]),
       )
       .execute();
-    const facts = createStoreFacts(store.handle, undefined, { step: STEP });
+    const facts = createStoreFacts(store.handle, undefined, { step: STEP, linkStep: STEP });
     const offsets = [STEP, 3 * STEP + 2, Math.floor(links.length / 2), links.length - 4];
     linkPageTuning.keyedPageMinOffset = Number.MAX_SAFE_INTEGER;
     const skipped = await Promise.all(offsets.map((offset) => linkPage(facts, 7, offset)));

@@ -1,11 +1,11 @@
 // AsnLink: a link between two ASNs in one month, seen from asn0; root fields `asnLink` and `asnLinks`.
-import { toCount, type AsnLinksTable, type Database } from '@asrank/db';
+import type { AsnLinksTable, Database } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, LocationRow } from '../context';
 import { isHistoric, monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList } from '../args';
-import { listTotal, monthListScope } from '../listTotals';
+import { countRows, listTotal, monthListScope } from '../listTotals';
 import { dateIn, inValues, nullsLastPage, orderByList, type SortColumn } from '../sql';
 import { nestedPage } from '../nestedPages';
 import { connectionOf, type ConnectionPage } from './pageInfo';
@@ -233,7 +233,7 @@ async function bookmarkedLinkKeys(
   page: { limit: number; offset: number },
 ) {
   const bookmarks = monthBookmarks(context, months, false);
-  if (!bookmarks || page.offset < bookmarks.cache.step) return null;
+  if (!bookmarks || page.offset < bookmarks.cache.linkStep) return null;
   const scope = `${await bookmarks.scope()}\u0000asn_links\u0000${seek.name}`;
   // One probe of the (date, canonical, rank) index, until the order holds bookmarks: they exist only once a probe of
   // the same data version found no unranked link.
@@ -253,6 +253,7 @@ async function bookmarkedLinkKeys(
       keyColumns: ['asn0', 'asn1'],
       term: seek.term,
       bookmarks: bookmarks.cache,
+      step: bookmarks.cache.linkStep,
       scope,
     },
     page.limit,
@@ -468,11 +469,7 @@ builder.queryFields((t) => ({
           nonNull: (limit, offset) => readRange(counted, limit, offset, BY_PATHS_DESCENDING),
           nulls: (limit, offset) =>
             readRange(query.where('number_paths', 'is', null), limit, offset, BY_PAIR),
-          countNonNull: async () =>
-            toCount(
-              (await counted.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n as
-                number | undefined,
-            ),
+          countNonNull: () => countRows(counted),
         });
       } else {
         nodes = await readRange(query, page.first, page.offset, null);
