@@ -82,8 +82,9 @@ interface OrderBookmarks {
 }
 
 export interface PageBookmarksOptions {
-  /** Keys between bookmarks of a list, and of a month's links (tests use a small step to cross many with little data). */
+  /** Keys between bookmarks of an `asns` or `organizations` order (tests use a small step to cross many). */
   step?: number;
+  /** Keys between bookmarks of a month's links. */
   linkStep?: number;
   maxOrders?: number;
   /** Hops a page waits for before it starts from the last bookmark and leaves the rest to the background. */
@@ -296,44 +297,50 @@ function queueExtension(order: OrderBookmarks, run: () => Promise<void>): Promis
   return queued;
 }
 
-/** The next bookmark after the last one known; false once the order has ended. */
-async function findNext(
-  range: SeekRange,
-  order: OrderBookmarks,
-  statements: HopStatements,
-): Promise<boolean> {
+/** Finds the next bookmark after the last one known, or marks the order complete. */
+async function findNext(range: SeekRange, order: OrderBookmarks, statements: HopStatements): Promise<void> {
   // From the start the next bookmark is at position step - 1; after one at p, at p + step: step - 1 further.
   const next = await hop(range, statements, order.bookmarks.at(-1) ?? null, range.step - 1);
   if (next) order.bookmarks.push(next);
   else order.complete = true;
-  return next !== null;
+}
+
+/**
+ * Finds bookmarks until the one at `target()` is known or the order ends. In the background each hop first waits
+ * for the event loop's next turn, so the pages answered meanwhile (SQLite blocks the thread for a statement) are
+ * never held for more than one hop, and a closing service stops it.
+ */
+async function findBookmarks(
+  range: SeekRange,
+  order: OrderBookmarks,
+  target: () => number,
+  background: boolean,
+): Promise<void> {
+  if (order.bookmarks.length > target() || order.complete) return;
+  const statements = hopStatements(range);
+  while (order.bookmarks.length <= target() && !order.complete) {
+    if (background) {
+      await nextTurn();
+      if (range.bookmarks.stopped) return;
+    }
+    await findNext(range, order, statements);
+  }
 }
 
 /** Finds bookmarks until `index` is known or the order ends; the page waits for it. */
 function extendTo(range: SeekRange, order: OrderBookmarks, index: number): Promise<void> {
-  return queueExtension(order, async () => {
-    if (order.bookmarks.length > index || order.complete) return;
-    const statements = hopStatements(range);
-    while (order.bookmarks.length <= index && (await findNext(range, order, statements)));
-  });
+  return queueExtension(order, () => findBookmarks(range, order, () => index, false));
 }
 
 /**
- * Finds bookmarks until `index` is known, without a page waiting: the first hop waits for the event loop's next
- * turn, and so does every later one, so the pages answered meanwhile (SQLite blocks the thread for a statement) are
- * never held for more than one hop. A later far page only moves the target of an extension already under way.
+ * Finds bookmarks until `index` is known, without a page waiting. A later far page only moves the target of an
+ * extension already under way.
  */
 function extendInBackground(range: SeekRange, order: OrderBookmarks, index: number): void {
   order.backgroundTarget = Math.max(order.backgroundTarget, index);
   if (order.inBackground) return;
   order.inBackground = true;
-  void queueExtension(order, async () => {
-    const statements = hopStatements(range);
-    while (order.bookmarks.length <= order.backgroundTarget && !order.complete) {
-      await nextTurn();
-      if (range.bookmarks.stopped || !(await findNext(range, order, statements))) break;
-    }
-  })
+  void queueExtension(order, () => findBookmarks(range, order, () => order.backgroundTarget, true))
     .catch(() => undefined)
     .finally(() => {
       order.inBackground = false;
