@@ -235,8 +235,8 @@ export async function importJsonl(
         relationship: REVERSE[relationship]!,
         canonical: asn1 < asn0 ? 1 : 0,
       };
-      links.set(`${asn0}|${asn1}`, forward);
-      links.set(`${asn1}|${asn0}`, backward);
+      links.set(linkKey(asn0, asn1), forward);
+      links.set(linkKey(asn1, asn0), backward);
       // The ends are often nested Asn objects (asn1 { asn asnName rank organization ... }): keep what they carry.
       for (const [asn, end] of [
         [asn0, node.asn0],
@@ -330,6 +330,11 @@ async function firstNode(file: string, policy: BadLinePolicy): Promise<Json> {
   return {};
 }
 
+/** A link's key in the dump's map of links, one per direction. */
+function linkKey(asn0: number, asn1: number): string {
+  return `${asn0}|${asn1}`;
+}
+
 /**
  * The public API's AsnLink has no rank, so its dumps carry none. Unless every link of the dump has one, the links are
  * ranked from their ends' ranks as an ingest ranks them (rankLinks): the month's default link order is then the same
@@ -342,7 +347,7 @@ function rankUnrankedLinks(links: Map<string, AsnLinksTable>, asns: Map<number, 
   const ranks = rankLinks(canonicalLinks, (asn) => asns.get(asn)?.rank);
   canonicalLinks.forEach((link, index) => {
     link.rank = ranks[index]!;
-    links.get(`${link.asn1}|${link.asn0}`)!.rank = link.rank;
+    links.get(linkKey(link.asn1, link.asn0))!.rank = link.rank;
   });
 }
 
