@@ -432,6 +432,7 @@ async function runStore(
       env: {},
       readyPath: '/health',
       logDir,
+      profileDir,
     });
     started.push(ceiling);
     const floor = await startService({
@@ -441,6 +442,7 @@ async function runStore(
       env: { UPSTREAM_URL: `${graphql.baseUrl}/graphql` },
       readyPath: '/health',
       logDir,
+      profileDir,
     });
     started.push(floor);
     const restFloor = await startService({
@@ -449,6 +451,7 @@ async function runStore(
       env: { GRAPHQL_URL: `${floor.baseUrl}/graphql`, ...REST_ENV },
       readyPath: '/restful/doc/json',
       logDir,
+      profileDir,
     });
     started.push(restFloor);
     const services: Services = { graphql, rest, ceiling, floor, restFloor };

@@ -16,7 +16,7 @@ export interface SuiteOptions {
   connections: number;
   /** Only these workloads (W1..W6), or all. */
   only: Set<string> | null;
-  /** Run the services under `node --cpu-prof`, profiles written to results/profiles/. */
+  /** Run the services, the ceiling and the stack floor under `node --cpu-prof` (results/profiles/STORE/PROCESS/). */
   profile: boolean;
   /** Processes of the GraphQL service (its WORKERS setting). */
   workers: number;
@@ -35,7 +35,8 @@ export const SUITE_USAGE = `usage: pnpm bench [options]   (pnpm bench:prepare ta
   --duration S         seconds per throughput measurement (default 10)
   --connections N      concurrent connections of the load generator (default 10)
   --workers N          processes of the GraphQL service (its WORKERS setting, default 1)
-  --profile            run the services under node --cpu-prof (profiles in results/profiles/)
+  --profile            run the services, the ceiling and the stack floor under node --cpu-prof
+                       (results/profiles/STORE/PROCESS/; read them with dist/profile-summary.js)
   --help               this text`;
 
 /** A mistaken command line: reported as its message and the usage, without a stack. */

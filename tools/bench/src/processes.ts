@@ -28,7 +28,7 @@ export interface StartOptions {
   /** Path polled until it answers 2xx (e.g. /health). */
   readyPath: string;
   logDir: string;
-  /** Directory for `node --cpu-prof` profiles, or null. */
+  /** Directory for `node --cpu-prof` profiles, or null; each process writes into its own subdirectory (its name). */
   profileDir?: string | null;
   /** Flags for `node` itself (the GraphQL service's SERVICE_NODE_FLAGS). */
   nodeFlags?: readonly string[];
@@ -58,7 +58,9 @@ export async function startService(options: StartOptions): Promise<ServiceProces
   const log = createWriteStream(path.join(options.logDir, `${options.name}.log`));
   const nodeArgs = [
     ...(options.nodeFlags ?? []),
-    ...(options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : []),
+    ...(options.profileDir
+      ? ['--cpu-prof', `--cpu-prof-dir=${path.join(options.profileDir, options.name)}`]
+      : []),
   ];
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, [...nodeArgs, options.script], {
