@@ -1,6 +1,7 @@
 // The store's data version (meta.data_version), which every month load or drop changes in the same
-// transaction as the data. It keys the result cache and the ETags, so it is read on every GraphQL request:
-// one primary-key lookup (microseconds on SQLite, one round trip on PostgreSQL). Reading it at most once a
+// transaction as the data. It keys the result cache and the ETags, so it is read for every GraphQL request:
+// one primary-key lookup (microseconds on SQLite, shared by the requests of one event-loop turn; one round trip
+// on PostgreSQL). Reading it at most once a
 // second would be cheaper on PostgreSQL but could serve an answer from before a load for up to that second;
 // the issue asks that a cached answer is never served after the data changed.
 import type { DatabaseHandle } from '@asrank/db';
@@ -11,7 +12,21 @@ export function dataVersionReader(handle: DatabaseHandle): DataVersionReader {
   if (handle.sqlite) {
     // A prepared statement on the raw handle skips Kysely's compile step on this hot path.
     const statement = handle.sqlite.prepare(`select value from meta where key = 'data_version'`).pluck();
-    return async () => String(statement.get() ?? '0');
+    // Requests that start in the same turn of the event loop share one read (under the point lookup's load,
+    // ~9 requests a read). A version read a moment earlier in the same turn is as fresh for them as a read of
+    // their own, since each request's statements run later than its version read anyway. The read itself, cold
+    // in the CPU's caches between requests, cost ~14 µs per request (docs/performance.md, fourteenth round).
+    let readThisTurn: Promise<string> | undefined;
+    const forgetAtTurnEnd = () => {
+      readThisTurn = undefined;
+    };
+    return () => {
+      if (readThisTurn === undefined) {
+        readThisTurn = Promise.resolve(String(statement.get() ?? '0'));
+        setImmediate(forgetAtTurnEnd);
+      }
+      return readThisTurn;
+    };
   }
   if (handle.postgres) {
     // A named statement, parsed and planned once per connection (Kysely sends each statement unnamed).
