@@ -12,10 +12,13 @@ export function dataVersionReader(handle: DatabaseHandle): DataVersionReader {
   if (handle.sqlite) {
     // A prepared statement on the raw handle skips Kysely's compile step on this hot path.
     const statement = handle.sqlite.prepare(`select value from meta where key = 'data_version'`).pluck();
-    // Requests that start in the same turn of the event loop share one read (under the point lookup's load,
-    // ~9 requests a read). A version read a moment earlier in the same turn is as fresh for them as a read of
-    // their own, since each request's statements run later than its version read anyway. The read itself, cold
-    // in the CPU's caches between requests, cost ~14 µs per request (docs/performance.md, fourteenth round).
+    // Requests handled in the same turn of the event loop share one read (under the point lookup's load, ~9
+    // requests a read). Every request handled in a turn had arrived when that turn's poll for I/O returned, which
+    // precedes the read, so a load committed after the shared read was committed after those requests arrived
+    // too: no request is answered from a version older than the one current when it came in. (libuv polls again
+    // within a turn only when over 1,024 events are ready at once; a request received by that second poll may
+    // share a read made moments before it arrived.) The next turn reads again. The read itself, cold in the
+    // CPU's caches between requests, cost ~14 µs per request (docs/performance.md, fourteenth round).
     let readThisTurn: Promise<string> | undefined;
     const forgetAtTurnEnd = () => {
       readThisTurn = undefined;
