@@ -134,6 +134,21 @@ export function profileTables(
   const frames = new Map(profile.nodes.map((node) => [node.id, resolveFrame(node.callFrame)]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  // The layers on a node's call path (each once, however deep the recursion), found once per node rather than
+  // by walking the stack again for each of its samples.
+  const layersOnPath = new Map<number, ReadonlySet<string>>();
+  const layersOf = (id: number): ReadonlySet<string> => {
+    let layers = layersOnPath.get(id);
+    if (layers === undefined) {
+      const callerId = parent.get(id);
+      const frame = frames.get(id);
+      const own = frame ? LAYERS.filter((layer) => layer.match(frame)).map((layer) => layer.name) : [];
+      const callers = callerId === undefined ? new Set<string>() : layersOf(callerId);
+      layers = own.every((name) => callers.has(name)) ? callers : new Set([...callers, ...own]);
+      layersOnPath.set(id, layers);
+    }
+    return layers;
+  };
 
   const tables: ProfileTables = {
     totalMicros: 0,
@@ -154,17 +169,7 @@ export function profileTables(
     const where = originOf(frame.url);
     add(tables.origins, where, micros);
     add(tables.functions, `${frame.functionName || '(anonymous)'} ${where}:${frame.lineNumber + 1}`, micros);
-    const seen = new Set<string>();
-    for (let current: number | undefined = id; current !== undefined; current = parent.get(current)) {
-      const caller = frames.get(current);
-      if (!caller) break;
-      for (const layer of LAYERS) {
-        if (!seen.has(layer.name) && layer.match(caller)) {
-          seen.add(layer.name);
-          add(tables.layers, layer.name, micros);
-        }
-      }
-    }
+    for (const name of layersOf(id)) add(tables.layers, name, micros);
   });
   return tables;
 }
