@@ -1,14 +1,6 @@
 // The two ways asnConesStream reads a cone (SQL keyset pages for small cones; lists computed once and kept in memory
 // for large ones) return the same sequences as a straightforward reading of the tables; the kept lists follow a
 // reloaded month; and answering `asns { asn }` from member numbers alone equals the full-row answer.
-import type {
-  KyselyPlugin,
-  PluginTransformQueryArgs,
-  PluginTransformResultArgs,
-  QueryResult,
-  RootOperationNode,
-  UnknownRow,
-} from 'kysely';
 import type { DatabaseHandle } from '@asrank/db';
 import { coneStreamTuning } from '../src';
 import {
@@ -19,6 +11,7 @@ import {
   STORE_KINDS,
   type LoadedStore,
 } from './support/store';
+import { StatementCounter } from './support/statementCounter';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -38,18 +31,6 @@ interface WalkedCone {
   asn: Record<string, unknown>;
   members: Record<string, unknown>[];
   prefixes: Record<string, unknown>[];
-}
-
-/** Statements executed through a handle (transformResult runs once per executed query). */
-class StatementCounter implements KyselyPlugin {
-  executed = 0;
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    return args.node;
-  }
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    this.executed += 1;
-    return args.result;
-  }
 }
 
 /**

@@ -1,12 +1,4 @@
 // No N+1: nested joins are batched per request, so the number of SQL statements does not grow with the page size.
-import type {
-  KyselyPlugin,
-  PluginTransformQueryArgs,
-  PluginTransformResultArgs,
-  QueryResult,
-  RootOperationNode,
-  UnknownRow,
-} from 'kysely';
 import type { DatabaseHandle } from '@asrank/db';
 import {
   busiestAsns,
@@ -16,21 +8,10 @@ import {
   STORE_KINDS,
   type LoadedStore,
 } from './support/store';
+import { StatementCounter } from './support/statementCounter';
 
 // Data tests run real SQL on a loaded store; a busy CI machine can be slow, and no assertion here is about time.
 jest.setTimeout(LOAD_TIMEOUT_MS);
-
-/** Counts executed statements (transformResult runs once per executed query, unlike transformQuery). */
-class StatementCounter implements KyselyPlugin {
-  executed = 0;
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    return args.node;
-  }
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    this.executed += 1;
-    return args.result;
-  }
-}
 
 describe.each(STORE_KINDS)('query count on %s', (kind) => {
   let store: LoadedStore;
