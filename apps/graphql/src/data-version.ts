@@ -1,9 +1,8 @@
 // The store's data version (meta.data_version), which every month load or drop changes in the same
 // transaction as the data. It keys the result cache and the ETags, so it is read for every GraphQL request:
 // one primary-key lookup (microseconds on SQLite, shared by the requests of one event-loop turn; one round trip
-// on PostgreSQL). Reading it at most once a
-// second would be cheaper on PostgreSQL but could serve an answer from before a load for up to that second;
-// the issue asks that a cached answer is never served after the data changed.
+// on PostgreSQL). Reading it at most once a second would be cheaper on PostgreSQL but could serve an answer from
+// before a load for up to that second; the issue asks that a cached answer is never served after the data changed.
 import type { DatabaseHandle } from '@asrank/db';
 
 export type DataVersionReader = () => Promise<string>;
