@@ -27,6 +27,7 @@ import {
   FLOOR_MAIN,
   GRAPHQL_MAIN,
   REST_MAIN,
+  cpuSeconds,
   rssMb,
   startService,
   type ServiceProcess,
@@ -82,12 +83,20 @@ function log(message: string): void {
   console.log(`[bench] ${message}`);
 }
 
-/** autocannon over loopback, rotating through `requests` so consecutive requests hit different keys. */
+/**
+ * autocannon over loopback, rotating through `requests` so consecutive requests hit different keys. The CPU time
+ * that `answering` (the processes behind `baseUrl`) and the load generator (autocannon runs in this process) used
+ * during the run is divided by the requests answered, so each figure comes with what a request cost the machine.
+ */
 async function measure(
   baseUrl: string,
   requests: readonly HttpRequestSpec[],
   options: SuiteOptions,
+  answering: readonly ServiceProcess[],
 ): Promise<ThroughputFigures> {
+  const answeringCpu = () => answering.reduce((sum, service) => sum + cpuSeconds(service.child.pid), 0);
+  const answeringBefore = answeringCpu();
+  const loadGeneratorBefore = process.cpuUsage();
   let next = 0;
   const result = await autocannon({
     url: baseUrl,
@@ -108,6 +117,9 @@ async function measure(
       },
     ],
   });
+  const loadGenerator = process.cpuUsage(loadGeneratorBefore);
+  const answeringSeconds = answeringCpu() - answeringBefore;
+  const answered = Math.max(result.requests.total, 1);
   return {
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
@@ -115,6 +127,10 @@ async function measure(
     bytesPerSecond: result.throughput.average,
     errors: result.errors + result.timeouts + result.non2xx,
     total: result.requests.total,
+    cpuMicrosPerRequest: {
+      answering: (answeringSeconds * 1e6) / answered,
+      loadGenerator: (loadGenerator.user + loadGenerator.system) / answered,
+    },
   };
 }
 
@@ -224,17 +240,22 @@ async function runThroughput(
   ).text();
 
   log(`${workload.id}: ceiling`);
-  const ceiling = await measure(services.ceiling.baseUrl, requests, options);
+  const ceiling = await measure(services.ceiling.baseUrl, requests, options, [services.ceiling]);
   let floor: ThroughputFigures | null = null;
   if (measureFloor) {
     const floorService = workload.service === 'rest' ? services.restFloor : services.floor;
     // The floor learns each answer from the service the first time it sees a request.
     await record(floorService.baseUrl, requests, `${workload.id} floor`);
     log(`${workload.id}: stack floor`);
-    floor = await measure(floorService.baseUrl, requests, options);
+    // W6's floor is two processes, as its service is: the REST service and the GraphQL floor behind it.
+    const floorProcesses =
+      workload.service === 'rest' ? [services.restFloor, services.floor] : [services.floor];
+    floor = await measure(floorService.baseUrl, requests, options, floorProcesses);
   }
   log(`${workload.id}: ${workload.service} service`);
-  const measured = await measure(service.baseUrl, requests, options);
+  const serviceProcesses =
+    workload.service === 'rest' ? [services.rest, services.graphql] : [services.graphql];
+  const measured = await measure(service.baseUrl, requests, options, serviceProcesses);
   const raw = dialect === 'sqlite' ? measureRaw(store.sqliteFile, workload, requests.length) : null;
   log(
     `${workload.id}: ${measured.requestsPerSecond.toFixed(0)} req/s (ceiling ${ceiling.requestsPerSecond.toFixed(0)}` +
@@ -514,6 +535,7 @@ function machine(): SuiteReport['machine'] {
     memoryGb: Math.round(os.totalmem() / 1024 ** 3),
     node: process.version,
     platform: `${os.type()} ${os.release()}`,
+    cores: cpus.length,
   };
 }
 

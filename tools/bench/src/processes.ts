@@ -1,6 +1,6 @@
 // Starts the measured services as separate processes (so the load generator never shares their event loop),
 // waits until they answer, samples their memory, and stops them by pid.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -113,7 +113,6 @@ export async function startService(options: StartOptions): Promise<ServiceProces
   };
 }
 
-/** Resident set size of a process in MB, read from /proc (Linux); NaN when unavailable. */
 /** Resident memory of a process and all its descendants (a service with WORKERS > 1 is a primary and its workers). */
 export function rssMb(pid: number | undefined): number {
   if (pid === undefined) return Number.NaN;
@@ -135,5 +134,37 @@ function childPids(pid: number): number[] {
     );
   } catch {
     return [];
+  }
+}
+
+/** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`; 100 on Linux when getconf is missing). */
+let clockTicksPerSecond: number | undefined;
+function clockTicks(): number {
+  if (clockTicksPerSecond === undefined) {
+    try {
+      clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicksPerSecond = 100;
+    }
+  }
+  return clockTicksPerSecond;
+}
+
+/**
+ * CPU time (user + system, seconds) a process and its descendants have used so far, every thread included (a
+ * service with WORKERS > 1 is a primary and its workers), read from /proc (Linux); NaN when unavailable.
+ */
+export function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: the fields after it start past the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command name.
+    let total = (Number(fields[11]) + Number(fields[12])) / clockTicks();
+    for (const child of childPids(pid)) total += cpuSeconds(child) || 0;
+    return total;
+  } catch {
+    return Number.NaN;
   }
 }

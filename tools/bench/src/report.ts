@@ -12,6 +12,11 @@ export interface ThroughputFigures {
   bytesPerSecond: number;
   errors: number;
   total: number;
+  /**
+   * CPU time per answered request (µs) over the run: of the processes answering (every thread, workers included;
+   * W6: the REST service and the GraphQL service behind it) and of the load generator. Absent in older results.
+   */
+  cpuMicrosPerRequest?: { answering: number; loadGenerator: number };
 }
 
 export interface WorkloadReport {
@@ -52,7 +57,7 @@ export interface StoreReport {
 
 export interface SuiteReport {
   at: string;
-  machine: { cpu: string; memoryGb: number; node: string; platform: string };
+  machine: { cpu: string; memoryGb: number; node: string; platform: string; cores?: number };
   loadAverageAtStart: number[];
   loadAverageAtEnd?: number[];
   options: {
@@ -146,10 +151,54 @@ export function formatMarkdown(report: SuiteReport): string {
           `${stream.mbPerSecond.toFixed(1)} | | | | ${raw} | ≥ 50 MB/s: ${verdict(stream.mbPerSecond >= 50)}; RSS ${stream.rssStartMb.toFixed(0)} → peak ${stream.rssPeakMb.toFixed(0)} → ${stream.rssEndMb.toFixed(0)} MB |`,
       );
     }
+    lines.push(...cpuBudgetTable(store, report.machine.cores));
     for (const failure of store.failures ?? []) lines.push('', `Failed: ${failure}`);
     lines.push('');
   }
   return `${lines.join('\n')}\n`;
+}
+
+const micros = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : '–');
+
+/**
+ * What the machine can spend on a request at each ratio target, against what the stack floor and the service spent
+ * per request in this run. At the target's rate the cores supply `cores / rate` of CPU per request; the load
+ * generator takes its share (measured during the floor's run, the rate nearest the target), and whatever is left
+ * must pay for every process that answers, whatever their number (WORKERS). A floor that alone needs more than is
+ * left puts the target out of reach of this stack on this machine, with no code of ours at all.
+ */
+export function cpuBudgetTable(store: StoreReport, cores: number | undefined): string[] {
+  const rows = store.workloads.filter(
+    (workload) =>
+      workload.target.minCeilingRatio !== undefined &&
+      workload.floor?.cpuMicrosPerRequest &&
+      workload.service.cpuMicrosPerRequest,
+  );
+  if (!cores || rows.length === 0) return [];
+  const lines = [
+    '',
+    `CPU per answered request (µs; user + system of every thread of the answering processes, from /proc) against what ${cores} cores supply per request at each ratio target:`,
+    '',
+    '| workload | target req/s | cores per request at target | load generator | left to answer | ceiling | stack floor | service | ours (service − floor) | can the stack floor meet it? |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  ];
+  for (const workload of rows) {
+    const floorCpu = workload.floor?.cpuMicrosPerRequest as { answering: number; loadGenerator: number };
+    const serviceCpu = workload.service.cpuMicrosPerRequest as { answering: number; loadGenerator: number };
+    const targetRate = (workload.target.minCeilingRatio as number) * workload.ceiling.requestsPerSecond;
+    const perRequest = (cores * 1e6) / targetRate;
+    const left = perRequest - floorCpu.loadGenerator;
+    const ours = serviceCpu.answering - floorCpu.answering;
+    const answer =
+      floorCpu.answering > left
+        ? `no: the floor alone needs ${micros(floorCpu.answering - left)} µs more than is left`
+        : `only if ours costs ≤ ${micros(left - floorCpu.answering)} µs`;
+    lines.push(
+      `| ${workload.id} | ${targetRate.toFixed(0)} | ${micros(perRequest)} | ${micros(floorCpu.loadGenerator)} | ${micros(left)} | ` +
+        `${micros(workload.ceiling.cpuMicrosPerRequest?.answering ?? Number.NaN)} | ${micros(floorCpu.answering)} | ${micros(serviceCpu.answering)} | ${micros(ours)} | ${answer} |`,
+    );
+  }
+  return lines;
 }
 
 /** Replaces the summary between the markers of docs/performance.md (appends the markers when missing). */

@@ -1,7 +1,7 @@
 // The summary copied into docs/performance.md must say how the measured processes ran: a figure taken under other
 // node flags than the service's start script uses would not be the service's.
 import { parseSuiteOptions } from '../src/options';
-import { formatMarkdown, type SuiteReport } from '../src/report';
+import { cpuBudgetTable, formatMarkdown, type StoreReport, type SuiteReport } from '../src/report';
 
 function reportWith(nodeFlags?: readonly string[]): SuiteReport {
   const { spec } = parseSuiteOptions([]);
@@ -25,5 +25,66 @@ describe('formatMarkdown', () => {
   it('says nothing of node flags when the run had none', () => {
     expect(formatMarkdown(reportWith([]))).not.toContain('under node');
     expect(formatMarkdown(reportWith())).toContain('GraphQL service WORKERS=1.');
+  });
+});
+
+describe('cpuBudgetTable', () => {
+  const figures = (requestsPerSecond: number, answering: number, loadGenerator: number) => ({
+    requestsPerSecond,
+    p50Ms: 1,
+    p99Ms: 2,
+    bytesPerSecond: 1e6,
+    errors: 0,
+    total: requestsPerSecond * 10,
+    cpuMicrosPerRequest: { answering, loadGenerator },
+  });
+  const storeWith = (floorMicros: number, serviceMicros: number): StoreReport => ({
+    label: 'test month',
+    dialect: 'sqlite',
+    months: 1,
+    startupMs: [],
+    stream: null,
+    workloads: [
+      {
+        id: 'W2',
+        title: 'list',
+        dialect: 'sqlite',
+        distinctRequests: 10,
+        meanResponseBytes: 1000,
+        // 30% of 20,000 req/s is 6,000 req/s: two cores give 333 µs per request, the load generator takes 40.
+        ceiling: figures(20_000, 45, 30),
+        floor: figures(5_000, floorMicros, 40),
+        service: figures(900, serviceMicros, 60),
+        raw: null,
+        target: { minCeilingRatio: 0.3 },
+      },
+    ],
+  });
+
+  it('says a target is out of reach when the floor alone needs more CPU than the target leaves', () => {
+    const text = cpuBudgetTable(storeWith(400, 1100), 2).join('\n');
+    expect(text).toContain(
+      '| W2 | 6000 | 333 | 40 | 293 | 45 | 400 | 1100 | 700 | no: the floor alone needs 107 µs more than is left |',
+    );
+  });
+
+  it('gives what our layers may cost when the floor fits in the budget', () => {
+    const text = cpuBudgetTable(storeWith(200, 1100), 2).join('\n');
+    expect(text).toContain(
+      '| W2 | 6000 | 333 | 40 | 293 | 45 | 200 | 1100 | 900 | only if ours costs ≤ 93 µs |',
+    );
+  });
+
+  it('leaves the table out when the run has no CPU figures or no core count', () => {
+    const store = storeWith(200, 1100);
+    expect(cpuBudgetTable(store, undefined)).toEqual([]);
+    const withoutCpu = {
+      ...store,
+      workloads: store.workloads.map((w) => ({
+        ...w,
+        floor: { ...w.floor!, cpuMicrosPerRequest: undefined },
+      })),
+    };
+    expect(cpuBudgetTable(withoutCpu, 2)).toEqual([]);
   });
 });
