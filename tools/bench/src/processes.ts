@@ -113,18 +113,27 @@ export async function startService(options: StartOptions): Promise<ServiceProces
   };
 }
 
-/** Resident memory of a process and all its descendants (a service with WORKERS > 1 is a primary and its workers). */
-export function rssMb(pid: number | undefined): number {
+/**
+ * `readOne` of a process plus the same of all its descendants (a service with WORKERS > 1 is a primary and its
+ * workers), from /proc (Linux); NaN when the process itself cannot be read, a descendant gone meanwhile counts 0.
+ */
+function overProcessTree(pid: number | undefined, readOne: (pid: number) => number): number {
   if (pid === undefined) return Number.NaN;
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const match = /VmRSS:\s+(\d+) kB/.exec(status);
-    let total = match ? Number(match[1]) / 1024 : Number.NaN;
-    for (const child of childPids(pid)) total += rssMb(child) || 0;
+    let total = readOne(pid);
+    for (const child of childPids(pid)) total += overProcessTree(child, readOne) || 0;
     return total;
   } catch {
     return Number.NaN;
   }
+}
+
+/** Resident memory (MB) of a process and all its descendants. */
+export function rssMb(pid: number | undefined): number {
+  return overProcessTree(pid, (one) => {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${one}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : Number.NaN;
+  });
 }
 
 function childPids(pid: number): number[] {
@@ -150,21 +159,13 @@ function clockTicks(): number {
   return clockTicksPerSecond;
 }
 
-/**
- * CPU time (user + system, seconds) a process and its descendants have used so far, every thread included (a
- * service with WORKERS > 1 is a primary and its workers), read from /proc (Linux); NaN when unavailable.
- */
+/** CPU time (user + system, seconds, every thread included) a process and its descendants have used so far. */
 export function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return Number.NaN;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return overProcessTree(pid, (one) => {
+    const stat = readFileSync(`/proc/${one}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses: the fields after it start past the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command name.
-    let total = (Number(fields[11]) + Number(fields[12])) / clockTicks();
-    for (const child of childPids(pid)) total += cpuSeconds(child) || 0;
-    return total;
-  } catch {
-    return Number.NaN;
-  }
+    return (Number(fields[11]) + Number(fields[12])) / clockTicks();
+  });
 }

@@ -168,24 +168,13 @@ const micros = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : '
  * left puts the target out of reach of this stack on this machine, with no code of ours at all.
  */
 export function cpuBudgetTable(store: StoreReport, cores: number | undefined): string[] {
-  const rows = store.workloads.filter(
-    (workload) =>
-      workload.target.minCeilingRatio !== undefined &&
-      workload.floor?.cpuMicrosPerRequest &&
-      workload.service.cpuMicrosPerRequest,
-  );
-  if (!cores || rows.length === 0) return [];
-  const lines = [
-    '',
-    `CPU per answered request (µs; user + system of every thread of the answering processes, from /proc) against what ${cores} cores supply per request at each ratio target:`,
-    '',
-    '| workload | target req/s | cores per request at target | load generator | left to answer | ceiling | stack floor | service | ours (service − floor) | can the stack floor meet it? |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
-  ];
-  for (const workload of rows) {
-    const floorCpu = workload.floor?.cpuMicrosPerRequest as { answering: number; loadGenerator: number };
-    const serviceCpu = workload.service.cpuMicrosPerRequest as { answering: number; loadGenerator: number };
-    const targetRate = (workload.target.minCeilingRatio as number) * workload.ceiling.requestsPerSecond;
+  if (!cores) return [];
+  const rows = store.workloads.flatMap((workload) => {
+    const ratio = workload.target.minCeilingRatio;
+    const floorCpu = workload.floor?.cpuMicrosPerRequest;
+    const serviceCpu = workload.service.cpuMicrosPerRequest;
+    if (ratio === undefined || !floorCpu || !serviceCpu) return [];
+    const targetRate = ratio * workload.ceiling.requestsPerSecond;
     const perRequest = (cores * 1e6) / targetRate;
     const left = perRequest - floorCpu.loadGenerator;
     const ours = serviceCpu.answering - floorCpu.answering;
@@ -193,12 +182,20 @@ export function cpuBudgetTable(store: StoreReport, cores: number | undefined): s
       floorCpu.answering > left
         ? `no: the floor alone needs ${micros(floorCpu.answering - left)} µs more than is left`
         : `only if ours costs ≤ ${micros(left - floorCpu.answering)} µs`;
-    lines.push(
+    return [
       `| ${workload.id} | ${targetRate.toFixed(0)} | ${micros(perRequest)} | ${micros(floorCpu.loadGenerator)} | ${micros(left)} | ` +
         `${micros(workload.ceiling.cpuMicrosPerRequest?.answering ?? Number.NaN)} | ${micros(floorCpu.answering)} | ${micros(serviceCpu.answering)} | ${micros(ours)} | ${answer} |`,
-    );
-  }
-  return lines;
+    ];
+  });
+  if (rows.length === 0) return [];
+  return [
+    '',
+    `CPU per answered request (µs; user + system of every thread of the answering processes, from /proc) against what ${cores} cores supply per request at each ratio target:`,
+    '',
+    '| workload | target req/s | cores per request at target | load generator | left to answer | ceiling | stack floor | service | ours (service − floor) | can the stack floor meet it? |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    ...rows,
+  ];
 }
 
 /** Replaces the summary between the markers of docs/performance.md (appends the markers when missing). */
