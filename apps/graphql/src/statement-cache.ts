@@ -60,12 +60,19 @@ export function statementCachingDatabase(
   };
 }
 
-/** The same handle with a Kysely instance over the statement cache (SQLite only; PostgreSQL is returned as is). */
+/**
+ * The same handle with a Kysely instance over the statement cache, and `readRows` running a statement from the same
+ * cache at once (SQLite only; PostgreSQL is returned as is).
+ */
 export function withStatementCache(handle: DatabaseHandle): DatabaseHandle {
   if (handle.dialect !== 'sqlite' || !handle.sqlite) return handle;
-  const db = new Kysely<Database>({
-    dialect: new StableLimitSqliteDialect({ database: statementCachingDatabase(handle.sqlite) }),
-  });
+  const statements = statementCachingDatabase(handle.sqlite);
+  const db = new Kysely<Database>({ dialect: new StableLimitSqliteDialect({ database: statements }) });
   // Destroying this Kysely closes the shared connection; the original instance never opened its own.
-  return { ...handle, db, close: () => db.destroy() };
+  return {
+    ...handle,
+    db,
+    readRows: (text, parameters) => statements.prepare(text).all(parameters) as unknown[],
+    close: () => db.destroy(),
+  };
 }

@@ -78,6 +78,26 @@ describe('statement cache', () => {
     expect(streamed).toHaveLength(50);
   });
 
+  it('runs a compiled query at once through readRows, with Kysely’s rows and the statement Kysely reuses', async () => {
+    const cached = withStatementCache({ ...handle, close: async () => undefined });
+    const query = (cached.db as unknown as Kysely<{ numbers: { n: number; label: string } }>)
+      .selectFrom('numbers')
+      .select(['n', 'label'])
+      .where('n', '>', 47)
+      .orderBy('n');
+    const compiled = query.compile();
+    const compiles = jest.spyOn(handle.sqlite!, 'prepare');
+    try {
+      const rows = cached.readRows!(compiled.sql, [45]);
+      expect(rows).toEqual([46, 47, 48, 49, 50].map((n) => ({ n, label: `n${n}` })));
+      // Kysely runs the same text from the statement readRows compiled.
+      expect(await query.execute()).toEqual([48, 49, 50].map((n) => ({ n, label: `n${n}` })));
+      expect(compiles.mock.calls.map(([text]) => text)).toEqual([compiled.sql]);
+    } finally {
+      compiles.mockRestore();
+    }
+  });
+
   it('reuses the compiled statement of a SQL text and compiles a new text once', () => {
     const database = statementCachingDatabase(handle.sqlite!);
     const first = database.prepare('select count(*) as total from numbers where n > ?');

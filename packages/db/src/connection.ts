@@ -60,6 +60,12 @@ export interface DatabaseHandle {
   sqlite?: BetterSqlite3.Database;
   /** The pg pool when dialect is postgres (for named prepared statements, which Kysely's driver does not make). */
   postgres?: pg.Pool;
+  /**
+   * Runs one reading statement at once and returns its rows as objects, bypassing Kysely's asynchronous driver (its
+   * connection mutex and promise chain). Set by the GraphQL service's SQLite statement cache for the one-record
+   * lookups it answers most; absent elsewhere, where callers go through `db`.
+   */
+  readRows?(sql: string, parameters: readonly unknown[]): unknown[];
   close(): Promise<void>;
 }
 

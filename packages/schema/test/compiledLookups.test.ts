@@ -61,6 +61,30 @@ describe.each(STORE_KINDS)('compiled lookups on %s', (kind) => {
     expect(observed).toEqual(['select:asns', 'select:asns', 'select:asns']);
   });
 
+  if (kind === 'sqlite') {
+    it('runs through the handle’s readRows when it has one (the service’s statement cache), not through Kysely', async () => {
+      const sqlite = store.handle.sqlite!;
+      const texts: string[] = [];
+      const observed = await lookUpFirstAsns(
+        {
+          // A Kysely that fails every query it executes: the lookups must not reach it.
+          db: store.handle.db.withPlugin({
+            transformQuery: (args) => args.node,
+            transformResult: () => Promise.reject(new Error('the lookup went through Kysely')),
+          }),
+          readRows: (text, parameters) => {
+            texts.push(text);
+            return sqlite.prepare(text).all(...parameters) as unknown[];
+          },
+        },
+        `read-rows-${Date.now()}`,
+      );
+      expect(observed).toEqual(['select:asns', 'select:asns', 'select:asns']);
+      expect(texts).toHaveLength(3);
+      expect(new Set(texts).size).toBe(1);
+    });
+  }
+
   it('refuses a shape whose compiled parameters are not exactly its placeholders', async () => {
     const { db } = store.handle;
     const build = (date: unknown, asn: unknown) =>
