@@ -11,6 +11,7 @@ import * as m007 from './migrations/007_seen_rank_indexes';
 import * as m008 from './migrations/008_location_population_desc';
 import * as m009 from './migrations/009_postgres_byte_order_text';
 import * as m010 from './migrations/010_link_sort_indexes';
+import * as m011 from './migrations/011_asn_history_index';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '008_location_population_desc': m008,
   '009_postgres_byte_order_text': m009,
   '010_link_sort_indexes': m010,
+  '011_asn_history_index': m011,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

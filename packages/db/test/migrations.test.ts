@@ -15,6 +15,8 @@ import {
 } from '../src/migrations/003_descending_sort_indexes';
 import { BYTE_ORDER_TEXT_COLUMNS } from '../src/migrations/009_postgres_byte_order_text';
 import { LINK_SORT_INDEXES } from '../src/migrations/010_link_sort_indexes';
+import { ASN_HISTORY_COLUMNS, ASN_HISTORY_INDEX } from '../src/migrations/011_asn_history_index';
+import { migrator } from '../src/migrator';
 
 const PG_URL = process.env.DATABASE_URL_PG;
 
@@ -74,6 +76,7 @@ describe('migrations on a real SQLite file', () => {
         '008_location_population_desc',
         '009_postgres_byte_order_text',
         '010_link_sort_indexes',
+        '011_asn_history_index',
       ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);
@@ -143,6 +146,48 @@ describe('migrations on a real SQLite file', () => {
         name: string;
       }[];
       expect(provider.map((c) => c.name)).toEqual(['date', 'degree_provider', 'asn']);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("replaces (asn, date) with an index carrying every column of an AS's record but search_text", async () => {
+    const handle = openDatabase(path.join(dir, 'history.db'));
+    try {
+      // A store at the previous migration, with records, is upgraded in place.
+      const { error } = await migrator(handle.db, handle.dialect).migrateTo('010_link_sort_indexes');
+      expect(error).toBeUndefined();
+      const sqlite = handle.sqlite!;
+      const insert = sqlite.prepare(
+        `insert into asns (date, asn, asn_name, rank, cone_asns, search_text) values (?, ?, ?, ?, ?, ?)`,
+      );
+      for (const date of ['2024-01-01', '2024-02-01', '2024-03-01'])
+        for (let asn = 1; asn <= 50; asn += 1) insert.run(date, asn, `AS${asn}`, asn, 51 - asn, `as${asn}`);
+      expect(sqlite.prepare(`pragma index_info('asns_asn_date')`).all()).toHaveLength(2);
+      await migrateToLatest(handle.db, handle.dialect);
+      expect(sqlite.prepare(`pragma index_info('asns_asn_date')`).all()).toEqual([]);
+      const indexed = (sqlite.prepare(`pragma index_info('${ASN_HISTORY_INDEX}')`).all() as { name: string }[]).map(
+        (column) => column.name,
+      );
+      expect(indexed).toEqual(['asn', 'date', ...ASN_HISTORY_COLUMNS]);
+      // Every column of the table but search_text: a column added to asns later must be added here too.
+      const tableColumns = (sqlite.prepare(`pragma table_info('asns')`).all() as { name: string }[]).map(
+        (column) => column.name,
+      );
+      expect([...indexed].sort()).toEqual(tableColumns.filter((name) => name !== 'search_text').sort());
+      // Two ASNs' history over a range of months is one range of the index per ASN, read from the index alone.
+      const history = `select asn, date, asn_name, rank, cone_asns from asns
+        where asn in (select value from json_each(?)) and date >= ? and date <= ? order by +date, +asn`;
+      const detail = (sqlite.prepare(`explain query plan ${history}`).all('[7,9]', '2024-01-01', '2024-02-01') as {
+        detail: string;
+      }[]).map((row) => row.detail);
+      expect(detail.join('; ')).toContain(`USING COVERING INDEX ${ASN_HISTORY_INDEX} (asn=? AND date>? AND date<?)`);
+      expect(sqlite.prepare(history).all('[7,9]', '2024-01-01', '2024-02-01')).toEqual([
+        { asn: 7, date: '2024-01-01', asn_name: 'AS7', rank: 7, cone_asns: 44 },
+        { asn: 9, date: '2024-01-01', asn_name: 'AS9', rank: 9, cone_asns: 42 },
+        { asn: 7, date: '2024-02-01', asn_name: 'AS7', rank: 7, cone_asns: 44 },
+        { asn: 9, date: '2024-02-01', asn_name: 'AS9', rank: 9, cone_asns: 42 },
+      ]);
     } finally {
       await handle.close();
     }
@@ -228,6 +273,15 @@ describe('migrations on a real SQLite file', () => {
     );
     expect(linkDefinitions.get(LINK_SORT_INDEXES.rankPair)).toMatch(/\(date, canonical, rank, asn0, asn1\)/);
     expect(linkDefinitions.has('asn_links_date_canonical_rank')).toBe(false);
+    const asnIndexes = await sql<{ indexname: string; indexdef: string }>`
+      select indexname, indexdef from pg_indexes where schemaname = ${schema} and tablename = 'asns'`.execute(
+      handle.db,
+    );
+    const asnDefinitions = new Map(asnIndexes.rows.map((r) => [r.indexname, r.indexdef]));
+    expect(asnDefinitions.get(ASN_HISTORY_INDEX)).toMatch(
+      new RegExp(`\\(asn, date\\) INCLUDE \\(${ASN_HISTORY_COLUMNS.join(', ')}\\)`),
+    );
+    expect(asnDefinitions.has('asns_asn_date')).toBe(false);
   });
 
   it('migrates two databases at once, each with its trigram search index, pg_trgm in public', async () => {

@@ -87,6 +87,22 @@ export function dateIn(dialect: DialectName, column: string, months: readonly st
 }
 
 /**
+ * The months of an AS's history (`asns: [...]` over several months, reading only columns the (asn, date, ...) index
+ * of migration 011 carries) as one range of dates per ASN in that index, with the exact month list kept as a filter.
+ * Given the list alone, SQLite with statistics searches the month-ordered table once per ASN and month (120 descents
+ * for ten ASNs over a year: 600-850 µs on the generated store); the range reads the same records from the index in
+ * 210-280 µs. The unary `+` keeps the list off every index. Whole rows must keep the list (`dateIn`): search_text is
+ * not in the index, and the sampled statistics would then scan the table's months as one range. PostgreSQL keeps the
+ * list too (its statistics know how few dates there are). `months` ascending, as monthsOf returns them.
+ */
+export function monthSpanIn(dialect: DialectName, column: string, months: readonly string[]): RawBuilder<boolean> {
+  if (dialect !== 'sqlite' || months.length <= 1) return dateIn(dialect, column, months);
+  const ref = sql.ref(column);
+  const list = sql<boolean>`+${ref} in (select value from json_each(${JSON.stringify(months)}))`;
+  return sql<boolean>`${ref} >= ${months[0]} and ${ref} <= ${months.at(-1)} and ${list}`;
+}
+
+/**
  * One page of a list ordered by a nullable column ascending with nulls last (rank: unranked records last), read as
  * two index-ordered ranges instead of sorting the whole month: the non-null rows first, then the null rows.
  * The count of non-null rows is only needed when the page starts after them.

@@ -4,7 +4,7 @@ import { builder } from '../builder';
 import type { AsnRow } from '../context';
 import { isHistoric, monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList } from '../args';
 import { listTotal, monthListScope } from '../listTotals';
-import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
+import { dateIn, inValues, monthSpanIn, orderByList, type SortColumn } from '../sql';
 import { listPage, monthBookmarks } from '../listPage';
 import { nestedPage } from '../nestedPages';
 import { nameConditions } from '../nameSearch';
@@ -240,7 +240,12 @@ builder.queryFields((t) => ({
       const asnFilter = parseAsnList(args.asns, 'asns');
       const months = await monthsOf(context, args);
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
-      let query = context.db.selectFrom('asns').where(dateIn(context.dialect, 'date', months));
+      // An AS's history (a few ASNs, many months, pruned columns) reads one range of the (asn, date, ...) index per ASN.
+      const monthCondition =
+        asnFilter && columns && !columns.includes('search_text')
+          ? monthSpanIn(context.dialect, 'date', months)
+          : dateIn(context.dialect, 'date', months);
+      let query = context.db.selectFrom('asns').where(monthCondition);
       if (asnFilter) query = query.where(inValues(context.dialect, 'asn', asnFilter, 'bigint'));
       if (args.name != null)
         for (const condition of await nameConditions(context, 'asns', args.name, months))
