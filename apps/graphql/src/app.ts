@@ -13,6 +13,7 @@ import { dataVersionReader } from './data-version';
 import { inputGuards } from './plugins/input-guards';
 import { QueryTimingPlugin, createServiceMetrics, metricsPlugin, operationLabeler } from './plugins/metrics';
 import { overloadPlugin } from './plugins/overload';
+import { oversizedBodyPlugin } from './plugins/oversized-body';
 import { probesPlugin } from './plugins/probes';
 import { requestIdFor, requestIdPlugin } from './plugins/request-id';
 import { resultCache } from './plugins/result-cache';
@@ -52,6 +53,7 @@ export async function buildGraphqlApp(config: GraphqlConfig): Promise<FastifyIns
       maxEventLoopDelayMs: config.maxEventLoopDelayMs,
       maxHeapUsedBytes: config.maxHeapUsedBytes,
     });
+    await app.register(oversizedBodyPlugin);
     await app.register(probesPlugin, { handle });
     // The schema's queries go through a timed view of the same connection (database query metrics).
     const timedHandle = {

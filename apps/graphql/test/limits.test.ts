@@ -2,6 +2,7 @@
 // queries are refused with clear errors, internal failures never leak SQL or stacks, and the service
 // keeps answering afterwards.
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { openDatabase } from '@asrank/db';
@@ -15,6 +16,7 @@ import {
   type RunningService,
 } from './helpers';
 import { INTERNAL_ERROR_MESSAGE, queryCost } from '../src';
+import { MAX_DRAINED_BODY_BYTES } from '../src/plugins/oversized-body';
 import { createSchema } from '@asrank/schema';
 import { parse } from 'graphql';
 
@@ -172,6 +174,40 @@ describe('query limits', () => {
     expect(response.status).toBe(413);
     const body = (await response.json()) as { errors: { message: string }[] };
     expect(body.errors[0]?.message).toMatch(/too large/i);
+    await expectHealthy();
+  });
+
+  it('answers a declared oversized body with its 413 on a connection that stays usable, past any close', async () => {
+    // One socket, three requests written back to back: a 1 MB body over the 256 KB limit, then a query, then a
+    // body over the drain bound. The first two are answered in order on the same connection (the refused body
+    // is read off and discarded instead of the socket being closed under a client still writing).
+    const url = new URL(service.baseUrl);
+    const graphqlPath = `${url.pathname.replace(/\/$/, '')}/graphql`;
+    const request = (body: string) =>
+      `POST ${graphqlPath} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const oversized = JSON.stringify({ query: `{ datasets { totalCount } } #${'x'.repeat(1024 * 1024)}` });
+    const query = JSON.stringify({ query: `{ asn(asn: "${someAsn}") { asn } }` });
+    const huge = `POST ${graphqlPath} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: ${MAX_DRAINED_BODY_BYTES + 1}\r\n\r\n{`;
+    const socket = net.connect(Number(url.port), url.hostname);
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('error', () => undefined);
+    socket.write(request(oversized) + request(query) + huge);
+    await closed;
+    const text = Buffer.concat(received).toString('utf8');
+    const answers = text.split(/(?=HTTP\/1\.1 )/);
+    expect(answers.map((answer) => answer.slice(0, 12))).toEqual([
+      'HTTP/1.1 413',
+      'HTTP/1.1 200',
+      'HTTP/1.1 413',
+    ]);
+    expect(answers[0]).not.toMatch(/^connection: close/im);
+    expect(answers[0]).toMatch(/too large/i);
+    expect(answers[1]).toContain(`"asn":"${someAsn}"`);
+    // Beyond the bound the connection is closed after the answer, as Fastify does.
+    expect(answers[2]).toMatch(/^connection: close/im);
     await expectHealthy();
   });
 
