@@ -129,3 +129,51 @@ const launchArgs = [
     expect(pageErrors).toEqual([]);
   });
 });
+
+// Without a browser: the assets the page loads are the packages' own files, read on first request.
+describe('GraphiQL assets', () => {
+  let store: LoadedDatabase;
+  let service: RunningService;
+
+  beforeAll(async () => {
+    store = await sqliteWithSample();
+    service = await startService(store.url);
+  }, 60_000);
+
+  afterAll(async () => {
+    await service?.close();
+    await store?.dispose();
+  });
+
+  it('serves each script and style byte for byte from its package, the same on a second request', async () => {
+    const graphiqlDir = path.dirname(require.resolve('graphiql/package.json'));
+    const reactDir = path.dirname(require.resolve('react/package.json'));
+    const expected: [string, string, string][] = [
+      ['graphiql.min.js', path.join(graphiqlDir, 'graphiql.min.js'), 'text/javascript; charset=utf-8'],
+      ['graphiql.min.css', path.join(graphiqlDir, 'graphiql.min.css'), 'text/css; charset=utf-8'],
+      [
+        'react.production.min.js',
+        path.join(reactDir, 'umd/react.production.min.js'),
+        'text/javascript; charset=utf-8',
+      ],
+    ];
+    for (const [name, file, contentType] of expected) {
+      const onDisk = fs.readFileSync(file);
+      for (let request = 0; request < 2; request += 1) {
+        const response = await fetch(`${service.baseUrl}/graphiql/assets/${name}`);
+        expect(response.status).toBe(200);
+        expect(response.headers.get('content-type')).toBe(contentType);
+        expect(response.headers.get('cache-control')).toBe('public, max-age=86400');
+        expect(Buffer.from(await response.arrayBuffer()).equals(onDisk)).toBe(true);
+      }
+    }
+  });
+
+  it('answers 404 naming the asset for a name not in its list, inherited object keys included', async () => {
+    for (const name of ['nope.js', 'constructor', '__proto__', 'toString']) {
+      const response = await fetch(`${service.baseUrl}/graphiql/assets/${name}`);
+      expect(response.status).toBe(404);
+      expect(await response.text()).toBe(`no such GraphiQL asset: ${name}`);
+    }
+  });
+});
