@@ -166,9 +166,9 @@ describe('migrations on a real SQLite file', () => {
       expect(sqlite.prepare(`pragma index_info('asns_asn_date')`).all()).toHaveLength(2);
       await migrateToLatest(handle.db, handle.dialect);
       expect(sqlite.prepare(`pragma index_info('asns_asn_date')`).all()).toEqual([]);
-      const indexed = (sqlite.prepare(`pragma index_info('${ASN_HISTORY_INDEX}')`).all() as { name: string }[]).map(
-        (column) => column.name,
-      );
+      const indexed = (
+        sqlite.prepare(`pragma index_info('${ASN_HISTORY_INDEX}')`).all() as { name: string }[]
+      ).map((column) => column.name);
       expect(indexed).toEqual(['asn', 'date', ...ASN_HISTORY_COLUMNS]);
       // Every column of the table but search_text: a column added to asns later must be added here too.
       const tableColumns = (sqlite.prepare(`pragma table_info('asns')`).all() as { name: string }[]).map(
@@ -178,10 +178,14 @@ describe('migrations on a real SQLite file', () => {
       // Two ASNs' history over a range of months is one range of the index per ASN, read from the index alone.
       const history = `select asn, date, asn_name, rank, cone_asns from asns
         where asn in (select value from json_each(?)) and date >= ? and date <= ? order by +date, +asn`;
-      const detail = (sqlite.prepare(`explain query plan ${history}`).all('[7,9]', '2024-01-01', '2024-02-01') as {
-        detail: string;
-      }[]).map((row) => row.detail);
-      expect(detail.join('; ')).toContain(`USING COVERING INDEX ${ASN_HISTORY_INDEX} (asn=? AND date>? AND date<?)`);
+      const detail = (
+        sqlite.prepare(`explain query plan ${history}`).all('[7,9]', '2024-01-01', '2024-02-01') as {
+          detail: string;
+        }[]
+      ).map((row) => row.detail);
+      expect(detail.join('; ')).toContain(
+        `USING COVERING INDEX ${ASN_HISTORY_INDEX} (asn=? AND date>? AND date<?)`,
+      );
       expect(sqlite.prepare(history).all('[7,9]', '2024-01-01', '2024-02-01')).toEqual([
         { asn: 7, date: '2024-01-01', asn_name: 'AS7', rank: 7, cone_asns: 44 },
         { asn: 9, date: '2024-01-01', asn_name: 'AS9', rank: 9, cone_asns: 42 },

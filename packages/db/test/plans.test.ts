@@ -251,7 +251,9 @@ function expectHistoricKeyLookups(handle: DatabaseHandle): void {
   const whole = `select * from asns where date in (select value from json_each(?)) and ${asnList} ${order}`;
   const asns = JSON.stringify([5, 17, 2999]);
   const prunedPlan = plan(handle, pruned, MONTHS[0], MONTHS[2], JSON.stringify(MONTHS), asns);
-  expect(prunedPlan).toContain(`SEARCH asns USING COVERING INDEX ${ASN_HISTORY_INDEX} (asn=? AND date>? AND date<?)`);
+  expect(prunedPlan).toContain(
+    `SEARCH asns USING COVERING INDEX ${ASN_HISTORY_INDEX} (asn=? AND date>? AND date<?)`,
+  );
   expect(prunedPlan).not.toContain('asns_date_rank');
   const wholePlan = plan(handle, whole, JSON.stringify(MONTHS), asns);
   expect(wholePlan).toContain('SEARCH asns USING PRIMARY KEY (date=? AND asn=?)');

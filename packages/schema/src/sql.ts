@@ -95,7 +95,11 @@ export function dateIn(dialect: DialectName, column: string, months: readonly st
  * not in the index, and the sampled statistics would then scan the table's months as one range. PostgreSQL keeps the
  * list too (its statistics know how few dates there are). `months` ascending, as monthsOf returns them.
  */
-export function monthSpanIn(dialect: DialectName, column: string, months: readonly string[]): RawBuilder<boolean> {
+export function monthSpanIn(
+  dialect: DialectName,
+  column: string,
+  months: readonly string[],
+): RawBuilder<boolean> {
   if (dialect !== 'sqlite' || months.length <= 1) return dateIn(dialect, column, months);
   const ref = sql.ref(column);
   const list = sql<boolean>`+${ref} in (select value from json_each(${JSON.stringify(months)}))`;
