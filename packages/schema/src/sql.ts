@@ -13,11 +13,15 @@ export function inValues(
   column: string,
   values: readonly (number | string)[],
   kind: 'bigint' | 'text',
+  options: { offIndex?: boolean } = {},
 ): RawBuilder<boolean> {
   const ref = sql.ref(column);
   if (values.length === 0) return sql<boolean>`1 = 0`;
-  if (dialect === 'sqlite')
-    return sql<boolean>`${ref} in (select value from json_each(${JSON.stringify(values)}))`;
+  if (dialect === 'sqlite') {
+    // offIndex: a unary `+` (a no-op on any value) keeps the match off every index, as a filter only.
+    const tested = options.offIndex ? sql`+${ref}` : ref;
+    return sql<boolean>`${tested} in (select value from json_each(${JSON.stringify(values)}))`;
+  }
   return kind === 'bigint'
     ? sql<boolean>`${ref} = any(${values.map(Number)}::bigint[])`
     : sql<boolean>`${ref} = any(${values.map(String)}::text[])`;
@@ -102,7 +106,7 @@ export function monthSpanIn(
 ): RawBuilder<boolean> {
   if (dialect !== 'sqlite' || months.length <= 1) return dateIn(dialect, column, months);
   const ref = sql.ref(column);
-  const list = sql<boolean>`+${ref} in (select value from json_each(${JSON.stringify(months)}))`;
+  const list = inValues(dialect, column, months, 'text', { offIndex: true });
   return sql<boolean>`${ref} >= ${months[0]} and ${ref} <= ${months.at(-1)} and ${list}`;
 }
 

@@ -12,7 +12,10 @@ import type { DialectName } from '../dialect';
 // PostgreSQL gets the same columns as INCLUDE (not part of the key, only carried for index-only scans).
 export const ASN_HISTORY_INDEX = 'asns_asn_date_covering';
 
-/** Every column of `asns` after the key (asn, date), except search_text. */
+/**
+ * Every column of `asns` after the key (asn, date), except search_text. Written out, not derived from the table's
+ * interface: a migration must build the same index whatever columns later migrations add.
+ */
 export const ASN_HISTORY_COLUMNS = [
   'asn_name',
   'org_id',
