@@ -12,7 +12,7 @@ import type {
   LocationsTable,
   OrganizationsTable,
 } from '@asrank/db';
-import { dataVersionColumn, inValues } from './sql';
+import { byPrimaryKey, dataVersionColumn, inValues } from './sql';
 import { runCompiled, runPrepared, type StatementObserver } from './compiledLookups';
 import { PageBookmarks, waitedHopsFor, type PageBookmarksOptions } from './pageBookmarks';
 import { ListTotals } from './listTotals';
@@ -287,7 +287,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     organization: readonly OrganizationColumn[] | undefined,
   ) => {
     const selected = () => {
-      const query = db.selectFrom('asns as a');
+      const query = db.selectFrom(byPrimaryKey(dialect, 'asns', 'a'));
       const rows = columns
         ? query.select(columns.map((column) => `a.${column}` as const))
         : query.selectAll('a');

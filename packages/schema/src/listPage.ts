@@ -13,7 +13,7 @@ import type { SortKey } from '@asrank/domain';
 import type { AsrankContext } from './context';
 import { countRows } from './listTotals';
 import { bookmarkedKeyPage, type PageBookmarks, type SeekTerm } from './pageBookmarks';
-import { nullsLastPage, orderByList, type SortColumn } from './sql';
+import { byPrimaryKey, nullsLastPage, orderByList, type SortColumn } from './sql';
 
 type ListTable = 'asns' | 'organizations';
 type ListQuery<TB extends ListTable> = SelectQueryBuilder<Database, TB, object>;
@@ -140,8 +140,11 @@ async function rowsOfKeyPage<TB extends ListTable, Row>(
       .orderBy(innerOrder)
       .limit(limit)
       .offset(offset);
-  // Kysely cannot resolve selectFrom() over a table name that is a type parameter; the table is `spec.table`.
-  const table = spec.db.selectFrom(spec.table as ListTable) as unknown as ListQuery<TB>;
+  // Kysely cannot resolve selectFrom() over a table name that is a type parameter; the table is `spec.table`, read
+  // by its primary key (the page's keys are whole keys: one month's records lie together in it).
+  const table = spec.db.selectFrom(
+    byPrimaryKey(spec.dialect, spec.table as ListTable, spec.table as ListTable),
+  ) as unknown as ListQuery<TB>;
   const own = (column: string) => sql.ref(`${spec.table}.${column}`);
   return spec.readRows(
     table.where(sql<boolean>`(${own('date')}, ${own(spec.key)}) in (${keyPage})`).orderBy(outerOrder),

@@ -1,7 +1,7 @@
 // SQL fragments shared by the resolvers: list membership with one bound parameter, whitelisted ORDER BY,
 // and month selection. User input never reaches SQL text; it is always a bound value or a whitelisted column.
-import { sql, type RawBuilder } from 'kysely';
-import type { DialectName } from '@asrank/db';
+import { sql, type AliasedRawBuilder, type RawBuilder } from 'kysely';
+import type { Database, DialectName } from '@asrank/db';
 import type { SortKey } from '@asrank/domain';
 
 /**
@@ -82,6 +82,25 @@ export function dataVersionColumn() {
  */
 export function boundLimit(rows: number): RawBuilder<unknown> {
   return sql`limit cast(${rows} as integer)`;
+}
+
+/**
+ * A table under `alias` for reads of records by their full primary key (date and key), which on SQLite go through
+ * the primary key itself. The key of `asns` is (date, asn), so one month's records lie together; migration 011's
+ * (asn, date, ...) index carries every column a lookup reads and SQLite's planner rates it a little cheaper (its rows
+ * are shorter), but it lays each ASN's months side by side, so one month's records lie spread over the whole index
+ * (12x as many pages to keep cached on a 12-month store, ~300x on CAIDA's full history): W2's page statement (100
+ * ASNs with their organizations) took 765-955 µs through it and 610-665 µs through the key, W3's 500 neighbours
+ * 1,770-2,035 and 1,545-1,760 µs (in the service, the 12-month store; docs/performance.md, eighteenth round). SQLite names a WITHOUT ROWID table's key index `sqlite_autoindex_<table>_1` (a test fails if
+ * it ever does not: INDEXED BY a missing index is an error). PostgreSQL has no such hint and is left to its planner.
+ */
+export function byPrimaryKey<T extends 'asns' | 'organizations', A extends string>(
+  dialect: DialectName,
+  table: T,
+  alias: A,
+): AliasedRawBuilder<Database[T], A> {
+  const hint = dialect === 'sqlite' ? sql` indexed by ${sql.id(`sqlite_autoindex_${table}_1`)}` : sql``;
+  return sql<Database[T]>`${sql.table(table)}`.as<A>(sql`${sql.id(alias)}${hint}`);
 }
 
 /** `date = d` for one month (the common case, best for the planner), else a list match. */

@@ -18,12 +18,24 @@ import { busiestAsns, STORE_KINDS, openLoadedStore, type LoadedStore } from './s
 
 /** A table in FROM or JOIN, bare or aliased (`asns as a`). */
 interface TableOrAlias {
+  kind?: string;
   table?: { identifier?: { name?: string } };
-  node?: { table?: { identifier?: { name?: string } } };
+  node?: TableOrAlias;
+  parameters?: TableOrAlias[];
 }
 
-const tableName = (entry: TableOrAlias | undefined) =>
-  entry?.table?.identifier?.name ?? entry?.node?.table?.identifier?.name;
+/** The table's name; a table read by its primary key (sql.ts `byPrimaryKey`) is raw SQL naming it, under an alias. */
+const tableName = (entry: TableOrAlias | undefined): string | undefined => {
+  if (!entry) return undefined;
+  if (entry.kind === 'RawNode') {
+    for (const parameter of entry.parameters ?? []) {
+      const name = tableName(parameter);
+      if (name) return name;
+    }
+    return undefined;
+  }
+  return entry.table?.identifier?.name ?? tableName(entry.node);
+};
 
 interface SelectNode {
   kind: string;

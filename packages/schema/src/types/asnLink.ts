@@ -6,7 +6,7 @@ import { builder } from '../builder';
 import type { AsnRow, AsrankContext, LocationRow } from '../context';
 import { isHistoric, monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList } from '../args';
 import { countRows, listTotal, monthListScope } from '../listTotals';
-import { dateIn, inValues, nullsLastPage, orderByList, type SortColumn } from '../sql';
+import { byPrimaryKey, dateIn, inValues, nullsLastPage, orderByList, type SortColumn } from '../sql';
 import { nestedPage } from '../nestedPages';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { AsnLinkRef, AsnRef } from './refs';
@@ -175,7 +175,9 @@ async function linksWithAsn1(
   const recordColumns = columns.filter((column) => column !== 'date');
   const query = context.db
     .selectFrom(pageQuery.as('page'))
-    .leftJoin('asns as b', (join) => join.onRef('b.date', '=', 'page.date').onRef('b.asn', '=', 'page.asn1'))
+    .leftJoin(byPrimaryKey(context.dialect, 'asns', 'b'), (join) =>
+      join.onRef('b.date', '=', 'page.date').onRef('b.asn', '=', 'page.asn1'),
+    )
     .selectAll('page')
     .select(recordColumns.map((column) => sql.ref(`b.${column}`).as(`${ASN1_PREFIX}${column}`)))
     .orderBy(
@@ -331,7 +333,9 @@ export function asnLinksOfOrganizations(
     context.db
       .selectFrom('asns as a')
       .crossJoin('asn_links as l')
-      .leftJoin('asns as b', (join) => join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'))
+      .leftJoin(byPrimaryKey(context.dialect, 'asns', 'b'), (join) =>
+        join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'),
+      )
       .whereRef('l.date', '=', 'a.date')
       .whereRef('l.asn0', '=', 'a.asn')
       .where('a.date', '=', date)

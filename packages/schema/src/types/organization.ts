@@ -4,7 +4,7 @@ import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
 import { isHistoric, monthOf, monthsOf, pageOf } from '../args';
 import { listTotal, monthListScope } from '../listTotals';
-import { dateIn, inValues, orderByList, type SortColumn } from '../sql';
+import { byPrimaryKey, dateIn, inValues, orderByList, type SortColumn } from '../sql';
 import { listPage, monthBookmarks } from '../listPage';
 import { nestedPage } from '../nestedPages';
 import { nameConditions } from '../nameSearch';
@@ -75,7 +75,9 @@ function neighborsOfOrganizations(
     context.db
       .selectFrom('asns as a')
       .crossJoin('asn_links as l')
-      .innerJoin('asns as b', (join) => join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'))
+      .innerJoin(byPrimaryKey(context.dialect, 'asns', 'b'), (join) =>
+        join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'),
+      )
       .whereRef('l.date', '=', 'a.date')
       .whereRef('l.asn0', '=', 'a.asn')
       .where('a.date', '=', date)
@@ -89,7 +91,9 @@ function neighborsOfOrganizations(
     rows: (orgIds) =>
       context.db
         .selectFrom(neighborSet(orgIds).as('o'))
-        .innerJoin('asns as n', (join) => join.onRef('n.asn', '=', 'o.neighbor'))
+        .innerJoin(byPrimaryKey(context.dialect, 'asns', 'n'), (join) =>
+          join.onRef('n.asn', '=', 'o.neighbor'),
+        )
         .where('n.date', '=', date)
         .selectAll('n')
         .select('o.parent_key'),

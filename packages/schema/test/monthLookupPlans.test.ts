@@ -1,0 +1,89 @@
+// Records of one month read by their key (a point lookup, a page's rows, a neighbour's record) go through the
+// primary key of `asns`, where one month's records lie together, never through migration 011's (asn, date, ...)
+// history index, which SQLite's planner would otherwise pick for them (sql.ts `byPrimaryKey`). An AS's history keeps
+// that index. Observed on a real SQLite file with planner statistics: every statement the resolvers prepare is
+// recorded and its plan read back.
+import { refreshStatistics } from '@asrank/db';
+import { busiestAsns, LOAD_TIMEOUT_MS, openLoadedStore, queryData, type LoadedStore } from './support/store';
+
+jest.setTimeout(LOAD_TIMEOUT_MS);
+
+const HISTORY_INDEX = 'asns_asn_date_covering';
+
+describe('one month’s ASN records on sqlite', () => {
+  let store: LoadedStore;
+  /** The SQL text of every statement prepared since the last `statementsOf`. */
+  let prepared: string[] = [];
+
+  beforeAll(async () => {
+    store = await openLoadedStore('sqlite');
+    await refreshStatistics(store.handle);
+    const sqlite = store.handle.sqlite!;
+    const prepare = sqlite.prepare.bind(sqlite);
+    // Observes what SQLite is asked to run; the statement itself is SQLite's own.
+    sqlite.prepare = ((text: string) => {
+      prepared.push(text);
+      return prepare(text);
+    }) as typeof sqlite.prepare;
+  }, LOAD_TIMEOUT_MS);
+  afterAll(() => store?.close());
+
+  /** Runs `source` and returns the plan of each statement it prepared that reads `asns`, one string per statement. */
+  async function plansOf(source: string, variables: Record<string, unknown>): Promise<string[]> {
+    prepared = [];
+    await queryData(store.handle, source, variables);
+    const sqlite = store.handle.sqlite!;
+    return prepared
+      .filter((text) => /"asns"/.test(text) && !/^explain/i.test(text))
+      .map((text) => {
+        const parameters = new Array<null>((text.match(/\?/g) ?? []).length).fill(null);
+        const steps = sqlite.prepare(`explain query plan ${text}`).all(...parameters) as { detail: string }[];
+        return steps.map((step) => step.detail).join('\n');
+      });
+  }
+
+  function expectMonthLookupsByPrimaryKey(plans: string[]): void {
+    expect(plans.length).toBeGreaterThan(0);
+    expect(plans.join('\n')).toMatch(/SEARCH \w+ USING PRIMARY KEY \(date=\? AND asn=\?\)/);
+    for (const plan of plans) expect(plan).not.toContain(`${HISTORY_INDEX} (asn=? AND date=?)`);
+  }
+
+  it('reads a point lookup and its organization by primary key', async () => {
+    const [asn] = await busiestAsns(store.handle, store.dates.at(-1)!, 1);
+    const plans = await plansOf(
+      'query ($asn: String!) { asn(asn: $asn) { asn asnName rank organization { orgId orgName } cone { numberAsns } } }',
+      { asn: String(asn!.asn) },
+    );
+    expectMonthLookupsByPrimaryKey(plans);
+  });
+
+  // With this small store's statistics SQLite already reads a page's rows by key; with the 12-month generated
+  // store's it read them through the history index (docs/performance.md, eighteenth round).
+  it('reads the rows of a sorted deep page and of the default order by primary key', async () => {
+    for (const sort of ['-cone.numberAsns', 'rank']) {
+      const plans = await plansOf(
+        'query ($sort: String) { asns(first: 20, offset: 300, sort: $sort) { edges { node { asn asnName rank organization { orgName } } } } }',
+        { sort },
+      );
+      expectMonthLookupsByPrimaryKey(plans);
+    }
+  });
+
+  it('reads the neighbours of a link page by primary key', async () => {
+    const [asn] = await busiestAsns(store.handle, store.dates.at(-1)!, 1);
+    const plans = await plansOf(
+      'query ($asn: String!) { asnLinks(asn: $asn, first: 50) { edges { node { numberPaths asn1 { asn asnName rank cone { numberAsns } } } } } }',
+      { asn: String(asn!.asn) },
+    );
+    expectMonthLookupsByPrimaryKey(plans);
+  });
+
+  it('still reads an AS’s history as one range of the history index per ASN', async () => {
+    const asns = (await busiestAsns(store.handle, store.dates.at(-1)!, 3)).map((row) => String(row.asn));
+    const plans = await plansOf(
+      'query ($asns: [String!], $start: String!, $end: String!) { asns(asns: $asns, dateStart: $start, dateEnd: $end, first: 20) { edges { node { asn date rank } } } }',
+      { asns, start: store.dates[0], end: store.dates.at(-1) },
+    );
+    expect(plans.join('\n')).toContain(`USING COVERING INDEX ${HISTORY_INDEX} (asn=? AND date>? AND date<?)`);
+  });
+});
