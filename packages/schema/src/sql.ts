@@ -91,8 +91,10 @@ export function boundLimit(rows: number): RawBuilder<unknown> {
  * are shorter), but it lays each ASN's months side by side, so one month's records lie spread over the whole index
  * (12x as many pages to keep cached on a 12-month store, ~300x on CAIDA's full history): W2's page statement (100
  * ASNs with their organizations) took 765-955 µs through it and 610-665 µs through the key, W3's 500 neighbours
- * 1,770-2,035 and 1,545-1,760 µs (in the service, the 12-month store; docs/performance.md, eighteenth round). SQLite names a WITHOUT ROWID table's key index `sqlite_autoindex_<table>_1` (a test fails if
- * it ever does not: INDEXED BY a missing index is an error). PostgreSQL has no such hint and is left to its planner.
+ * 1,770-2,035 and 1,545-1,760 µs (in the service, the 12-month store), a list of 1,000 ASNs in one month 2.4-2.6 and
+ * 1.85-1.95 ms (docs/performance.md, eighteenth round). SQLite names a WITHOUT ROWID table's key index
+ * `sqlite_autoindex_<table>_1` (a test fails if it ever does not: INDEXED BY a missing index is an error). PostgreSQL
+ * has no such hint and is left to its planner.
  */
 export function byPrimaryKey<T extends 'asns' | 'organizations', A extends string>(
   dialect: DialectName,

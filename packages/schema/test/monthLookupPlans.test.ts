@@ -42,40 +42,45 @@ describe('one month’s ASN records on sqlite', () => {
       });
   }
 
-  function expectMonthLookupsByPrimaryKey(plans: string[]): void {
+  // Without the hint the deep pages' rows already read by key with this small store's statistics (with the 12-month
+  // generated store's they read through the history index, docs/performance.md, eighteenth round); the rest do not.
+  it.each([
+    [
+      'a point lookup and its organization',
+      'query ($asn: String!) { asn(asn: $asn) { asn asnName rank organization { orgId orgName } cone { numberAsns } } }',
+      (busiest: string[]) => ({ asn: busiest[0] }),
+    ],
+    [
+      'the rows of a sorted deep page',
+      'query { asns(first: 20, offset: 300, sort: "-cone.numberAsns") { edges { node { asn asnName rank organization { orgName } } } } }',
+      () => ({}),
+    ],
+    [
+      'the rows of a deep page in the default order',
+      'query { asns(first: 20, offset: 300, sort: "rank") { edges { node { asn asnName rank organization { orgName } } } } }',
+      () => ({}),
+    ],
+    [
+      'the neighbours of a link page',
+      'query ($asn: String!) { asnLinks(asn: $asn, first: 50) { edges { node { numberPaths asn1 { asn asnName rank cone { numberAsns } } } } } }',
+      (busiest: string[]) => ({ asn: busiest[0] }),
+    ],
+    [
+      'a list of ASNs in one month',
+      'query ($asns: [String!]) { asns(asns: $asns, first: 20) { edges { node { asn asnName rank } } } }',
+      (busiest: string[]) => ({ asns: busiest }),
+    ],
+    [
+      'the cones of listed ASNs in one month',
+      'query ($asns: [String!]) { asnConesStream(asns: $asns, first: 100) { pages { coneIndex asn { asn } } } }',
+      (busiest: string[]) => ({ asns: busiest }),
+    ],
+  ])('reads %s by primary key', async (_label, source, variables) => {
+    const busiest = (await busiestAsns(store.handle, store.dates.at(-1)!, 3)).map((row) => String(row.asn));
+    const plans = await plansOf(source, variables(busiest));
     expect(plans.length).toBeGreaterThan(0);
     expect(plans.join('\n')).toMatch(/SEARCH \w+ USING PRIMARY KEY \(date=\? AND asn=\?\)/);
     for (const plan of plans) expect(plan).not.toContain(`${HISTORY_INDEX} (asn=? AND date=?)`);
-  }
-
-  it('reads a point lookup and its organization by primary key', async () => {
-    const [asn] = await busiestAsns(store.handle, store.dates.at(-1)!, 1);
-    const plans = await plansOf(
-      'query ($asn: String!) { asn(asn: $asn) { asn asnName rank organization { orgId orgName } cone { numberAsns } } }',
-      { asn: String(asn!.asn) },
-    );
-    expectMonthLookupsByPrimaryKey(plans);
-  });
-
-  // With this small store's statistics SQLite already reads a page's rows by key; with the 12-month generated
-  // store's it read them through the history index (docs/performance.md, eighteenth round).
-  it('reads the rows of a sorted deep page and of the default order by primary key', async () => {
-    for (const sort of ['-cone.numberAsns', 'rank']) {
-      const plans = await plansOf(
-        'query ($sort: String) { asns(first: 20, offset: 300, sort: $sort) { edges { node { asn asnName rank organization { orgName } } } } }',
-        { sort },
-      );
-      expectMonthLookupsByPrimaryKey(plans);
-    }
-  });
-
-  it('reads the neighbours of a link page by primary key', async () => {
-    const [asn] = await busiestAsns(store.handle, store.dates.at(-1)!, 1);
-    const plans = await plansOf(
-      'query ($asn: String!) { asnLinks(asn: $asn, first: 50) { edges { node { numberPaths asn1 { asn asnName rank cone { numberAsns } } } } } }',
-      { asn: String(asn!.asn) },
-    );
-    expectMonthLookupsByPrimaryKey(plans);
   });
 
   it('still reads an AS’s history as one range of the history index per ASN', async () => {

@@ -4,7 +4,7 @@ import { builder } from '../builder';
 import type { AsnRow } from '../context';
 import { isHistoric, monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList } from '../args';
 import { listTotal, monthListScope } from '../listTotals';
-import { dateIn, inValues, monthSpanIn, orderByList, type SortColumn } from '../sql';
+import { byPrimaryKey, dateIn, inValues, monthSpanIn, orderByList, type SortColumn } from '../sql';
 import { listPage, monthBookmarks } from '../listPage';
 import { nestedPage } from '../nestedPages';
 import { nameConditions } from '../nameSearch';
@@ -245,7 +245,12 @@ builder.queryFields((t) => ({
         asnFilter && columns && !columns.includes('search_text')
           ? monthSpanIn(context.dialect, 'date', months)
           : dateIn(context.dialect, 'date', months);
-      let query = context.db.selectFrom('asns').where(monthCondition);
+      // A list of ASNs in one month is records read by their key (sql.ts byPrimaryKey); a sorted month keeps its indexes.
+      const table =
+        asnFilter && months.length === 1
+          ? context.db.selectFrom(byPrimaryKey(context.dialect, 'asns', 'asns'))
+          : context.db.selectFrom('asns');
+      let query = table.where(monthCondition);
       if (asnFilter) query = query.where(inValues(context.dialect, 'asn', asnFilter, 'bigint'));
       if (args.name != null)
         for (const condition of await nameConditions(context, 'asns', args.name, months))

@@ -15,7 +15,7 @@ import {
 import { builder } from '../builder';
 import type { AsrankContext } from '../context';
 import { parseAsnList } from '../args';
-import { dateIn, inValues, orderByList } from '../sql';
+import { byPrimaryKey, dateIn, inValues, orderByList } from '../sql';
 import { coneStreamSource, rowsPerQuery, type StreamCone, type StreamMember } from '../coneSource';
 import { AsnRef, PrefixRef, type PrefixRecord } from './refs';
 import { ASN_HISTORIC_ORDER, ASN_SORT_COLUMNS } from './asn';
@@ -106,8 +106,12 @@ interface StreamFilters {
 /** The cones of the walk: seen ASNs with a cone in the selected months, filtered, in the requested order. */
 function conesQuery(context: AsrankContext, filters: StreamFilters) {
   const { db, dialect } = context;
-  let query = db
-    .selectFrom('asns as a')
+  // Listed ASNs in one month are records read by their key (sql.ts byPrimaryKey); otherwise the rank index serves.
+  const cones =
+    filters.asns && filters.months.length === 1
+      ? db.selectFrom(byPrimaryKey(dialect, 'asns', 'a'))
+      : db.selectFrom('asns as a');
+  let query = cones
     .where(dateIn(dialect, 'a.date', filters.months))
     // A seen ASN always has a cone (it is in its own); no cone_asns predicate, so the planner keeps the rank index.
     .where('a.seen', '=', 1);
