@@ -4,6 +4,7 @@
 // call this directly.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createSchema } from '@asrank/schema';
+import { largeAnswersAsBytes } from '@asrank/service-kit';
 import type { GraphqlConfig } from './config';
 import { openServingDatabase } from './database';
 import { graphqlPlugin } from './plugins/graphql';
@@ -72,6 +73,8 @@ export async function buildGraphqlApp(config: GraphqlConfig): Promise<FastifyIns
           maxAgeSeconds: config.cacheMaxAgeSeconds,
           metrics,
         });
+        // After the result cache, whose onSend hook keeps answers as strings.
+        await scoped.register(largeAnswersAsBytes);
         await scoped.register(graphqlPlugin, {
           schema,
           handle: timedHandle,

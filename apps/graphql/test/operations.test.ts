@@ -1,6 +1,7 @@
 // Operations added for deployment (tools/e2e covers them across processes; these pin the app's behaviour):
 // probes and metrics at the root, request ids, the result cache with ETag/304, and the input guards that
 // turn JSON-as-query and NUL characters into 400s instead of 500s.
+import { LARGE_ANSWER_CHARACTERS } from '@asrank/service-kit';
 import { buildGraphqlApp, loadConfig } from '../src';
 import { sqliteWithSample, startService, type LoadedDatabase, type RunningService } from './helpers';
 
@@ -132,6 +133,24 @@ describe('result cache and HTTP caching', () => {
     // The repeat runs JIT-compiled; its errors must be flagged the same way.
     expect((await post(partial)).headers.get('cache-control')).toBe('no-store');
     expect((await post(partial)).headers.get('x-cache')).toBeNull();
+  });
+
+  it('caches a large answer too, though it leaves as bytes (service-kit largeAnswersAsBytes)', async () => {
+    // Every record of every month: well above the size at which answers are sent as bytes.
+    const body = {
+      query:
+        '{ datasets { totalCount } asns(dateStart: "2000-01-01", dateEnd: "2100-01-01", first: 10000) { edges { node { asn asnName date rank source cone { numberAsns numberPrefixes numberAddresses } asnDegree { provider peer customer sibling total } } } } }',
+    };
+    const first = await post(body);
+    const text = await first.text();
+    expect(first.status).toBe(200);
+    expect(text.length).toBeGreaterThan(LARGE_ANSWER_CHARACTERS);
+    expect(first.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    expect(first.headers.get('etag')).toMatch(/^"[^"]+"$/);
+    const second = await post(body);
+    expect(second.headers.get('x-cache')).toBe('hit');
+    expect(second.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    expect(await second.text()).toBe(text);
   });
 
   it('can be turned off with RESULT_CACHE_MB=0 (ETags remain)', async () => {

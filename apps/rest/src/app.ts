@@ -1,6 +1,7 @@
 // Assembles the REST service: metrics, request ids, JSON errors, the GraphQL client, load shedding, HTTP
 // caching, probes, the OpenAPI guide and the routes (the last two under BASE_PATH). Builds a ready Fastify instance; main.ts decides when to listen.
 import Fastify, { type FastifyInstance } from 'fastify';
+import { largeAnswersAsBytes } from '@asrank/service-kit';
 import type { RestConfig } from './config';
 import docs from './plugins/docs';
 import errors from './plugins/errors';
@@ -60,6 +61,8 @@ export async function buildRestApp(config: BuildRestAppConfig): Promise<FastifyI
     rateLimitWindowMs: config.rateLimitWindowMs ?? 60000,
   });
   await app.register(caching, { maxAgeSeconds: config.cacheMaxAgeSeconds ?? 60 });
+  // After caching: the ETag is computed from the answer's text; only then does a large one become bytes.
+  await app.register(largeAnswersAsBytes);
   // Probes and /metrics live outside BASE_PATH: one address for orchestrators, not published by nginx.
   await app.register(health);
   // Registered before the routes: @fastify/swagger collects route schemas as routes are added.

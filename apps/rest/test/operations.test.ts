@@ -1,6 +1,8 @@
 // Operations endpoints and protections over real HTTP with the real GraphQL service: liveness/readiness
 // (readiness follows the GraphQL service), Prometheus metrics, ETag/304 + Cache-Control, load shedding and
 // the optional rate limit.
+import { LARGE_ANSWER_CHARACTERS } from '@asrank/service-kit';
+import { MAX_PAGE_SIZE } from '@asrank/domain';
 import { buildRestApp } from '../src/app';
 import { closedPortUrl, getJson, listenOnEphemeralPort } from './http';
 import { startServices, type Services } from './services';
@@ -79,6 +81,24 @@ describe('HTTP caching', () => {
     expect(other.status).toBe(200);
     expect(other.headers.get('etag')).not.toBe(etag);
     await other.text();
+  });
+
+  it('keeps ETag, Content-Length and 304 for a large answer, which leaves as bytes (largeAnswersAsBytes)', async () => {
+    // Every link of the latest sample month: well above the size at which answers are sent as bytes.
+    const url = `${services.restBase}/restful/asnLinks?first=${MAX_PAGE_SIZE}`;
+    const first = await fetch(url);
+    const text = await first.text();
+    expect(first.status).toBe(200);
+    expect(text.length).toBeGreaterThan(LARGE_ANSWER_CHARACTERS);
+    expect(first.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    expect(first.headers.get('content-type')).toMatch(/^application\/json/);
+    const links = (JSON.parse(text) as { data: { asnLinks: { edges: unknown[] } } }).data.asnLinks;
+    expect(links.edges.length).toBeGreaterThan(0);
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^"[^"]+"$/);
+    const revalidated = await fetch(url, { headers: { 'if-none-match': etag ?? '' } });
+    expect(revalidated.status).toBe(304);
+    expect(await revalidated.text()).toBe('');
   });
 
   it('marks errors as not cacheable', async () => {

@@ -2,3 +2,4 @@ export * from './load-shedding';
 export * from './graceful-close';
 export * from './workers';
 export * from './content-hash';
+export * from './large-answers';
