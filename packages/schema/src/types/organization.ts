@@ -110,7 +110,8 @@ OrganizationRef.implement({
   fields: (t) => ({
     orgId: t.exposeString('org_id'),
     orgName: t.exposeString('org_name'),
-    rank: t.int({ nullable: true, resolve: (org) => (org.rank == null ? null : Number(org.rank)) }),
+    // Exposed, not resolved, like Asn.rank (graphql-jit reads it inline; the Int serializer checks it).
+    rank: t.exposeInt('rank', { nullable: true }),
     date: t.exposeString('date'),
     seen: t.boolean({ resolve: (org) => org.seen === 1 }),
     country: t.field({
