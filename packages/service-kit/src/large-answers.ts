@@ -1,9 +1,10 @@
 // A large answer leaves as bytes, not as a string. Node's http module prepends the response head to a string body
 // (`_header + data` in OutgoingMessage#_send), so a string answer of a few hundred KB is copied once more into a
 // fresh V8 large object (its own mmap, page faults, freed by the GC) before the socket encodes it; a Buffer body is
-// written after the head as it is. On this project's 2-core machine a 363 KB answer (one cone-stream page) cost the
-// service ~4.5-7 ms as a string and ~2.6-3 ms as bytes, Buffer.from's UTF-8 encoding included (docs/performance.md,
-// nineteenth round). Below ~100 KB the two are alike, so smaller answers (nearly all) are left as they are.
+// written after the head as it is. On this project's 2-core machine a bare Node server took 4.3-7.1 ms per 363 KB
+// answer (one cone-stream page) as a string and 2.6-3.0 ms as bytes, Buffer.from's UTF-8 encoding included, and the
+// GraphQL service's CPU per page fell by ~2 ms (docs/performance.md, nineteenth round). From ~150 KB up the
+// difference holds, at 70 KB and below there is none, so smaller answers (nearly all) are left as they are.
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 
