@@ -3,3 +3,4 @@ export * from './graceful-close';
 export * from './workers';
 export * from './content-hash';
 export * from './large-answers';
+export * from './json-bytes';

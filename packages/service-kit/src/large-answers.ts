@@ -5,6 +5,9 @@
 // answer (one cone-stream page) as a string and 2.6-3.0 ms as bytes, Buffer.from's UTF-8 encoding included, and the
 // GraphQL service's CPU per page fell by ~2 ms (docs/performance.md, nineteenth round). From ~150 KB up the
 // difference holds, at 70 KB and below there is none, so smaller answers (nearly all) are left as they are.
+// Encoding still flattens JSON.stringify's rope into one fresh large string (its page faults cost ~1.8 ms for 363
+// KB on this machine); the GraphQL service writes clean answers holding a large list without it (json-bytes.ts),
+// and this hook remains for the other large answers.
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 
