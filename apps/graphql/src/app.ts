@@ -18,6 +18,7 @@ import { oversizedBodyPlugin } from './plugins/oversized-body';
 import { probesPlugin } from './plugins/probes';
 import { requestIdFor, requestIdPlugin } from './plugins/request-id';
 import { resultCache } from './plugins/result-cache';
+import { largeAnswersBySlices } from './plugins/large-answers';
 
 export async function buildGraphqlApp(config: GraphqlConfig): Promise<FastifyInstance> {
   const handle = await openServingDatabase(config.databaseUrl, config.statementTimeoutMs);
@@ -73,7 +74,10 @@ export async function buildGraphqlApp(config: GraphqlConfig): Promise<FastifyIns
           maxAgeSeconds: config.cacheMaxAgeSeconds,
           metrics,
         });
-        // After the result cache, whose onSend hook keeps answers as strings.
+        // Clean answers with a large list leave the serializer as bytes, which the result cache keeps as they are.
+        await scoped.register(largeAnswersBySlices, { graphqlPath });
+        // Any other large answer (an error answer, a list the slicer did not spot) is made bytes after the result
+        // cache's onSend hook, which stores what it is given.
         await scoped.register(largeAnswersAsBytes);
         await scoped.register(graphqlPlugin, {
           schema,

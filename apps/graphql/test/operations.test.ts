@@ -1,7 +1,7 @@
 // Operations added for deployment (tools/e2e covers them across processes; these pin the app's behaviour):
 // probes and metrics at the root, request ids, the result cache with ETag/304, and the input guards that
 // turn JSON-as-query and NUL characters into 400s instead of 500s.
-import { LARGE_ANSWER_CHARACTERS } from '@asrank/service-kit';
+import { LARGE_ANSWER_CHARACTERS, LARGE_ARRAY_ELEMENTS } from '@asrank/service-kit';
 import { buildGraphqlApp, loadConfig } from '../src';
 import { sqliteWithSample, startService, type LoadedDatabase, type RunningService } from './helpers';
 
@@ -151,6 +151,26 @@ describe('result cache and HTTP caching', () => {
     expect(second.headers.get('x-cache')).toBe('hit');
     expect(second.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
     expect(await second.text()).toBe(text);
+  });
+
+  it('serializes a clean answer with a large list by slices, byte for byte, and caches those bytes', async () => {
+    // Every link of every month: a list longer than LARGE_ARRAY_ELEMENTS (plugins/large-answers.ts).
+    const body = {
+      query:
+        '{ asnLinks(dateStart: "2000-01-01", dateEnd: "2100-01-01", first: 10000) { totalCount edges { node { asn0 { asn asnName } asn1 { asn } relationship numberPaths } } } }',
+    };
+    const first = await post(body);
+    const bytes = Buffer.from(await first.arrayBuffer());
+    const answer = JSON.parse(bytes.toString('utf8')) as { data: { asnLinks: { edges: unknown[] } } };
+    expect(first.status).toBe(200);
+    expect(answer.data.asnLinks.edges.length).toBeGreaterThanOrEqual(LARGE_ARRAY_ELEMENTS);
+    // Exactly what JSON.stringify makes of the answer, however it was written.
+    expect(bytes.equals(Buffer.from(JSON.stringify(answer), 'utf8'))).toBe(true);
+    expect(first.headers.get('content-length')).toBe(String(bytes.length));
+    expect(first.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const second = await post(body);
+    expect(second.headers.get('x-cache')).toBe('hit');
+    expect(Buffer.from(await second.arrayBuffer()).equals(bytes)).toBe(true);
   });
 
   it('can be turned off with RESULT_CACHE_MB=0 (ETags remain)', async () => {

@@ -65,7 +65,7 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptions): Promise<void> {
   const cache =
     options.maxBytes > 0
-      ? new LRUCache<string, string>({
+      ? new LRUCache<string, string | Buffer>({
           maxSize: options.maxBytes,
           maxEntrySize: Math.min(MAX_ENTRY_BYTES, options.maxBytes),
           sizeCalculation: (value, key) => value.length + key.length,
@@ -119,13 +119,16 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
     if (!state || state.hit) return payload;
     // Mercurius answers errors with 200 when some data came back; only clean answers are cacheable. The GraphQL
     // plugin flags errors from the result object: scanning the text cost 5% of a 370 KB cone-stream page's CPU.
-    const clean = reply.statusCode === 200 && typeof payload === 'string' && request.graphqlErrors !== true;
+    const clean =
+      reply.statusCode === 200 &&
+      (typeof payload === 'string' || Buffer.isBuffer(payload)) &&
+      request.graphqlErrors !== true;
     if (!clean) {
       reply.header('cache-control', 'no-store');
       return payload;
     }
     reply.header('etag', state.etag).header('cache-control', `public, max-age=${options.maxAgeSeconds}`);
-    cache?.set(state.key, payload);
+    cache?.set(state.key, payload as string | Buffer);
     return payload;
   });
 }
