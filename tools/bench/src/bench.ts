@@ -5,7 +5,8 @@
 //   2. loads those bytes into the ceiling (bare Fastify, answers from memory) and measures it with autocannon,
 //   3. measures the service with autocannon, rotating through the requests (many different keys),
 //   4. times the same rows read straight from SQLite with better-sqlite3 prepared statements.
-// W5 walks asnConesStream page by page on one connection and samples the service's RSS meanwhile.
+// W5 walks asnConesStream page by page on one connection, from a client process of its own (cone-walk.ts), and
+// samples the service's RSS and CPU meanwhile.
 // Output: Markdown + JSON under tools/bench/results/, and the summary between the markers in docs/performance.md.
 //
 // Beside the ceiling, the stack floor (stack-floor.ts: Fastify + Mercurius over the service's schema, answering from
@@ -14,12 +15,12 @@
 // Usage: pnpm bench [--asns N] [--months N] [--duration S] [--connections N] [--only W1,W5] [--skip-real]
 //   [--skip-postgres] [--store sqlite|postgres] [--profile] [--workers N (the GraphQL service's WORKERS)]
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import BetterSqlite3 from 'better-sqlite3';
 import { SERVICE_NODE_FLAGS } from '@asrank/graphql';
+import { walkConeStreamInChild } from './cone-walk';
 import { BENCH_ROOT, REPO_ROOT, prepareGenerated, prepareReal, type PreparedStores } from './datasets';
 import { parseSuiteOptions, runSuiteEntryPoint, type SuiteOptions } from './options';
 import {
@@ -277,52 +278,6 @@ async function runThroughput(
   });
 }
 
-/** Bytes of a W5 page decoded for its pageInfo (it leads the answer). */
-const HEAD_BYTES = 400;
-
-/**
- * The W5 client: one keep-alive connection through node:http. Global fetch() reads a body through WHATWG streams,
- * which cost this 2-core machine about 1.5 ms per 370 KB page in the client, between two requests of a sequential
- * walk: the walk measured the client as much as the service (48-52 MB/s with fetch, 62-64 with node:http, the
- * service's own CPU per page unchanged). The page is kept as the chunks that arrived, not decoded into one string:
- * a string that large is a fresh V8 large object, ~90 page faults at ~19 µs each on this machine, ~1.7-2 ms per
- * page of the walk's wall time spent in the client (twentieth round). Only the head, where pageInfo is, is decoded.
- */
-function postOnConnection(
-  agent: http.Agent,
-  url: string,
-  body: string,
-): Promise<{ status: number; bytes: number; head: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        let bytes = 0;
-        response.on('data', (chunk: Buffer) => {
-          if (bytes < HEAD_BYTES) chunks.push(chunk);
-          bytes += chunk.length;
-        });
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            bytes,
-            head: Buffer.concat(chunks).subarray(0, HEAD_BYTES).toString('utf8'),
-          }),
-        );
-        response.on('error', reject);
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
 async function runConeWalk(
   asns: readonly string[],
   services: Services,
@@ -333,45 +288,20 @@ async function runConeWalk(
 ): Promise<void> {
   const url = `${services.graphql.baseUrl}/graphql`;
   const pid = services.graphql.child.pid;
-  const walk = async (): Promise<{ bytes: number; pages: number; seconds: number; rss: number[] }> => {
-    const rss: number[] = [rssMb(pid)];
-    const sampler = setInterval(() => rss.push(rssMb(pid)), 100);
-    let cursor = '';
-    let bytes = 0;
-    let pages = 0;
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const started = process.hrtime.bigint();
-    try {
-      for (;;) {
-        const answer = await postOnConnection(
-          agent,
-          url,
-          JSON.stringify({ query: W5_QUERY, variables: { asns, cursor } }),
-        );
-        const { status, head } = answer;
-        bytes += answer.bytes;
-        pages++;
-        // pageInfo is selected first, so it leads the answer: no need to parse the whole page.
-        const match = /"hasNextPage":(true|false),"nextPageCursor":"([^"]*)"/.exec(head);
-        if (status !== 200 || !match) throw new Error(`W5: page ${pages} answered ${status}: ${head}`);
-        if (match[1] === 'false') break;
-        cursor = match[2] as string;
-      }
-    } finally {
-      clearInterval(sampler);
-      agent.destroy();
-    }
-    rss.push(rssMb(pid));
-    return { bytes, pages, seconds: Number(process.hrtime.bigint() - started) / 1e9, rss };
-  };
+  const rss: number[] = [];
+  let sampler: NodeJS.Timeout | undefined;
+  let serviceCpuStart = 0;
   // One warm-up walk per worker: each walk opens a new connection, and the primary deals connections to the
-  // workers in turn, so every worker has loaded the month's prefix index before the measured walk.
-  for (let worker = 0; worker < workers; worker++) {
-    log(`${report.label} / ${dialect} / W5: warm-up walk ${worker + 1} of ${workers}`);
-    await walk();
-  }
-  log('W5: measured walk');
-  const measured = await walk();
+  // workers in turn, so every worker has loaded the month's prefix index before the measured walk. The client
+  // process walks them too, so its own code is warm for the measured walk.
+  log(`${report.label} / ${dialect} / W5: ${workers} warm-up walk(s), then the measured walk`);
+  const walked = await walkConeStreamInChild({ url, query: W5_QUERY, asns }, workers, () => {
+    rss.push(rssMb(pid));
+    sampler = setInterval(() => rss.push(rssMb(pid)), 100);
+    serviceCpuStart = cpuSeconds(pid);
+  }).finally(() => clearInterval(sampler));
+  rss.push(rssMb(pid));
+  const measured = { ...walked, rss, serviceCpuSeconds: cpuSeconds(pid) - serviceCpuStart };
   let raw: { seconds: number; rows: number } | null = null;
   if (dialect === 'sqlite') {
     const db = new BetterSqlite3(store.sqliteFile, { readonly: true, fileMustExist: true });
@@ -384,8 +314,12 @@ async function runConeWalk(
     }
   }
   const mbPerSecond = measured.bytes / 1e6 / measured.seconds;
+  const perPageMs = (seconds: number) => (seconds * 1000) / measured.pages;
+  // Which side a slow walk waited on: the service's CPU per page, the client's, and the page's wall time.
   log(
-    `W5: ${(measured.bytes / 1e6).toFixed(1)} MB in ${measured.pages} pages, ${mbPerSecond.toFixed(1)} MB/s`,
+    `W5: ${(measured.bytes / 1e6).toFixed(1)} MB in ${measured.pages} pages, ${mbPerSecond.toFixed(1)} MB/s; ` +
+      `per page ${perPageMs(measured.seconds).toFixed(2)} ms, service CPU ${perPageMs(measured.serviceCpuSeconds).toFixed(2)} ms, ` +
+      `client CPU ${perPageMs(measured.clientCpuSeconds).toFixed(2)} ms`,
   );
   report.stream = {
     dialect,
@@ -396,6 +330,8 @@ async function runConeWalk(
     rssStartMb: measured.rss[0] ?? Number.NaN,
     rssPeakMb: Math.max(...measured.rss),
     rssEndMb: measured.rss[measured.rss.length - 1] ?? Number.NaN,
+    serviceCpuMsPerPage: perPageMs(measured.serviceCpuSeconds),
+    clientCpuMsPerPage: perPageMs(measured.clientCpuSeconds),
     raw,
   };
 }

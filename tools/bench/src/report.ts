@@ -42,6 +42,9 @@ export interface StreamReport {
   rssStartMb: number;
   rssPeakMb: number;
   rssEndMb: number;
+  /** CPU per page of the GraphQL service (its process tree) and of the walking client (this process). */
+  serviceCpuMsPerPage?: number;
+  clientCpuMsPerPage?: number;
   raw: { seconds: number; rows: number } | null;
 }
 
