@@ -1,39 +1,22 @@
 // W5's client reads only the head of each page and counts the rest: it must still follow the cursors to the end of
 // the walk, count exactly the bytes the service sent, and stop on an answer that is not a page.
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
-import { runCli } from '@asrank/cli';
-import { buildGraphqlApp, loadConfig } from '@asrank/graphql';
 import { walkConeStream } from '../src/cone-walk';
 import { W5_QUERY } from '../src/workloads';
+import { startSampleService, type SampleService } from './sample-service';
 
 describe('walkConeStream', () => {
-  let scratchDir: string;
-  let service: FastifyInstance;
-  let url: string;
+  let sample: SampleService;
 
   beforeAll(async () => {
-    scratchDir = mkdtempSync(path.join(os.tmpdir(), 'asrank-walk-'));
-    const databaseFile = path.join(scratchDir, 'asrank.db');
-    const code = await runCli(['node', 'asrank', '--database', databaseFile, 'load-sample']);
-    if (code !== 0) throw new Error(`asrank load-sample exited with ${code}`);
-    service = await buildGraphqlApp(
-      loadConfig({ DATABASE_URL: databaseFile, LOG_LEVEL: 'silent', RESULT_CACHE_MB: 0 }),
-    );
-    await service.listen({ port: 0, host: '127.0.0.1' });
-    url = `http://127.0.0.1:${(service.server.address() as AddressInfo).port}/graphql`;
+    sample = await startSampleService();
   });
 
   afterAll(async () => {
-    await service?.close();
-    rmSync(scratchDir, { recursive: true, force: true });
+    await sample?.dispose();
   });
 
   it('walks every page to the end and counts the bytes each page had', async () => {
-    const ranked = await fetch(url, {
+    const ranked = await fetch(sample.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -49,7 +32,7 @@ describe('walkConeStream', () => {
     let pages = 0;
     let bytes = 0;
     for (;;) {
-      const answer = await fetch(url, {
+      const answer = await fetch(sample.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ query, variables: { asns, cursor } }),
@@ -66,7 +49,7 @@ describe('walkConeStream', () => {
       cursor = pageInfo.nextPageCursor;
     }
     expect(pages).toBeGreaterThan(2);
-    const walked = await walkConeStream({ url, query, asns });
+    const walked = await walkConeStream({ url: sample.url, query, asns });
     expect(walked.pages).toBe(pages);
     expect(walked.bytes).toBe(bytes);
     expect(walked.seconds).toBeGreaterThan(0);
@@ -74,7 +57,7 @@ describe('walkConeStream', () => {
 
   it('stops with the answer quoted when a page is not one', async () => {
     await expect(
-      walkConeStream({ url, query: W5_QUERY.replace('first: 10000', 'first: 0'), asns: [] }),
+      walkConeStream({ url: sample.url, query: W5_QUERY.replace('first: 10000', 'first: 0'), asns: [] }),
     ).rejects.toThrow(/W5: page 1 answered 200: .*first \(items per stream page\) must be/);
   });
 });

@@ -1,24 +1,14 @@
 // The stack floor stands for "the same answer, without our resolvers or database": it must give the service's own
 // data for a request it learned, keep answering it from memory when the service is gone (or it would measure the
 // service again), and turn a request the service refuses into an error quoting it instead of a hang (the suite stops on it).
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { runCli } from '@asrank/cli';
-import { buildGraphqlApp, loadConfig } from '@asrank/graphql';
 import { buildStackFloor } from '../src/stack-floor';
+import { listenForGraphql, startSampleService, type SampleService } from './sample-service';
 
 const POINT_LOOKUP =
   'query W1($asn: String!) { asn(asn: $asn) { asn asnName rank organization { orgId orgName rank } cone { numberAsns } asnDegree { total } } }';
 const NEIGHBOURS =
   'query Neighbours($asn: String!) { asnLinks(asn: $asn, first: 5) { totalCount edges { node { relationship numberPaths asn1 { asn asnName rank } } } } }';
-
-async function listen(app: FastifyInstance): Promise<string> {
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/graphql`;
-}
 
 async function post(
   url: string,
@@ -33,24 +23,17 @@ async function post(
 }
 
 describe('stack floor', () => {
-  let scratchDir: string;
-  let service: FastifyInstance;
+  let sample: SampleService;
   let floor: FastifyInstance;
   let serviceUrl: string;
   let floorUrl: string;
   let largestAsn: string;
 
   beforeAll(async () => {
-    scratchDir = mkdtempSync(path.join(os.tmpdir(), 'asrank-floor-'));
-    const databaseFile = path.join(scratchDir, 'asrank.db');
-    const code = await runCli(['node', 'asrank', '--database', databaseFile, 'load-sample']);
-    if (code !== 0) throw new Error(`asrank load-sample exited with ${code}`);
-    service = await buildGraphqlApp(
-      loadConfig({ DATABASE_URL: databaseFile, LOG_LEVEL: 'silent', RESULT_CACHE_MB: 0 }),
-    );
-    serviceUrl = await listen(service);
+    sample = await startSampleService();
+    serviceUrl = sample.url;
     floor = await buildStackFloor({ upstreamUrl: serviceUrl, jitAfter: 1 });
-    floorUrl = await listen(floor);
+    floorUrl = await listenForGraphql(floor);
     const ranked = await post(serviceUrl, {
       query: '{ asns(first: 1, sort: "-cone.numberAsns") { edges { node { asn } } } }',
     });
@@ -60,8 +43,7 @@ describe('stack floor', () => {
 
   afterAll(async () => {
     await floor?.close();
-    await service?.close();
-    rmSync(scratchDir, { recursive: true, force: true });
+    await sample?.dispose();
   });
 
   it('answers a request the service refuses with an error that quotes what the service said', async () => {
@@ -91,7 +73,7 @@ describe('stack floor', () => {
       (learned[1]!.answer as { data: { asnLinks: { edges: unknown[] } } }).data.asnLinks.edges.length,
     ).toBeGreaterThan(0);
 
-    await service.close();
+    await sample.service.close();
     const remembered = await Promise.all(requests.map((request) => post(floorUrl, request)));
     expect(remembered.map(({ answer }) => answer)).toEqual(fromService.map(({ answer }) => answer));
   });
