@@ -9,7 +9,9 @@
 // Memory is bounded, not proportional to traffic:
 // - month indexes: at most MONTH_INDEXES_KEPT per database handle, each about 27 bytes per prefix of the month
 //   (network text + offsets + length + id, plus the origin lists): ~27 MB for a 1M-prefix month;
-// - cone lists: at most CONE_ITEMS_KEPT members + prefix positions in total per handle (4 bytes each: 16 MB).
+// - cone lists: at most CONE_ITEMS_KEPT members + prefix positions in total per handle (4 bytes each: 32 MB), enough
+//   for the ten largest cones of the real December 2017 month (5.65M items), which a 4M bound evicted one by one
+//   as a walk of all ten went round (least recently used: every walk read every cone again).
 // Both are keyed by the store's data_version, so a reloaded month never serves cached rows.
 import { sql, type Kysely } from 'kysely';
 import type { Database, DialectName } from '@asrank/db';
@@ -17,7 +19,7 @@ import type { Database, DialectName } from '@asrank/db';
 /** Months whose prefix index is kept per database handle (a walk of one month needs one). */
 export const MONTH_INDEXES_KEPT = 2;
 /** Member ASNs + prefix positions of all cached cones together, per database handle. */
-export const CONE_ITEMS_KEPT = 4_000_000;
+export const CONE_ITEMS_KEPT = 8_000_000;
 
 /** A month's prefixes in prefix_id order (a "position" is an index into these arrays) and who originates them. */
 export interface MonthPrefixIndex {
@@ -253,15 +255,35 @@ export function monthPrefixIndex(scope: IndexScope, date: string): Promise<Month
   return index;
 }
 
-async function loadMembers(db: Kysely<Database>, date: string, asn: number): Promise<Uint32Array> {
-  const rows = await db
+/**
+ * A cone's members, ascending, as one aggregated string rather than one row each: a tier-1 cone has tens of
+ * thousands of members, and as rows they cost ~31 ms per cone on the real month (an object per row, then a copy
+ * into the typed array), against a few ms as text (twenty-first round in docs/performance.md).
+ */
+async function loadMembers(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  date: string,
+  asn: number,
+): Promise<Uint32Array> {
+  const ordered = db
     .selectFrom('cone_members')
     .select('member_asn')
     .where('date', '=', date)
     .where('asn', '=', asn)
     .orderBy('member_asn')
-    .execute();
-  return Uint32Array.from(rows, (row) => Number(row.member_asn));
+    .as('m');
+  const row = await db
+    .selectFrom(ordered)
+    .select([sql<number | string>`count(*)`.as('total'), joinedText(dialect, 'm.member_asn').as('members')])
+    .executeTakeFirstOrThrow();
+  const members = new Uint32Array(Number(row.total));
+  parseIntegerList(row.members ?? '', members);
+  // As for a month's prefixes: SQL does not promise the aggregate sees the subquery's order.
+  for (let at = 1; at < members.length; at += 1) {
+    if (members[at - 1]! > members[at]!) return members.sort();
+  }
+  return members;
 }
 
 /** The distinct positions of the prefixes originated by `members` (ascending ASNs), ascending. */
@@ -299,7 +321,7 @@ export function coneListsOf(scope: IndexScope, cone: { date: string; asn: number
   const key = coneKey(scope, cone);
   let lists = cones.get(key);
   if (!lists) {
-    const loading = loadMembers(scope.db, cone.date, cone.asn).then((members): ConeLists => ({
+    const loading = loadMembers(scope.db, scope.dialect, cone.date, cone.asn).then((members): ConeLists => ({
       members,
       prefixPositions: null,
     }));

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '@asrank/db';
-import { conePrefixPositions, monthPrefixIndex, networkAt } from '../src/conePrefixIndex';
+import { coneListsOf, conePrefixPositions, monthPrefixIndex, networkAt } from '../src/conePrefixIndex';
 
 const DATE = '2024-01-01';
 
@@ -85,5 +85,27 @@ describe('month prefix index (SQLite)', () => {
     ]);
     expect(prefixesOf([999])).toEqual([]);
     expect(networkAt(month, 4)).toBe('2001:db8:1::');
+  });
+
+  it("reads a cone's members ascending, 32-bit ASNs whole, and only that cone's of that month", async () => {
+    const members: [string, number, number][] = [
+      [DATE, 100, 4_200_000_000],
+      [DATE, 100, 7],
+      [DATE, 100, 65_536],
+      [DATE, 100, 100],
+      [DATE, 100, 3],
+      [DATE, 200, 9],
+      ['2024-02-01', 100, 5],
+    ];
+    await handle.db
+      .insertInto('cone_members')
+      .values(members.map(([date, asn, member]) => ({ date, asn, member_asn: member })))
+      .execute();
+    const scope = { db: handle.db, dialect: handle.dialect, dataVersion: 'members' };
+    expect([...(await coneListsOf(scope, { date: DATE, asn: 100 })).members]).toEqual([
+      3, 7, 100, 65_536, 4_200_000_000,
+    ]);
+    expect([...(await coneListsOf(scope, { date: DATE, asn: 200 })).members]).toEqual([9]);
+    expect([...(await coneListsOf(scope, { date: DATE, asn: 300 })).members]).toEqual([]);
   });
 });
