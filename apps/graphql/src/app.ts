@@ -1,6 +1,6 @@
 // Builds the GraphQL service as a Fastify instance (ready, not listening): database, /graphql, /graphiql and
 // /health under the configured base path; request ids, metrics, load shedding and the probes (/healthz,
-// /readyz, /metrics) at the root; input guards and the result cache on /graphql. main.ts listens; tests
+// /readyz, /metrics) at the root; input guards and the result cache on /graphql. service.ts listens; tests
 // call this directly.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createSchema } from '@asrank/schema';

@@ -7,11 +7,15 @@ import http from 'node:http';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { migrateToLatest, openDatabase } from '@asrank/db';
+import { codeCacheFile } from '../src/code-cache';
 import { SERVICE_NODE_FLAGS } from '../src/node-flags';
 import { graphqlData, makeTempDir, sqliteWithSample, type LoadedDatabase } from './helpers';
 
 const mainJs = path.resolve(__dirname, '..', 'dist', 'main.js');
 const built = fs.existsSync(mainJs);
+const serviceJs = path.resolve(__dirname, '..', 'dist', 'service.js');
+/** The code cache main.js runs the current service.js with (src/code-cache.ts). */
+const serviceCodeCache = () => codeCacheFile(serviceJs, fs.readFileSync(serviceJs, 'utf8'));
 if (!built) console.warn(`SKIP main.js process tests: ${mainJs} is missing (run the package build first).`);
 
 interface Exit {
@@ -68,6 +72,9 @@ function commandLineOf(pid: string): string[] {
   beforeAll(async () => {
     store = await sqliteWithSample();
     scratch = makeTempDir('main');
+    // Only this file starts dist/main.js, and its tests run one after another: the refusals below must not leave
+    // a code cache, the clean stop must.
+    fs.rmSync(path.dirname(serviceCodeCache()), { recursive: true, force: true });
   }, 120_000);
 
   afterAll(async () => {
@@ -80,6 +87,8 @@ function commandLineOf(pid: string): string[] {
     const exit = await exited;
     expect(exit.code).toBe(1);
     expect(exit.stderr.trim()).toMatch(/^asrank graphql: invalid configuration: PORT must be integer$/);
+    // A cache of a failed start would hold only the configuration's code, and later starts would keep it.
+    expect(fs.existsSync(serviceCodeCache())).toBe(false);
   });
 
   it('refuses a missing database file with a clear message', async () => {
@@ -131,6 +140,7 @@ function commandLineOf(pid: string): string[] {
     const exit = await run.exited;
     expect(exit.code).toBe(0);
     expect(exit.stdout).toMatch(/SIGTERM received: closing/);
+    expect(fs.statSync(serviceCodeCache()).size).toBeGreaterThan(1_000_000);
   });
 
   it('with WORKERS=2 refuses a missing database once, from the first worker, and exits 1', async () => {
