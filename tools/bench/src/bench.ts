@@ -14,7 +14,7 @@
 //
 // Usage: pnpm bench [--asns N] [--months N] [--duration S] [--connections N] [--only W1,W5] [--skip-real]
 //   [--skip-postgres] [--store sqlite|postgres] [--profile] [--workers N (the GraphQL service's WORKERS)]
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -336,10 +336,19 @@ async function runConeWalk(
   };
 }
 
-/** Start-up: process spawn to the first answered /health, three times, on this store. */
-async function measureStartup(databaseUrl: string, logDir: string, workers: number): Promise<number[]> {
+/**
+ * Start-up: process spawn to the first answered /health on this store, once without the GraphQL service's code
+ * cache (as the first start after a build) and then three times with the cache that start wrote when it stopped
+ * (apps/graphql/src/code-cache.ts).
+ */
+async function measureStartup(
+  databaseUrl: string,
+  logDir: string,
+  workers: number,
+): Promise<{ withCodeCache: number[]; withoutCodeCache: number }> {
+  rmSync(path.join(path.dirname(GRAPHQL_MAIN), '.code-cache'), { recursive: true, force: true });
   const times: number[] = [];
-  for (let attempt = 0; attempt < 3; attempt++) {
+  for (let attempt = 0; attempt < 4; attempt++) {
     const service = await startService({
       name: `startup-${attempt}`,
       script: GRAPHQL_MAIN,
@@ -351,7 +360,9 @@ async function measureStartup(databaseUrl: string, logDir: string, workers: numb
     times.push(service.readyMs);
     await service.stop();
   }
-  return times;
+  if (!existsSync(path.join(path.dirname(GRAPHQL_MAIN), '.code-cache')))
+    log('start-up: the GraphQL service wrote no code cache when it stopped; every start was without one');
+  return { withoutCodeCache: times[0] as number, withCodeCache: times.slice(1) };
 }
 
 async function runStore(
@@ -371,8 +382,13 @@ async function runStore(
     workloads: [],
     stream: null,
   };
-  report.startupMs = await measureStartup(databaseUrl, logDir, options.workers);
-  log(`${store.label} / ${dialect}: start-up ${report.startupMs.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+  const startup = await measureStartup(databaseUrl, logDir, options.workers);
+  report.startupMs = startup.withCodeCache;
+  report.startupWithoutCodeCacheMs = startup.withoutCodeCache;
+  log(
+    `${store.label} / ${dialect}: start-up ${startup.withoutCodeCache.toFixed(0)} ms without the code cache, ` +
+      `${startup.withCodeCache.map((ms) => ms.toFixed(0)).join(', ')} ms with it`,
+  );
 
   const profileDir = options.profile ? path.join(RESULTS_DIR, 'profiles', `${store.key}-${dialect}`) : null;
   const graphql = await startService({

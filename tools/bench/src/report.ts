@@ -52,7 +52,10 @@ export interface StoreReport {
   label: string;
   dialect: 'sqlite' | 'postgres';
   months: number;
+  /** Starts with the code cache an earlier start wrote (the GraphQL service's dist/.code-cache). */
   startupMs: number[];
+  /** The first start after a build: no code cache yet (absent in reports before the code cache). */
+  startupWithoutCodeCacheMs?: number;
   workloads: WorkloadReport[];
   stream: StreamReport | null;
   failures?: string[];
@@ -126,7 +129,15 @@ export function formatMarkdown(report: SuiteReport): string {
     lines.push(
       `### ${store.label} — ${store.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`,
       '',
-      `Start-up (spawn to first answered /health, median of ${store.startupMs.length}): ${startup.toFixed(0)} ms (target < ${STARTUP_TARGET_MS} ms: ${verdict(startup < STARTUP_TARGET_MS)}).`,
+      `Start-up (spawn to first answered /health, median of ${store.startupMs.length}` +
+        (store.startupWithoutCodeCacheMs === undefined
+          ? ''
+          : ', with the code cache an earlier start wrote') +
+        `): ${startup.toFixed(0)} ms (target < ${STARTUP_TARGET_MS} ms: ${verdict(startup < STARTUP_TARGET_MS)})` +
+        (store.startupWithoutCodeCacheMs === undefined
+          ? '.'
+          : `; the first start after a build, without it: ${store.startupWithoutCodeCacheMs.toFixed(0)} ms ` +
+            `(${verdict(store.startupWithoutCodeCacheMs < STARTUP_TARGET_MS)}).`),
       '',
       '| workload | req/s | p50 ms | p99 ms | MB/s | ceiling req/s | % of ceiling | stack floor req/s (% of ceiling) | raw SQLite µs/req (rows) | target |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
