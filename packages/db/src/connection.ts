@@ -4,7 +4,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
+import type { Pool } from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import { StableLimitSqliteDialect } from './sqlite-dialect';
 import type { Database } from './tables';
@@ -12,9 +12,25 @@ import type { DialectName } from './dialect';
 
 export const DEFAULT_DATABASE_URL = './data/asrank.db';
 
-// pg returns int8 (bigint) as a string by default; every bigint here (ASNs < 2^32, address and row counts)
-// is far below 2^53, so a JS number is exact.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+type PgModule = typeof import('pg');
+let pgModule: PgModule | undefined;
+
+/**
+ * pg, loaded when a PostgreSQL store is first opened rather than with this module: loading pg reads the global
+ * `Response` (it looks for Cloudflare's runtime), which makes Node 20 load its whole fetch implementation, ~45 ms of
+ * every start of a service on SQLite (docs/performance.md, twenty-first round). A plain require, so that bundlers
+ * still include pg and start it only here.
+ */
+function pgDriver(): PgModule {
+  if (!pgModule) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    pgModule = require('pg') as PgModule;
+    // pg returns int8 (bigint) as a string by default; every bigint here (ASNs < 2^32, address and row counts)
+    // is far below 2^53, so a JS number is exact.
+    pgModule.types.setTypeParser(pgModule.types.builtins.INT8, (value: string) => Number(value));
+  }
+  return pgModule;
+}
 
 export interface OpenOptions {
   /** Services open SQLite read-only, so a bug can never write and a load elsewhere is never blocked. */
@@ -59,7 +75,7 @@ export interface DatabaseHandle {
   /** The raw better-sqlite3 handle when dialect is sqlite (for pragmas and bulk loads). */
   sqlite?: BetterSqlite3.Database;
   /** The pg pool when dialect is postgres (for named prepared statements, which Kysely's driver does not make). */
-  postgres?: pg.Pool;
+  postgres?: Pool;
   /**
    * Runs one reading statement at once and returns its rows as objects, bypassing Kysely's asynchronous driver (its
    * connection mutex and promise chain). Set by the GraphQL service's SQLite statement cache for the one-record
@@ -102,7 +118,7 @@ export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOp
     sizeOption('cacheSizeBytes', options.cacheSizeBytes) ??
     (options.readonly ? SERVING_CACHE_BYTES : undefined);
   if (parsed.dialect === 'postgres') {
-    const pool = new pg.Pool({ connectionString: parsed.target, max: options.poolSize ?? 10 });
+    const pool = new (pgDriver().Pool)({ connectionString: parsed.target, max: options.poolSize ?? 10 });
     // An idle pooled connection closed by the server (restart, failover, pg_terminate_backend) emits 'error' on the
     // pool; pg drops that client and the next query opens a new one, but with no listener Node would crash.
     pool.on('error', (error) => process.emitWarning(`PostgreSQL idle connection lost: ${error.message}`));
