@@ -15,4 +15,16 @@
 // workload). Starting it at its full size (the minimum too) took a W5 walk from 8.3-8.9 to 5.9-6.3 ms of service CPU
 // per page, 37-39 -> 45-49 MB/s, alternated runs over HTTP (nineteenth round); the point lookup and W4 unchanged
 // or a little faster; resident memory ~60-75 MB higher from the start, start-up 670-680 -> 680-730 ms.
-export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=64', '--min-semi-space-size=64'];
+//
+// V8 decides per allocation site to allocate its objects straight in the old generation ("pretenuring") when a
+// scavenge finds most of them alive. A scavenge that runs while a page is half built (on PostgreSQL, in the idle
+// time of a round trip) finds its items alive, and from then on every cone-stream item and answer object was made
+// in the old generation: a mark-compact every ~2 s, 35-92 fresh page faults per page, 11.2-12.8 ms of service CPU
+// per page, against 2 mark-compacts, ~5 faults and 8.7-10.5 ms with --no-allocation-site-pretenuring (PostgreSQL W5,
+// five alternated runs each; docs/performance.md, twenty-first round). Every allocation of a request here dies with
+// the request, so the decision never pays; after W5 walks the point lookup, W3 and W4 were faster without it too.
+export const SERVICE_NODE_FLAGS: readonly string[] = [
+  '--max-semi-space-size=64',
+  '--min-semi-space-size=64',
+  '--no-allocation-site-pretenuring',
+];
