@@ -164,11 +164,7 @@ async function loadMonth(
   textStart[total] = text.length + 1;
 
   // The aggregates saw the rows in the same order, but SQL does not promise it is the subquery's: re-order if not.
-  let ascending = true;
-  for (let position = 1; position < total && ascending; position += 1) {
-    ascending = prefixIds[position - 1]! < prefixIds[position]!;
-  }
-  if (!ascending) {
+  if (!isStrictlyAscending(prefixIds)) {
     const order = Array.from({ length: total }, (_, position) => position).sort(
       (a, b) => prefixIds[a]! - prefixIds[b]!,
     );
@@ -219,6 +215,12 @@ async function loadMonth(
     originStart,
     originPositions: filled === originPositions.length ? originPositions : originPositions.slice(0, filled),
   };
+}
+
+/** Whether each value is greater than the one before it (the order the aggregated lists are read in). */
+function isStrictlyAscending(values: Float64Array | Uint32Array): boolean {
+  for (let at = 1; at < values.length; at += 1) if (values[at - 1]! >= values[at]!) return false;
+  return true;
 }
 
 /** Binary search: the position of `id` in the ascending `ids`, or -1. */
@@ -280,10 +282,7 @@ async function loadMembers(
   const members = new Uint32Array(Number(row.total));
   parseIntegerList(row.members ?? '', members);
   // As for a month's prefixes: SQL does not promise the aggregate sees the subquery's order.
-  for (let at = 1; at < members.length; at += 1) {
-    if (members[at - 1]! > members[at]!) return members.sort();
-  }
-  return members;
+  return isStrictlyAscending(members) ? members : members.sort();
 }
 
 /** The distinct positions of the prefixes originated by `members` (ascending ASNs), ascending. */
