@@ -31,12 +31,16 @@ export interface CodeCacheRun {
   save(): boolean;
 }
 
-/** The cache file of a bundle's exact source, for this Node version, in `.code-cache` beside the bundle. */
+/** Where a bundle's code caches are kept: `.code-cache` beside it. */
+export function codeCacheDirectory(bundleFile: string): string {
+  return path.join(path.dirname(bundleFile), '.code-cache');
+}
+
+/** The cache file of a bundle's exact source, for this Node version. */
 export function codeCacheFile(bundleFile: string, source: string): string {
   const digest = createHash('sha256').update(source).digest('hex').slice(0, 20);
   return path.join(
-    path.dirname(bundleFile),
-    '.code-cache',
+    codeCacheDirectory(bundleFile),
     `${path.basename(bundleFile)}.${process.version}.${digest}.bin`,
   );
 }

@@ -4,3 +4,4 @@ export { DatabaseNotReadyError, withStatementTimeout } from './database';
 export { queryCost, assertQueryCost } from './query-cost';
 export { INTERNAL_ERROR_MESSAGE } from './errors';
 export { SERVICE_NODE_FLAGS } from './node-flags';
+export { codeCacheDirectory } from './code-cache';

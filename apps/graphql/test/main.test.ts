@@ -7,7 +7,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { migrateToLatest, openDatabase } from '@asrank/db';
-import { codeCacheFile } from '../src/code-cache';
+import { codeCacheDirectory, codeCacheFile } from '../src/code-cache';
 import { SERVICE_NODE_FLAGS } from '../src/node-flags';
 import { graphqlData, makeTempDir, sqliteWithSample, type LoadedDatabase } from './helpers';
 
@@ -74,7 +74,7 @@ function commandLineOf(pid: string): string[] {
     scratch = makeTempDir('main');
     // Only this file starts dist/main.js, and its tests run one after another: the refusals below must not leave
     // a code cache, the clean stop must.
-    fs.rmSync(path.dirname(serviceCodeCache()), { recursive: true, force: true });
+    fs.rmSync(codeCacheDirectory(serviceJs), { recursive: true, force: true });
   }, 120_000);
 
   afterAll(async () => {

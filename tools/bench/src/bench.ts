@@ -19,13 +19,14 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import BetterSqlite3 from 'better-sqlite3';
-import { SERVICE_NODE_FLAGS } from '@asrank/graphql';
+import { SERVICE_NODE_FLAGS, codeCacheDirectory } from '@asrank/graphql';
 import { walkConeStreamInChild } from './cone-walk';
 import { BENCH_ROOT, REPO_ROOT, prepareGenerated, prepareReal, type PreparedStores } from './datasets';
 import { parseSuiteOptions, runSuiteEntryPoint, type SuiteOptions } from './options';
 import {
   CEILING_MAIN,
   FLOOR_MAIN,
+  GRAPHQL_BUNDLE,
   GRAPHQL_MAIN,
   REST_MAIN,
   cpuSeconds,
@@ -346,7 +347,8 @@ async function measureStartup(
   logDir: string,
   workers: number,
 ): Promise<{ withCodeCache: number[]; withoutCodeCache: number }> {
-  rmSync(path.join(path.dirname(GRAPHQL_MAIN), '.code-cache'), { recursive: true, force: true });
+  const codeCache = codeCacheDirectory(GRAPHQL_BUNDLE);
+  rmSync(codeCache, { recursive: true, force: true });
   const times: number[] = [];
   for (let attempt = 0; attempt < 4; attempt++) {
     const service = await startService({
@@ -360,7 +362,7 @@ async function measureStartup(
     times.push(service.readyMs);
     await service.stop();
   }
-  if (!existsSync(path.join(path.dirname(GRAPHQL_MAIN), '.code-cache')))
+  if (!existsSync(codeCache))
     log('start-up: the GraphQL service wrote no code cache when it stopped; every start was without one');
   return { withoutCodeCache: times[0] as number, withCodeCache: times.slice(1) };
 }

@@ -7,6 +7,8 @@ import path from 'node:path';
 import { REPO_ROOT } from './datasets';
 
 export const GRAPHQL_MAIN = path.join(REPO_ROOT, 'apps', 'graphql', 'dist', 'main.js');
+/** The bundled service GRAPHQL_MAIN runs (through its code cache, beside it). */
+export const GRAPHQL_BUNDLE = path.join(REPO_ROOT, 'apps', 'graphql', 'dist', 'service.js');
 export const REST_MAIN = path.join(REPO_ROOT, 'apps', 'rest', 'dist', 'main.js');
 export const CEILING_MAIN = path.join(__dirname, 'ceiling-server.js');
 export const FLOOR_MAIN = path.join(__dirname, 'floor-server.js');
