@@ -1,6 +1,7 @@
 // The GraphQL service process (bundled into dist/service.js, which main.ts runs): validate the configuration, open
-// the database, listen, and on SIGTERM/SIGINT stop accepting, finish in-flight requests and close the database. With WORKERS > 1 this process
-// only supervises that many service processes on the same port (service-kit's workers.ts).
+// the database, listen, and on SIGTERM/SIGINT stop accepting, finish in-flight requests and close the database.
+// With WORKERS > 1 this process only supervises that many service processes on the same port (service-kit's
+// workers.ts).
 import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
 import { closeGracefully, isServiceWorker, onStopRequest, superviseWorkers } from '@asrank/service-kit';
