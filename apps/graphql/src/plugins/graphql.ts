@@ -10,6 +10,7 @@ import type { GraphqlConfig } from '../config';
 import { asrankErrorFormatter } from '../errors';
 import { assertQueryCost } from '../query-cost';
 import { aliasLimitRule } from '../alias-limit';
+import { leafSerializers } from '../leaf-serializers';
 
 export interface GraphqlPluginOptions {
   schema: GraphQLSchema;
@@ -46,6 +47,8 @@ export async function graphqlPlugin(
     context: (request) =>
       createContext(handle, { facts, dataVersion: request.resultCache?.version, observeStatement }),
     jit: config.jitAfter,
+    // Mercurius hands these to graphql-jit (its documented `compilerOptions`, not in its types).
+    ...{ compilerOptions: { customSerializers: leafSerializers } },
     queryDepth: config.maxQueryDepth,
     graphql: { parseOptions: { maxTokens: config.maxQueryTokens } },
     validationRules: [aliasLimitRule(config.maxAliases)],
