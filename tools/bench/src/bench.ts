@@ -20,7 +20,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import BetterSqlite3 from 'better-sqlite3';
 import { SERVICE_NODE_FLAGS, codeCacheDirectory } from '@asrank/graphql';
-import { walkConeStreamInChild } from './cone-walk';
+import { MEASURED_CONE_WALKS, medianWalkIndex, walkConeStreamInChild } from './cone-walk';
 import { BENCH_ROOT, REPO_ROOT, prepareGenerated, prepareReal, type PreparedStores } from './datasets';
 import { parseSuiteOptions, runSuiteEntryPoint, type SuiteOptions } from './options';
 import {
@@ -292,17 +292,27 @@ async function runConeWalk(
   const rss: number[] = [];
   let sampler: NodeJS.Timeout | undefined;
   let serviceCpuStart = 0;
+  const serviceCpuSeconds: number[] = [];
   // One warm-up walk per worker: each walk opens a new connection, and the primary deals connections to the
-  // workers in turn, so every worker has loaded the month's prefix index before the measured walk. The client
-  // process walks them too, so its own code is warm for the measured walk.
-  log(`${report.label} / ${dialect} / W5: ${workers} warm-up walk(s), then the measured walk`);
-  const walked = await walkConeStreamInChild({ url, query: W5_QUERY, asns }, workers, () => {
-    rss.push(rssMb(pid));
-    sampler = setInterval(() => rss.push(rssMb(pid)), 100);
-    serviceCpuStart = cpuSeconds(pid);
+  // workers in turn, so every worker has loaded the month's prefix index before the measured walks. The client
+  // process walks them too, so its own code is warm for the measured walks.
+  log(
+    `${report.label} / ${dialect} / W5: ${workers} warm-up walk(s), then ${MEASURED_CONE_WALKS} measured walks`,
+  );
+  const walks = await walkConeStreamInChild({ url, query: W5_QUERY, asns }, workers, MEASURED_CONE_WALKS, {
+    beforeWalk: () => {
+      if (!sampler) {
+        rss.push(rssMb(pid));
+        sampler = setInterval(() => rss.push(rssMb(pid)), 100);
+      }
+      serviceCpuStart = cpuSeconds(pid);
+    },
+    afterWalk: () => serviceCpuSeconds.push(cpuSeconds(pid) - serviceCpuStart),
   }).finally(() => clearInterval(sampler));
   rss.push(rssMb(pid));
-  const measured = { ...walked, rss, serviceCpuSeconds: cpuSeconds(pid) - serviceCpuStart };
+  const walkMbPerSecond = walks.map((walk) => walk.bytes / 1e6 / walk.seconds);
+  const medianIndex = medianWalkIndex(walkMbPerSecond);
+  const measured = { ...walks[medianIndex]!, rss, serviceCpuSeconds: serviceCpuSeconds[medianIndex]! };
   let raw: { seconds: number; rows: number } | null = null;
   if (dialect === 'sqlite') {
     const db = new BetterSqlite3(store.sqliteFile, { readonly: true, fileMustExist: true });
@@ -314,11 +324,12 @@ async function runConeWalk(
       db.close();
     }
   }
-  const mbPerSecond = measured.bytes / 1e6 / measured.seconds;
+  const mbPerSecond = walkMbPerSecond[medianIndex]!;
   const perPageMs = (seconds: number) => (seconds * 1000) / measured.pages;
   // Which side a slow walk waited on: the service's CPU per page, the client's, and the page's wall time.
   log(
-    `W5: ${(measured.bytes / 1e6).toFixed(1)} MB in ${measured.pages} pages, ${mbPerSecond.toFixed(1)} MB/s; ` +
+    `W5: walks at ${walkMbPerSecond.map((rate) => rate.toFixed(1)).join(' / ')} MB/s; the median walk: ` +
+      `${(measured.bytes / 1e6).toFixed(1)} MB in ${measured.pages} pages, ${mbPerSecond.toFixed(1)} MB/s; ` +
       `per page ${perPageMs(measured.seconds).toFixed(2)} ms, service CPU ${perPageMs(measured.serviceCpuSeconds).toFixed(2)} ms, ` +
       `client CPU ${perPageMs(measured.clientCpuSeconds).toFixed(2)} ms`,
   );
@@ -328,6 +339,7 @@ async function runConeWalk(
     megabytes: measured.bytes / 1e6,
     seconds: measured.seconds,
     mbPerSecond,
+    walkMbPerSecond,
     rssStartMb: measured.rss[0] ?? Number.NaN,
     rssPeakMb: Math.max(...measured.rss),
     rssEndMb: measured.rss[measured.rss.length - 1] ?? Number.NaN,

@@ -20,6 +20,19 @@ export interface ConeWalkResult {
   clientCpuSeconds: number;
 }
 
+/**
+ * Measured walks per store. One sequential walk moved by ±20% between consecutive walks of the same code on this
+ * machine (twenty-second round): the suite reports the median walk and every walk's rate.
+ */
+export const MEASURED_CONE_WALKS = 3;
+
+/** Index of the median of the walks' rates (the lower middle one for an even count). */
+export function medianWalkIndex(rates: readonly number[]): number {
+  if (rates.length === 0) throw new Error('no walk to take the median of');
+  const byRate = rates.map((rate, index) => ({ rate, index })).sort((a, b) => a.rate - b.rate);
+  return byRate[Math.floor((byRate.length - 1) / 2)]!.index;
+}
+
 /** Bytes of a page decoded for its pageInfo (it leads the answer). */
 const HEAD_BYTES = 400;
 
@@ -98,31 +111,46 @@ export async function walkConeStream(request: ConeWalkRequest): Promise<ConeWalk
   return { bytes, pages, seconds, clientCpuSeconds: (cpu.user + cpu.system) / 1e6 };
 }
 
+/** What the caller does around each measured walk (its samplers of the service). */
+export interface MeasuredWalkHooks {
+  beforeWalk: () => void;
+  afterWalk: (result: ConeWalkResult) => void;
+}
+
 /**
  * Walks the stream in a child process of its own (this file run with --child): `warmUpWalks` walks first, so the
- * client's code is optimised as the service's is, then `beforeMeasuredWalk` runs (the caller starts its samplers)
- * and the measured walk, whose figures are returned.
+ * client's code is optimised as the service's is, then `measuredWalks` walks, each between the caller's
+ * `beforeWalk` and `afterWalk` (the caller starts and reads its samplers there). Returns the measured walks' figures.
  */
 export function walkConeStreamInChild(
   request: ConeWalkRequest,
   warmUpWalks: number,
-  beforeMeasuredWalk: () => void,
-): Promise<ConeWalkResult> {
+  measuredWalks: number,
+  hooks: MeasuredWalkHooks,
+): Promise<ConeWalkResult[]> {
   return new Promise((resolve, reject) => {
     const child = fork(__filename, ['--child', JSON.stringify({ ...request, warmUpWalks })], {
       stdio: 'inherit',
     });
-    let result: ConeWalkResult | undefined;
-    child.on('message', (message: ChildMessage) => {
-      if (message.kind === 'warmed-up') {
-        beforeMeasuredWalk();
+    const results: ConeWalkResult[] = [];
+    const next = () => {
+      if (results.length < measuredWalks) {
+        hooks.beforeWalk();
         child.send('measure');
-      } else result = message.result;
+      } else child.send('done');
+    };
+    child.on('message', (message: ChildMessage) => {
+      if (message.kind === 'measured') {
+        results.push(message.result);
+        hooks.afterWalk(message.result);
+      }
+      next();
     });
     child.on('error', reject);
     child.on('exit', (code) => {
-      if (result) resolve(result);
-      else reject(new Error(`W5: the walking client exited with code ${code} before it reported`));
+      if (results.length === measuredWalks) resolve(results);
+      else
+        reject(new Error(`W5: the walking client exited with code ${code} after ${results.length} walk(s)`));
     });
   });
 }
@@ -131,13 +159,14 @@ type ChildMessage = { kind: 'warmed-up' } | { kind: 'measured'; result: ConeWalk
 
 async function runChild(request: ConeWalkRequest & { warmUpWalks: number }): Promise<void> {
   for (let walk = 0; walk < request.warmUpWalks; walk++) await walkConeStream(request);
-  const measure = new Promise<void>((resolve) => process.once('message', () => resolve()));
+  const nextCommand = () => new Promise<unknown>((resolve) => process.once('message', resolve));
+  let command = nextCommand();
   process.send?.({ kind: 'warmed-up' } satisfies ChildMessage);
-  await measure;
-  const result = await walkConeStream(request);
-  await new Promise<void>((resolve) =>
-    process.send?.({ kind: 'measured', result } satisfies ChildMessage, () => resolve()),
-  );
+  while ((await command) === 'measure') {
+    const result = await walkConeStream(request);
+    command = nextCommand();
+    process.send?.({ kind: 'measured', result } satisfies ChildMessage);
+  }
 }
 
 if (require.main === module && process.argv[2] === '--child') {

@@ -38,7 +38,9 @@ export interface StreamReport {
   pages: number;
   megabytes: number;
   seconds: number;
+  /** The median walk's rate; every measured walk's rate in walkMbPerSecond. */
   mbPerSecond: number;
+  walkMbPerSecond?: number[];
   rssStartMb: number;
   rssPeakMb: number;
   rssEndMb: number;
@@ -164,8 +166,12 @@ export function formatMarkdown(report: SuiteReport): string {
       const raw = stream.raw
         ? `${(stream.raw.seconds * 1000).toFixed(0)} ms for ${stream.raw.rows} rows`
         : '–';
+      const walks =
+        stream.walkMbPerSecond && stream.walkMbPerSecond.length > 1
+          ? `; the median of ${stream.walkMbPerSecond.length} walks at ${stream.walkMbPerSecond.map((rate) => rate.toFixed(1)).join(' / ')} MB/s`
+          : '';
       lines.push(
-        `| W5 cone stream, ten largest cones (${stream.pages} pages, ${stream.megabytes.toFixed(1)} MB in ${stream.seconds.toFixed(2)} s) | | | | ` +
+        `| W5 cone stream, ten largest cones (${stream.pages} pages, ${stream.megabytes.toFixed(1)} MB in ${stream.seconds.toFixed(2)} s${walks}) | | | | ` +
           `${stream.mbPerSecond.toFixed(1)} | | | | ${raw} | ≥ 50 MB/s: ${verdict(stream.mbPerSecond >= 50)}; RSS ${stream.rssStartMb.toFixed(0)} → peak ${stream.rssPeakMb.toFixed(0)} → ${stream.rssEndMb.toFixed(0)} MB |`,
       );
     }

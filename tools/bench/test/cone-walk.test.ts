@@ -1,6 +1,6 @@
 // W5's client reads only the head of each page and counts the rest: it must still follow the cursors to the end of
 // the walk, count exactly the bytes the service sent, and stop on an answer that is not a page.
-import { walkConeStream } from '../src/cone-walk';
+import { medianWalkIndex, walkConeStream } from '../src/cone-walk';
 import { W5_QUERY } from '../src/workloads';
 import { startSampleService, type SampleService } from './sample-service';
 
@@ -59,5 +59,16 @@ describe('walkConeStream', () => {
     await expect(
       walkConeStream({ url: sample.url, query: W5_QUERY.replace('first: 10000', 'first: 0'), asns: [] }),
     ).rejects.toThrow(/W5: page 1 answered 200: .*first \(items per stream page\) must be/);
+  });
+});
+
+describe('medianWalkIndex', () => {
+  it('picks the walk whose rate is the median, wherever it ran', () => {
+    expect(medianWalkIndex([58.0, 44.1, 51.3])).toBe(2);
+    expect(medianWalkIndex([40, 50, 60])).toBe(1);
+    expect(medianWalkIndex([47])).toBe(0);
+    // An even count takes the lower middle walk, not the faster one.
+    expect(medianWalkIndex([60, 40, 55, 45])).toBe(3);
+    expect(() => medianWalkIndex([])).toThrow('no walk');
   });
 });

@@ -46,6 +46,31 @@ describe('formatMarkdown', () => {
       'Start-up (spawn to first answered /health, median of 3): 580 ms (target < 1000 ms: met).',
     );
   });
+
+  it('reports the cone stream by its median walk and lists every walk', () => {
+    const store: StoreReport = {
+      label: 'test month',
+      dialect: 'sqlite',
+      months: 1,
+      startupMs: [],
+      workloads: [],
+      stream: {
+        dialect: 'sqlite',
+        pages: 368,
+        megabytes: 133.5,
+        seconds: 2.6,
+        mbPerSecond: 51.3,
+        walkMbPerSecond: [44.1, 51.3, 58.0],
+        rssStartMb: 300,
+        rssPeakMb: 310,
+        rssEndMb: 305,
+        raw: null,
+      },
+    };
+    const text = formatMarkdown({ ...reportWith(), stores: [store] });
+    expect(text).toContain('the median of 3 walks at 44.1 / 51.3 / 58.0 MB/s) | | | | 51.3 |');
+    expect(text).toContain('≥ 50 MB/s: met');
+  });
 });
 
 describe('cpuBudgetTable', () => {
