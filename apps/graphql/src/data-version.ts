@@ -1,45 +1,52 @@
 // The store's data version (meta.data_version), which every month load or drop changes in the same
-// transaction as the data. It keys the result cache and the ETags, so it is read for every GraphQL request:
-// one primary-key lookup (microseconds on SQLite, shared by the requests of one event-loop turn; one round trip
-// on PostgreSQL). Reading it at most once a second would be cheaper on PostgreSQL but could serve an answer from
-// before a load for up to that second; the issue asks that a cached answer is never served after the data changed.
+// transaction as the data. It keys the result cache and the ETags, so it is read for every GraphQL request: one
+// primary-key lookup (microseconds on SQLite, a round trip on PostgreSQL), shared by the requests of one
+// event-loop turn. Reading it at most once a second would be cheaper still but could serve an answer from before a
+// load for up to that second; the issue asks that a cached answer is never served after the data changed.
 import type { DatabaseHandle } from '@asrank/db';
 
 export type DataVersionReader = () => Promise<string>;
+
+/**
+ * One read shared by the requests handled in the same turn of the event loop. Every request handled in a turn had
+ * arrived when that turn's poll for I/O returned, which precedes the read (on PostgreSQL the statement is sent in
+ * that turn or later), so a load committed after the shared read was committed after those requests arrived too:
+ * no request is answered from a version older than the one current when it came in. (libuv polls again within a
+ * turn only when over 1,024 events are ready at once; a request received by that second poll may share a read
+ * made moments before it arrived.) The next turn reads again. Under the point lookup's load a turn starts ~9
+ * requests; on SQLite the read, cold in the CPU's caches between requests, cost ~14 µs per request
+ * (docs/performance.md, fourteenth round), on PostgreSQL a round trip (twenty-second round).
+ */
+function sharedWithinTurn(read: () => Promise<string>): DataVersionReader {
+  let readThisTurn: Promise<string> | undefined;
+  const forgetAtTurnEnd = () => {
+    readThisTurn = undefined;
+  };
+  return () => {
+    if (readThisTurn === undefined) {
+      readThisTurn = read();
+      setImmediate(forgetAtTurnEnd);
+    }
+    return readThisTurn;
+  };
+}
 
 export function dataVersionReader(handle: DatabaseHandle): DataVersionReader {
   if (handle.sqlite) {
     // A prepared statement on the raw handle skips Kysely's compile step on this hot path.
     const statement = handle.sqlite.prepare(`select value from meta where key = 'data_version'`).pluck();
-    // Requests handled in the same turn of the event loop share one read (under the point lookup's load, ~9
-    // requests a read). Every request handled in a turn had arrived when that turn's poll for I/O returned, which
-    // precedes the read, so a load committed after the shared read was committed after those requests arrived
-    // too: no request is answered from a version older than the one current when it came in. (libuv polls again
-    // within a turn only when over 1,024 events are ready at once; a request received by that second poll may
-    // share a read made moments before it arrived.) The next turn reads again. The read itself, cold in the
-    // CPU's caches between requests, cost ~14 µs per request (docs/performance.md, fourteenth round).
-    let readThisTurn: Promise<string> | undefined;
-    const forgetAtTurnEnd = () => {
-      readThisTurn = undefined;
-    };
-    return () => {
-      if (readThisTurn === undefined) {
-        readThisTurn = Promise.resolve(String(statement.get() ?? '0'));
-        setImmediate(forgetAtTurnEnd);
-      }
-      return readThisTurn;
-    };
+    return sharedWithinTurn(() => Promise.resolve(String(statement.get() ?? '0')));
   }
   if (handle.postgres) {
     // A named statement, parsed and planned once per connection (Kysely sends each statement unnamed).
     const pool = handle.postgres;
-    return async () => {
+    return sharedWithinTurn(async () => {
       const { rows } = await pool.query<{ value: string }>({
         name: 'asrank_data_version',
         text: `select value from meta where key = 'data_version'`,
       });
       return rows[0]?.value ?? '0';
-    };
+    });
   }
   return async () => {
     const row = await handle.db

@@ -1,11 +1,13 @@
-// The data version on SQLite: requests that start in one turn of the event loop share a read, and the first
-// read of a later turn sees a load committed by another connection (as the ingest CLI commits from its process).
+// The data version on SQLite and PostgreSQL: requests that start in one turn of the event loop share a read, and
+// the first read of a later turn sees a load committed by another connection (as the ingest CLI commits from its
+// process).
 import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '@asrank/db';
 import { dataVersionReader } from '../src/data-version';
-import { makeTempDir } from './helpers';
+import { makeTempDir, pgAdminUrl } from './helpers';
 
 describe('dataVersionReader on SQLite', () => {
   let dir: string;
@@ -51,6 +53,77 @@ describe('dataVersionReader on SQLite', () => {
     const readVersion = dataVersionReader(reader);
     for (const version of ['9', '10', '11']) {
       setVersion(version);
+      await nextTurn();
+      await expect(readVersion()).resolves.toBe(version);
+    }
+  });
+});
+
+if (!pgAdminUrl) {
+  console.warn('SKIP dataVersionReader on PostgreSQL: DATABASE_URL_PG is not set (CI sets it).');
+}
+
+(pgAdminUrl ? describe : describe.skip)('dataVersionReader on PostgreSQL', () => {
+  const name = `asrank_data_version_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  let admin: DatabaseHandle;
+  let writer: DatabaseHandle;
+  let reader: DatabaseHandle;
+  const statements: string[] = [];
+
+  const setVersion = (version: string) =>
+    sql`insert into meta (key, value) values ('data_version', ${version})
+        on conflict (key) do update set value = excluded.value`.execute(writer.db);
+
+  beforeAll(async () => {
+    admin = openDatabase(pgAdminUrl!, { poolSize: 1 });
+    await sql`create database ${sql.id(name)}`.execute(admin.db);
+    const url = new URL(pgAdminUrl!);
+    url.pathname = `/${name}`;
+    writer = openDatabase(url.toString(), { poolSize: 1 });
+    await migrateToLatest(writer.db, writer.dialect);
+    await setVersion('7');
+    reader = openDatabase(url.toString(), { poolSize: 2 });
+    // Counts the statements the reader's pool sends, to tell a shared read from a second one.
+    const query = reader.postgres!.query.bind(reader.postgres!);
+    reader.postgres!.query = ((config: unknown, ...rest: unknown[]) => {
+      statements.push(typeof config === 'string' ? config : (config as { text: string }).text);
+      return (query as (...args: unknown[]) => unknown)(config, ...rest);
+    }) as typeof query;
+  }, 60_000);
+
+  afterAll(async () => {
+    await reader?.close();
+    await writer?.close();
+    // pool.end() resolves before the backends exit: wait for them, so the drop need not terminate any.
+    for (let attempt = 0; attempt < 200; attempt += 1) {
+      const sessions = await sql<{ n: number }>`
+        select count(*)::int as n from pg_stat_activity where datname = ${name}`.execute(admin.db);
+      if (Number(sessions.rows[0]?.n ?? 0) === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin.db);
+    await admin.close();
+  });
+
+  it('shares one round trip within a turn and reads again in the next', async () => {
+    const readVersion = dataVersionReader(reader);
+    await nextTurn();
+    statements.length = 0;
+    const first = readVersion();
+    const sameTurn = readVersion();
+    expect(sameTurn).toBe(first);
+    await expect(sameTurn).resolves.toBe('7');
+    expect(statements).toHaveLength(1);
+    await setVersion('8');
+    await nextTurn();
+    await expect(readVersion()).resolves.toBe('8');
+    expect(statements).toHaveLength(2);
+  });
+
+  it('sees every committed change from one turn to the next', async () => {
+    const readVersion = dataVersionReader(reader);
+    for (const version of ['9', '10', '11']) {
+      await setVersion(version);
       await nextTurn();
       await expect(readVersion()).resolves.toBe(version);
     }
