@@ -7,7 +7,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '@asrank/db';
 import { dataVersionReader } from '../src/data-version';
-import { makeTempDir, pgAdminUrl } from './helpers';
+import { dropDatabaseWhenIdle, makeTempDir, pgAdminUrl } from './helpers';
 
 describe('dataVersionReader on SQLite', () => {
   let dir: string;
@@ -94,14 +94,7 @@ if (!pgAdminUrl) {
   afterAll(async () => {
     await reader?.close();
     await writer?.close();
-    // pool.end() resolves before the backends exit: wait for them, so the drop need not terminate any.
-    for (let attempt = 0; attempt < 200; attempt += 1) {
-      const sessions = await sql<{ n: number }>`
-        select count(*)::int as n from pg_stat_activity where datname = ${name}`.execute(admin.db);
-      if (Number(sessions.rows[0]?.n ?? 0) === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin.db);
+    await dropDatabaseWhenIdle(admin, name);
     await admin.close();
   });
 

@@ -68,19 +68,26 @@ export async function postgresWithSample(adminUrl: string): Promise<LoadedDataba
     reader,
     dispose: async () => {
       await reader.close();
-      // pool.end() resolves before the backends exit; WITH (FORCE) would terminate them and the ended clients
-      // would raise an unhandled 'error'. Wait for every session of the database (the service's too) to go.
-      for (let attempt = 0; attempt < 200; attempt += 1) {
-        const sessions = await sql<{
-          n: number;
-        }>`select count(*)::int as n from pg_stat_activity where datname = ${name}`.execute(admin.db);
-        if (Number(sessions.rows[0]?.n ?? 0) === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin.db);
+      await dropDatabaseWhenIdle(admin, name);
       await admin.close();
     },
   };
+}
+
+/**
+ * Drops database `name` once its sessions have gone. pool.end() resolves before the backends exit; WITH (FORCE)
+ * would terminate them and the ended clients would raise an unhandled 'error'. Waits for every session of the
+ * database (a service's too) to go.
+ */
+export async function dropDatabaseWhenIdle(admin: DatabaseHandle, name: string): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const sessions = await sql<{
+      n: number;
+    }>`select count(*)::int as n from pg_stat_activity where datname = ${name}`.execute(admin.db);
+    if (Number(sessions.rows[0]?.n ?? 0) === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin.db);
 }
 
 export interface RunningService {
