@@ -82,6 +82,13 @@ function commandLineOf(pid: string): string[] {
     fs.rmSync(scratch, { recursive: true, force: true });
   });
 
+  it('is built with NODE_ENV fixed to production, so graphql-js skips its development-only type-check guard', () => {
+    const bundle = fs.readFileSync(serviceJs, 'utf8');
+    // graphql-js's instanceOf is in the bundle, and nothing in it reads NODE_ENV at run time any more.
+    expect(bundle).toContain('Cannot use ');
+    expect(bundle).not.toMatch(/process\.env\.NODE_ENV/);
+  });
+
   it('refuses a bad PORT with one line naming it and exit code 1', async () => {
     const { exited } = runMain({ PORT: 'abc', DATABASE_URL: store.url });
     const exit = await exited;
