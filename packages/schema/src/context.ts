@@ -53,6 +53,18 @@ export interface AsrankContext {
    * planned once per connection (compiledLookups.ts). `table` names it in the statement metric.
    */
   prepared<Row>(query: Compilable<Row>, table: string): Promise<Row[]>;
+  /**
+   * Runs the statement `build` makes from `placeholders`, compiled once per `shape` and database, with `values` bound
+   * in the placeholders' places (compiledLookups.ts runCompiled); like `prepared`, only for statements whose plan does
+   * not depend on their values.
+   */
+  compiled<Row>(
+    shape: string,
+    table: string,
+    build: (...placeholders: unknown[]) => Compilable<Row>,
+    placeholders: readonly unknown[],
+    values: readonly unknown[],
+  ): Promise<Row[]>;
   /** Bookmarks of deep list pages, shared by the process's contexts (see pageBookmarks.ts). */
   pageBookmarks: PageBookmarks;
   /** Totals of whole months' lists, shared by the process's contexts (see listTotals.ts). */
@@ -383,6 +395,8 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     },
     pageLoaders: new Map(),
     prepared: (query, table) => runPrepared(handle, query.compile(), table, undefined, observe),
+    compiled: (shape, table, build, placeholders, values) =>
+      runCompiled(handle, shape, table, build, placeholders, values, observe),
     organizationLoader(columns) {
       if (columns === null) return context.loaders.organization;
       const key = columns.join(',');

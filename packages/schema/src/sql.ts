@@ -15,16 +15,40 @@ export function inValues(
   kind: 'bigint' | 'text',
   options: { offIndex?: boolean } = {},
 ): RawBuilder<boolean> {
-  const ref = sql.ref(column);
   if (values.length === 0) return sql<boolean>`1 = 0`;
+  return inBoundList(dialect, column, boundList(dialect, values, kind), kind, options);
+}
+
+/** The one parameter a non-empty list of `values` is bound as (a JSON array on SQLite, a typed array on PG). */
+export function boundList(
+  dialect: DialectName,
+  values: readonly (number | string)[],
+  kind: 'bigint' | 'text',
+): unknown {
+  if (dialect === 'sqlite') return JSON.stringify(values);
+  return kind === 'bigint' ? values.map(Number) : values.map(String);
+}
+
+/**
+ * `column IN list` for a list bound as `parameter`: boundList's value, or the placeholder of a statement compiled once
+ * (compiledLookups.ts), whose values are bound at each run.
+ */
+export function inBoundList(
+  dialect: DialectName,
+  column: string,
+  parameter: unknown,
+  kind: 'bigint' | 'text',
+  options: { offIndex?: boolean } = {},
+): RawBuilder<boolean> {
+  const ref = sql.ref(column);
   if (dialect === 'sqlite') {
     // offIndex: a unary `+` (a no-op on any value) keeps the match off every index, as a filter only.
     const tested = options.offIndex ? sql`+${ref}` : ref;
-    return sql<boolean>`${tested} in (select value from json_each(${JSON.stringify(values)}))`;
+    return sql<boolean>`${tested} in (select value from json_each(${parameter}))`;
   }
   return kind === 'bigint'
-    ? sql<boolean>`${ref} = any(${values.map(Number)}::bigint[])`
-    : sql<boolean>`${ref} = any(${values.map(String)}::text[])`;
+    ? sql<boolean>`${ref} = any(${parameter}::bigint[])`
+    : sql<boolean>`${ref} = any(${parameter}::text[])`;
 }
 
 /** A sortable API key mapped to a column; `text` columns compare byte-wise on both dialects. */
@@ -126,9 +150,18 @@ export function monthSpanIn(
   months: readonly string[],
 ): RawBuilder<boolean> {
   if (dialect !== 'sqlite' || months.length <= 1) return dateIn(dialect, column, months);
+  return boundMonthSpan(column, months[0], months.at(-1), boundList(dialect, months, 'text'));
+}
+
+/** monthSpanIn's SQLite form from its bound values (or a compiled statement's placeholders): first, last, list. */
+export function boundMonthSpan(
+  column: string,
+  first: unknown,
+  last: unknown,
+  list: unknown,
+): RawBuilder<boolean> {
   const ref = sql.ref(column);
-  const list = inValues(dialect, column, months, 'text', { offIndex: true });
-  return sql<boolean>`${ref} >= ${months[0]} and ${ref} <= ${months.at(-1)} and ${list}`;
+  return sql<boolean>`${ref} >= ${first} and ${ref} <= ${last} and ${inBoundList('sqlite', column, list, 'text', { offIndex: true })}`;
 }
 
 /**

@@ -207,6 +207,14 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
       'an ASN list over the last two months, in rank order',
       'first: 60, asns: ["1", "2", "3", "174", "3356"], dateStart: "2024-02-01", dateEnd: "2024-03-31", sort: "rank"',
     ],
+    [
+      'a page of an ASN list over every month, from an offset, in a client sort',
+      'first: 7, offset: 4, asns: ["1", "2", "3", "174", "3356"], dateStart: "2000-01-01", sort: "-cone.numberAsns"',
+    ],
+    [
+      'a page of an ASN list in the latest month, from an offset, by name',
+      'first: 3, offset: 1, asns: ["3356", "174", "3", "2", "1"], sort: "asnName"',
+    ],
   ])('answers root asns (%s) with every field from pruned rows as from whole rows', async (_label, args) => {
     const all = fieldNames.map((name) => selectionOf(name));
     const source = `{ asns(${args}) { totalCount edges { cursor node { ...Front ... on Asn { ${all

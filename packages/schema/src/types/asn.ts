@@ -1,15 +1,27 @@
 // Asn: one ASN in one month, with its root fields `asn` and `asns`.
+import { sql } from 'kysely';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
-import type { AsnRow } from '../context';
+import type { AsnRow, AsrankContext } from '../context';
 import { isHistoric, monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList } from '../args';
 import { listTotal, monthListScope } from '../listTotals';
-import { byPrimaryKey, dateIn, inValues, monthSpanIn, orderByList, type SortColumn } from '../sql';
+import {
+  boundList,
+  boundMonthSpan,
+  byPrimaryKey,
+  dateIn,
+  inBoundList,
+  inValues,
+  monthSpanIn,
+  orderByList,
+  type SortColumn,
+} from '../sql';
 import { listPage, monthBookmarks } from '../listPage';
 import { nestedPage } from '../nestedPages';
 import { nameConditions } from '../nameSearch';
 import {
   coversColumns,
+  type AsnColumn,
   selectedAsnColumns,
   selectedAsnNodeColumns,
   selectedOrganizationColumns,
@@ -187,6 +199,77 @@ export function asnsOfOrganizations(
   }));
 }
 
+/** Bound in place of a key-list page's values when its statement is compiled; values the SQL never binds otherwise. */
+const KEY_LIST_PLACEHOLDERS = {
+  month: ['\u0000month', '\u0000asns', '\u0000limit', '\u0000offset'],
+  months: [
+    '\u0000first month',
+    '\u0000last month',
+    '\u0000months',
+    '\u0000asns',
+    '\u0000limit',
+    '\u0000offset',
+  ],
+} as const;
+
+/**
+ * One page of a list of ASNs (`asns: [...]`, with or without an interval: an AS's history) with no other filter, on
+ * SQLite: the statement listPage reads such a page with (one ORDER BY ... LIMIT over the listed ASNs' records), compiled
+ * once per shape (pruned columns, sort, one month or several) with the months, ASNs and page bound at each run, as the
+ * point lookups are (compiledLookups.ts). Building and compiling it with Kysely cost ~8% of the historic workload's
+ * CPU (W4, docs/performance.md, twenty-fourth round). PostgreSQL keeps listPage's unnamed statement: a compiled one
+ * runs there as a named prepared statement, whose generic plan has not been measured for this shape.
+ */
+async function keyListPage(
+  context: AsrankContext,
+  spec: {
+    columns: readonly AsnColumn[];
+    keys: readonly SortKey[];
+    order: { defaults: readonly SortKey[]; unique: readonly SortKey[] };
+    months: readonly string[];
+    asns: readonly number[];
+    page: { first: number; offset: number };
+  },
+): Promise<Partial<AsnRow>[]> {
+  const { columns, keys, order, months, asns, page } = spec;
+  const oneMonth = months.length === 1;
+  const sort = keys.map((key) => `${key.direction} ${key.key}`).join(',');
+  const shape = `asns key list|${oneMonth ? 'month' : 'months'}|${order === ASN_ORDER ? '' : 'historic'}|${sort}|${columns.join(',')}`;
+  const asnList = boundList('sqlite', asns, 'bigint');
+  const ordered = () => orderByList('sqlite', keys, ASN_SORT_COLUMNS, order, { keyLookup: true });
+  return oneMonth
+    ? context.compiled<Partial<AsnRow>>(
+        shape,
+        'asns',
+        (month, list, limit, offset) =>
+          context.db
+            .selectFrom(byPrimaryKey('sqlite', 'asns', 'asns'))
+            .where(sql.ref('date'), '=', month)
+            .where(inBoundList('sqlite', 'asn', list, 'bigint'))
+            .select(columns)
+            .orderBy(ordered())
+            .limit(limit as number)
+            .offset(offset as number),
+        KEY_LIST_PLACEHOLDERS.month,
+        [months[0], asnList, page.first, page.offset],
+      )
+    : context.compiled<Partial<AsnRow>>(
+        shape,
+        'asns',
+        (first, last, monthList, list, limit, offset) =>
+          context.db
+            .selectFrom('asns')
+            .where(boundMonthSpan('date', first, last, monthList))
+            .where(inBoundList('sqlite', 'asn', list, 'bigint'))
+            .select(columns)
+            .orderBy(ordered())
+            .limit(limit as number)
+            .offset(offset as number),
+        KEY_LIST_PLACEHOLDERS.months,
+        [months[0], months.at(-1), boundList('sqlite', months, 'text'), asnList, page.first, page.offset],
+      );
+}
+
 builder.queryFields((t) => ({
   asn: t.field({
     type: AsnRef,
@@ -241,17 +324,44 @@ builder.queryFields((t) => ({
       const months = await monthsOf(context, args);
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
       // An AS's history (a few ASNs, many months, pruned columns) reads one range of the (asn, date, ...) index per ASN.
-      const monthCondition =
-        asnFilter && columns && !columns.includes('search_text')
+      const historyRanges = asnFilter !== null && columns !== null && !columns.includes('search_text');
+      // A list of ASNs in one month is records read by their key (sql.ts byPrimaryKey); a sorted month keeps its indexes.
+      const recordsQuery = () => {
+        const table =
+          asnFilter && months.length === 1
+            ? context.db.selectFrom(byPrimaryKey(context.dialect, 'asns', 'asns'))
+            : context.db.selectFrom('asns');
+        const inMonths = historyRanges
           ? monthSpanIn(context.dialect, 'date', months)
           : dateIn(context.dialect, 'date', months);
-      // A list of ASNs in one month is records read by their key (sql.ts byPrimaryKey); a sorted month keeps its indexes.
-      const table =
-        asnFilter && months.length === 1
-          ? context.db.selectFrom(byPrimaryKey(context.dialect, 'asns', 'asns'))
-          : context.db.selectFrom('asns');
-      let query = table.where(monthCondition);
-      if (asnFilter) query = query.where(inValues(context.dialect, 'asn', asnFilter, 'bigint'));
+        return asnFilter
+          ? table.where(inMonths).where(inValues(context.dialect, 'asn', asnFilter, 'bigint'))
+          : table.where(inMonths);
+      };
+      const order = historic ? ASN_HISTORIC_ORDER : ASN_ORDER;
+      const filtered = asnFilter !== null || args.name != null || args.seen != null;
+      const totalScope =
+        asnFilter === null
+          ? monthListScope('asns', months, { seen: args.seen, name: args.name?.toLowerCase() })
+          : null;
+      if (
+        historyRanges &&
+        asnFilter.length > 0 &&
+        args.name == null &&
+        args.seen == null &&
+        context.dialect === 'sqlite'
+      ) {
+        const nodes = (await keyListPage(context, {
+          columns,
+          keys,
+          order,
+          months,
+          asns: asnFilter,
+          page,
+        })) as AsnRow[];
+        return { nodes, totalCount: () => listTotal(context, recordsQuery(), totalScope), ...page };
+      }
+      let query = recordsQuery();
       if (args.name != null)
         for (const condition of await nameConditions(context, 'asns', args.name, months))
           query = query.where(condition);
@@ -261,7 +371,6 @@ builder.queryFields((t) => ({
         columns
           ? (rowQuery.select(columns) as unknown as ReturnType<typeof rowQuery.selectAll>)
           : rowQuery.selectAll();
-      const filtered = asnFilter !== null || args.name != null || args.seen != null;
       const nodes = await listPage({
         db: context.db,
         dialect: context.dialect,
@@ -275,16 +384,12 @@ builder.queryFields((t) => ({
         page,
         keys,
         columns: ASN_SORT_COLUMNS,
-        order: historic ? ASN_HISTORIC_ORDER : ASN_ORDER,
+        order,
         singleMonth: months.length === 1,
         filtered,
         keyList: asnFilter !== null,
         bookmarks: monthBookmarks(context, months, filtered),
       });
-      const totalScope =
-        asnFilter === null
-          ? monthListScope('asns', months, { seen: args.seen, name: args.name?.toLowerCase() })
-          : null;
       return { nodes, totalCount: () => listTotal(context, query, totalScope), ...page };
     },
   }),
