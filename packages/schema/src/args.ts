@@ -5,6 +5,7 @@ import {
   parseDateInterval,
   parsePageArgs,
   selectDates,
+  type DateInterval,
 } from '@asrank/domain';
 import type { AsrankContext } from './context';
 
@@ -39,17 +40,19 @@ export function pageOf(args: PageArgs): { first: number; offset: number } {
   return parsePageArgs({ first: args.first, offset: args.offset });
 }
 
-/** Whether a query is historic: an interval is given (empty strings count as absent, as in the domain). */
-export function isHistoric(args: { dateStart?: string | null; dateEnd?: string | null }): boolean {
-  return parseDateInterval(args.dateStart, args.dateEnd) !== null;
+/**
+ * The `dateStart`/`dateEnd` interval of a list query, parsed once per request: null when neither is given (the
+ * latest month only; empty strings count as absent, as in the domain), so a non-null interval makes a historic query.
+ */
+export function intervalOf(args: {
+  dateStart?: string | null;
+  dateEnd?: string | null;
+}): DateInterval | null {
+  return parseDateInterval(args.dateStart, args.dateEnd);
 }
 
 /** Months of an interval query: the latest loaded month without interval, else every loaded month inside it. */
-export async function monthsOf(
-  context: AsrankContext,
-  args: { dateStart?: string | null; dateEnd?: string | null },
-): Promise<string[]> {
-  const interval = parseDateInterval(args.dateStart, args.dateEnd);
+export async function monthsIn(context: AsrankContext, interval: DateInterval | null): Promise<string[]> {
   return selectDates(await context.availableDates(), interval);
 }
 

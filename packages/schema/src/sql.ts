@@ -142,7 +142,7 @@ export function dateIn(dialect: DialectName, column: string, months: readonly st
  * for ten ASNs over a year: 600-850 µs on the generated store); the range reads the same records from the index in
  * 210-280 µs. The unary `+` keeps the list off every index. Whole rows must keep the list (`dateIn`): search_text is
  * not in the index, and the sampled statistics would then scan the table's months as one range. PostgreSQL keeps the
- * list too (its statistics know how few dates there are). `months` ascending, as monthsOf returns them.
+ * list too (its statistics know how few dates there are). `months` ascending, as monthsIn returns them.
  */
 export function monthSpanIn(
   dialect: DialectName,

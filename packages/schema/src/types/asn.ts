@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext } from '../context';
-import { isHistoric, monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList } from '../args';
+import { intervalOf, monthOf, monthsIn, pageOf, parseAsnArgument, parseAsnList } from '../args';
 import { listTotal, monthListScope } from '../listTotals';
 import {
   boundList,
@@ -312,7 +312,8 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, context, info): Promise<ConnectionPage<AsnRow>> => {
       const page = pageOf(args);
-      const historic = isHistoric(args);
+      const interval = intervalOf(args);
+      const historic = interval !== null;
       // Only the columns the selected node fields read (asnColumns.ts); whole rows when unknown.
       const columns = selectedAsnNodeColumns(info);
       // The organizations' columns when the nodes show them, read in the page's statement where listPage allows a join.
@@ -321,7 +322,7 @@ builder.queryFields((t) => ({
         : undefined;
       const keys = parseSort(args.sort, 'asns', { historic, argument: 'sort' });
       const asnFilter = parseAsnList(args.asns, 'asns');
-      const months = await monthsOf(context, args);
+      const months = await monthsIn(context, interval);
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
       // An AS's history (a few ASNs, many months, pruned columns) reads one range of the (asn, date, ...) index per ASN.
       const historyRanges = asnFilter !== null && columns !== null && !columns.includes('search_text');

@@ -4,7 +4,7 @@ import { parseSort, type SortKey } from '@asrank/domain';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, LocationRow } from '../context';
-import { isHistoric, monthOf, monthsOf, pageOf, parseAsnArgument, parseAsnList } from '../args';
+import { intervalOf, monthOf, monthsIn, pageOf, parseAsnArgument, parseAsnList } from '../args';
 import { countRows, listTotal, monthListScope } from '../listTotals';
 import { byPrimaryKey, dateIn, inValues, nullsLastPage, orderByList, type SortColumn } from '../sql';
 import { nestedPage } from '../nestedPages';
@@ -395,11 +395,12 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, context, info): Promise<ConnectionPage<AsnLinkRow>> => {
       const page = pageOf(args);
-      const historic = isHistoric(args);
+      const interval = intervalOf(args);
+      const historic = interval !== null;
       const keys = parseSort(args.sort, 'asnLinks', { historic, argument: 'sort' });
       const asn = args.asn == null ? null : parseAsnArgument(args.asn, 'asn');
       const asnList = parseAsnList(args.asns, 'asns');
-      const months = await monthsOf(context, args);
+      const months = await monthsIn(context, interval);
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
       let query = context.db.selectFrom('asn_links').where(dateIn(context.dialect, 'date', months));
       if (asn != null) {

@@ -3,7 +3,7 @@ import { toCount } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { LocationRow } from '../context';
-import { isHistoric, monthsOf, pageOf } from '../args';
+import { intervalOf, monthsIn, pageOf } from '../args';
 import { dateIn, orderByList, type SortColumn } from '../sql';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { CountryRef, LocationRef } from './refs';
@@ -87,9 +87,10 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, context): Promise<ConnectionPage<LocationRow>> => {
       const page = pageOf(args);
-      const historic = isHistoric(args);
+      const interval = intervalOf(args);
+      const historic = interval !== null;
       const keys = parseSort(args.sort, 'locations', { historic, argument: 'sort' });
-      const months = await monthsOf(context, args);
+      const months = await monthsIn(context, interval);
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
       const query = context.db.selectFrom('locations').where(dateIn(context.dialect, 'date', months));
       const order = orderByList(

@@ -2,7 +2,7 @@
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
-import { isHistoric, monthOf, monthsOf, pageOf } from '../args';
+import { intervalOf, monthOf, monthsIn, pageOf } from '../args';
 import { listTotal, monthListScope } from '../listTotals';
 import { byPrimaryKey, dateIn, inValues, orderByList, type SortColumn } from '../sql';
 import { listPage, monthBookmarks } from '../listPage';
@@ -181,9 +181,10 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, context): Promise<ConnectionPage<OrganizationRow>> => {
       const page = pageOf(args);
-      const historic = isHistoric(args);
+      const interval = intervalOf(args);
+      const historic = interval !== null;
       const keys = parseSort(args.sort, 'organizations', { historic, argument: 'sort' });
-      const months = await monthsOf(context, args);
+      const months = await monthsIn(context, interval);
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
       let query = context.db.selectFrom('organizations').where(dateIn(context.dialect, 'date', months));
       if (args.name != null)
