@@ -131,8 +131,22 @@ export function byPrimaryKey<T extends 'asns' | 'organizations', A extends strin
 
 /** `date = d` for one month (the common case, best for the planner), else a list match. */
 export function dateIn(dialect: DialectName, column: string, months: readonly string[]): RawBuilder<boolean> {
-  if (months.length === 1) return sql<boolean>`${sql.ref(column)} = ${months[0]}`;
+  if (months.length === 1) return boundDateIn(dialect, column, 1, months[0]);
   return inValues(dialect, column, months, 'text');
+}
+
+/**
+ * dateIn for `monthCount` (at least one) months bound as `parameter`: the month itself when there is one, else
+ * boundList's value; or the placeholder of a statement compiled once (compiledLookups.ts).
+ */
+export function boundDateIn(
+  dialect: DialectName,
+  column: string,
+  monthCount: number,
+  parameter: unknown,
+): RawBuilder<boolean> {
+  if (monthCount === 1) return sql<boolean>`${sql.ref(column)} = ${parameter}`;
+  return inBoundList(dialect, column, parameter, 'text');
 }
 
 /**

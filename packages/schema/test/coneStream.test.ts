@@ -44,10 +44,11 @@ interface WalkedCone {
   prefixes: string[];
 }
 
-/** Follows nextPageCursor from the empty cursor to the end, joining the slices of each cone. */
+/** Follows nextPageCursor from the empty cursor to the end (or `maxPages` pages), joining the slices of each cone. */
 async function walk(
   store: LoadedStore,
   variables: Record<string, unknown>,
+  maxPages = Infinity,
 ): Promise<{ cones: WalkedCone[]; pages: number; totalCount: number }> {
   const cones: WalkedCone[] = [];
   let cursor: string | null = null;
@@ -73,7 +74,7 @@ async function walk(
       }
       for (const prefix of item.prefixes) cone.prefixes.push(`${prefix.network}/${prefix.length}`);
     }
-    if (!stream.pageInfo.hasNextPage) break;
+    if (!stream.pageInfo.hasNextPage || pages >= maxPages) break;
     cursor = stream.pageInfo.nextPageCursor;
     if (pages > 5000) throw new Error('stream does not end');
   }
@@ -177,6 +178,33 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
     }
     // Walking again (resume keys now remembered) gives the same result.
     expect((await walk(store, { first: 97, asns: largest })).cones).toEqual(cones);
+  });
+
+  it('walks several months in a client sort, small chunks, as the statement of a filtered walk orders them', async () => {
+    // Unfiltered walks read their chunks through one statement compiled per shape; a member filter that every cone
+    // passes (each cone holds its own ASN) reads them through the statement built per chunk.
+    coneStreamTuning.chunk = 7;
+    const owners = await store.handle.db
+      .selectFrom('cone_members')
+      .select('asn')
+      .distinct()
+      .orderBy('asn')
+      .execute();
+    const everyOwner = owners.map((row) => String(row.asn));
+    // The first pages of every cone of two months (the smallest cones of both lead), and a whole walk of 25 ASNs.
+    for (const [variables, pages] of [
+      [{ first: 1000, dates: store.dates.slice(-2), sort: 'cone.numberAsns' }, 3],
+      [{ first: 2000, dates: store.dates, asns: everyOwner.slice(0, 25), sort: 'asn' }, Infinity],
+    ] as const) {
+      const unfiltered = await walk(store, variables, pages);
+      const filtered = await walk(store, { ...variables, some: everyOwner }, pages);
+      expect(unfiltered.cones.length).toBeGreaterThan(coneStreamTuning.chunk);
+      expect(new Set(unfiltered.cones.map((cone) => cone.date)).size).toBeGreaterThan(1);
+      expect(unfiltered.cones.map(({ asn, date, rank }) => ({ asn, date, rank }))).toEqual(
+        filtered.cones.map(({ asn, date, rank }) => ({ asn, date, rank })),
+      );
+      expect(unfiltered.totalCount).toBe(filtered.totalCount);
+    }
   });
 
   it('filters cones by member ASNs (any / all) and by prefixes', async () => {

@@ -14,13 +14,20 @@ import {
 } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsrankContext } from '../context';
+import type { DialectName } from '@asrank/db';
 import { parseAsnList } from '../args';
-import { byPrimaryKey, dateIn, inValues, orderByList } from '../sql';
+import { boundDateIn, boundList, byPrimaryKey, inBoundList, inValues, orderByList } from '../sql';
 import { coneStreamSource, rowsPerQuery, type StreamCone, type StreamMember } from '../coneSource';
 import { AsnRef, PrefixRef, type PrefixRecord } from './refs';
 import { ASN_HISTORIC_ORDER, ASN_SORT_COLUMNS } from './asn';
 import { memberKeys, memberRecords } from './asnCone';
 import { selectedAsnColumns, selectsOnlyAsnKey } from '../asnColumns';
+
+/** Bound in place of a cone chunk's values when its statement is compiled; values its SQL never binds otherwise. */
+const CONE_CHUNK_PLACEHOLDERS = {
+  withAsns: ['\u0000months', '\u0000seen', '\u0000asns', '\u0000limit', '\u0000offset'],
+  withoutAsns: ['\u0000months', '\u0000seen', '\u0000limit', '\u0000offset'],
+} as const;
 
 // Seen ASNs are exactly the ranked ones, so rank needs no nulls-last handling here and its index serves the order.
 const STREAM_SORT_COLUMNS = { ...ASN_SORT_COLUMNS, rank: { column: 'rank' } };
@@ -103,8 +110,27 @@ interface StreamFilters {
   order: SortKey[];
 }
 
-/** The cones of the walk: seen ASNs with a cone in the selected months, filtered, in the requested order. */
-function conesQuery(context: AsrankContext, filters: StreamFilters) {
+/** What conesQuery binds for the months, `seen` and the ASN list: their values, or a compiled statement's placeholders. */
+interface ConesQueryValues {
+  months: unknown;
+  seen: unknown;
+  asns: unknown;
+}
+
+function conesQueryValues(dialect: DialectName, filters: StreamFilters): ConesQueryValues {
+  return {
+    months: filters.months.length === 1 ? filters.months[0] : boundList(dialect, filters.months, 'text'),
+    seen: 1,
+    asns: filters.asns && filters.asns.length > 0 ? boundList(dialect, filters.asns, 'bigint') : null,
+  };
+}
+
+/** The cones of the walk: seen ASNs with a cone in the selected months (at least one), filtered, in the requested order. */
+function conesQuery(
+  context: AsrankContext,
+  filters: StreamFilters,
+  values: ConesQueryValues = conesQueryValues(context.dialect, filters),
+) {
   const { db, dialect } = context;
   // Listed ASNs in one month are records read by their key (sql.ts byPrimaryKey); otherwise the rank index serves.
   const cones =
@@ -112,10 +138,13 @@ function conesQuery(context: AsrankContext, filters: StreamFilters) {
       ? db.selectFrom(byPrimaryKey(dialect, 'asns', 'a'))
       : db.selectFrom('asns as a');
   let query = cones
-    .where(dateIn(dialect, 'a.date', filters.months))
+    .where(boundDateIn(dialect, 'a.date', filters.months.length, values.months))
     // A seen ASN always has a cone (it is in its own); no cone_asns predicate, so the planner keeps the rank index.
-    .where('a.seen', '=', 1);
-  if (filters.asns) query = query.where(inValues(dialect, 'a.asn', filters.asns, 'bigint'));
+    .where('a.seen', '=', values.seen as number);
+  if (filters.asns)
+    query = query.where(
+      filters.asns.length === 0 ? sql<boolean>`1 = 0` : inBoundList(dialect, 'a.asn', values.asns, 'bigint'),
+    );
   // Correlated subqueries are built from the outer expression builder so they may refer to `a`.
   if (filters.membersSome) {
     const some = filters.membersSome;
@@ -219,14 +248,48 @@ builder.queryFields((t) => ({
       const order = orderByList(context.dialect, keys, STREAM_SORT_COLUMNS, ASN_HISTORIC_ORDER, {
         keyLookup: filters.asns !== null,
       });
-      const coneChunk = async (offset: number, limit: number): Promise<StreamCone[]> => {
-        if (filters.months.length === 0) return [];
-        const rows = await conesQuery(context, filters)
+      const chunkOf = (values: ConesQueryValues, limit: unknown, offset: unknown) =>
+        conesQuery(context, filters, values)
           .select(['a.date', 'a.asn', 'a.rank', 'a.cone_asns', 'a.cone_prefixes'])
           .orderBy(order)
-          .limit(limit)
-          .offset(offset)
-          .execute();
+          .limit(limit as number)
+          .offset(offset as number);
+      // With no member or prefix filter, every page's chunk is one statement compiled once per shape (the months, an
+      // ASN list or none, the order), its values bound at each run, as the point lookups are (compiledLookups.ts):
+      // building and compiling it with Kysely cost ~3% of the cone walk's CPU (W5, docs/performance.md, twenty-fourth
+      // round). SQLite only, as keyListPage (asn.ts) and for the same reason.
+      const compiled =
+        context.dialect === 'sqlite' &&
+        filters.membersSome === null &&
+        filters.membersAll.length === 0 &&
+        filters.prefixes.length === 0 &&
+        (filters.asns === null || filters.asns.length > 0);
+      const shape = `cone chunk|${filters.months.length === 1 ? 'month' : 'months'}|${
+        filters.asns ? 'asns' : ''
+      }|${keys.map((key) => `${key.direction} ${key.key}`).join(',')}`;
+      const coneChunk = async (offset: number, limit: number): Promise<StreamCone[]> => {
+        if (filters.months.length === 0) return [];
+        const values = conesQueryValues(context.dialect, filters);
+        const rows = compiled
+          ? await context.compiled<{
+              date: string;
+              asn: number | string;
+              rank: number | string | null;
+              cone_asns: number | string;
+              cone_prefixes: number | string;
+            }>(
+              shape,
+              'asns',
+              (months, seen, ...rest) =>
+                filters.asns
+                  ? chunkOf({ months, seen, asns: rest[0] }, rest[1], rest[2])
+                  : chunkOf({ months, seen, asns: null }, rest[0], rest[1]),
+              filters.asns ? CONE_CHUNK_PLACEHOLDERS.withAsns : CONE_CHUNK_PLACEHOLDERS.withoutAsns,
+              filters.asns
+                ? [values.months, values.seen, values.asns, limit, offset]
+                : [values.months, values.seen, limit, offset],
+            )
+          : await chunkOf(values, limit, offset).execute();
         return rows.map((row) => ({
           date: row.date,
           asn: Number(row.asn),
