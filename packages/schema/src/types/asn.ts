@@ -1,11 +1,13 @@
 // Asn: one ASN in one month, with its root fields `asn` and `asns`.
-import { sql } from 'kysely';
+import type { RawBuilder, SelectQueryBuilder } from 'kysely';
+import type { Database } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext } from '../context';
 import { intervalOf, monthOf, monthsIn, pageOf, parseAsnArgument, parseAsnList } from '../args';
 import { listTotal, monthListScope } from '../listTotals';
 import {
+  boundDateIn,
   boundList,
   boundMonthSpan,
   byPrimaryKey,
@@ -201,16 +203,16 @@ export function asnsOfOrganizations(
 
 /** Bound in place of a key-list page's values when its statement is compiled; values the SQL never binds otherwise. */
 const KEY_LIST_PLACEHOLDERS = {
-  month: ['\u0000month', '\u0000asns', '\u0000limit', '\u0000offset'],
-  months: [
-    '\u0000first month',
-    '\u0000last month',
-    '\u0000months',
-    '\u0000asns',
-    '\u0000limit',
-    '\u0000offset',
-  ],
+  month: ['\u0000month'],
+  months: ['\u0000first month', '\u0000last month', '\u0000months'],
+  rest: ['\u0000asns', '\u0000limit', '\u0000offset'],
 } as const;
+
+/** The listed ASNs' records in the page's months, under the given month and ASN conditions (the resolver's records). */
+type KeyListRecords = (
+  inMonths: RawBuilder<boolean>,
+  inAsns: RawBuilder<boolean>,
+) => SelectQueryBuilder<Database, 'asns', object>;
 
 /**
  * One page of a list of ASNs (`asns: [...]`, with or without an interval: an AS's history) with no other filter, on
@@ -223,6 +225,7 @@ const KEY_LIST_PLACEHOLDERS = {
 async function keyListPage(
   context: AsrankContext,
   spec: {
+    records: KeyListRecords;
     columns: readonly AsnColumn[];
     keys: readonly SortKey[];
     order: { defaults: readonly SortKey[]; unique: readonly SortKey[] };
@@ -231,43 +234,32 @@ async function keyListPage(
     page: { first: number; offset: number };
   },
 ): Promise<Partial<AsnRow>[]> {
-  const { columns, keys, order, months, asns, page } = spec;
+  const { records, columns, keys, order, months, asns, page } = spec;
   const oneMonth = months.length === 1;
   const sort = keys.map((key) => `${key.direction} ${key.key}`).join(',');
   const shape = `asns key list|${oneMonth ? 'month' : 'months'}|${order === ASN_ORDER ? '' : 'historic'}|${sort}|${columns.join(',')}`;
-  const asnList = boundList('sqlite', asns, 'bigint');
-  const ordered = () => orderByList('sqlite', keys, ASN_SORT_COLUMNS, order, { keyLookup: true });
-  return oneMonth
-    ? context.compiled<Partial<AsnRow>>(
-        shape,
-        'asns',
-        (month, list, limit, offset) =>
-          context.db
-            .selectFrom(byPrimaryKey('sqlite', 'asns', 'asns'))
-            .where(sql.ref('date'), '=', month)
-            .where(inBoundList('sqlite', 'asn', list, 'bigint'))
-            .select(columns)
-            .orderBy(ordered())
-            .limit(limit as number)
-            .offset(offset as number),
-        KEY_LIST_PLACEHOLDERS.month,
-        [months[0], asnList, page.first, page.offset],
-      )
-    : context.compiled<Partial<AsnRow>>(
-        shape,
-        'asns',
-        (first, last, monthList, list, limit, offset) =>
-          context.db
-            .selectFrom('asns')
-            .where(boundMonthSpan('date', first, last, monthList))
-            .where(inBoundList('sqlite', 'asn', list, 'bigint'))
-            .select(columns)
-            .orderBy(ordered())
-            .limit(limit as number)
-            .offset(offset as number),
-        KEY_LIST_PLACEHOLDERS.months,
-        [months[0], months.at(-1), boundList('sqlite', months, 'text'), asnList, page.first, page.offset],
-      );
+  // The month condition's parameters (as monthSpanIn binds them), then the ASNs and the page.
+  const monthPlaceholders = oneMonth ? KEY_LIST_PLACEHOLDERS.month : KEY_LIST_PLACEHOLDERS.months;
+  const monthValues = oneMonth
+    ? [months[0]]
+    : [months[0], months.at(-1), boundList('sqlite', months, 'text')];
+  return context.compiled<Partial<AsnRow>>(
+    shape,
+    'asns',
+    (...bound) => {
+      const inMonths = oneMonth
+        ? boundDateIn('sqlite', 'date', 1, bound[0])
+        : boundMonthSpan('date', bound[0], bound[1], bound[2]);
+      const [list, limit, offset] = bound.slice(monthPlaceholders.length);
+      return records(inMonths, inBoundList('sqlite', 'asn', list, 'bigint'))
+        .select(columns)
+        .orderBy(orderByList('sqlite', keys, ASN_SORT_COLUMNS, order, { keyLookup: true }))
+        .limit(limit as number)
+        .offset(offset as number);
+    },
+    [...monthPlaceholders, ...KEY_LIST_PLACEHOLDERS.rest],
+    [...monthValues, boundList('sqlite', asns, 'bigint'), page.first, page.offset],
+  );
 }
 
 builder.queryFields((t) => ({
@@ -327,17 +319,18 @@ builder.queryFields((t) => ({
       // An AS's history (a few ASNs, many months, pruned columns) reads one range of the (asn, date, ...) index per ASN.
       const historyRanges = asnFilter !== null && columns !== null && !columns.includes('search_text');
       // A list of ASNs in one month is records read by their key (sql.ts byPrimaryKey); a sorted month keeps its indexes.
-      const recordsQuery = () => {
+      // keyListPage gives the conditions, built over placeholders, when it compiles the page's statement.
+      const recordsQuery = (
+        inMonths = historyRanges
+          ? monthSpanIn(context.dialect, 'date', months)
+          : dateIn(context.dialect, 'date', months),
+        inAsns = asnFilter && inValues(context.dialect, 'asn', asnFilter, 'bigint'),
+      ) => {
         const table =
           asnFilter && months.length === 1
             ? context.db.selectFrom(byPrimaryKey(context.dialect, 'asns', 'asns'))
             : context.db.selectFrom('asns');
-        const inMonths = historyRanges
-          ? monthSpanIn(context.dialect, 'date', months)
-          : dateIn(context.dialect, 'date', months);
-        return asnFilter
-          ? table.where(inMonths).where(inValues(context.dialect, 'asn', asnFilter, 'bigint'))
-          : table.where(inMonths);
+        return inAsns ? table.where(inMonths).where(inAsns) : table.where(inMonths);
       };
       const order = historic ? ASN_HISTORIC_ORDER : ASN_ORDER;
       const filtered = asnFilter !== null || args.name != null || args.seen != null;
@@ -353,6 +346,7 @@ builder.queryFields((t) => ({
         context.dialect === 'sqlite'
       ) {
         const nodes = (await keyListPage(context, {
+          records: recordsQuery,
           columns,
           keys,
           order,

@@ -25,8 +25,9 @@ import { selectedAsnColumns, selectsOnlyAsnKey } from '../asnColumns';
 
 /** Bound in place of a cone chunk's values when its statement is compiled; values its SQL never binds otherwise. */
 const CONE_CHUNK_PLACEHOLDERS = {
-  withAsns: ['\u0000months', '\u0000seen', '\u0000asns', '\u0000limit', '\u0000offset'],
-  withoutAsns: ['\u0000months', '\u0000seen', '\u0000limit', '\u0000offset'],
+  values: { months: '\u0000months', seen: '\u0000seen', asns: '\u0000asns' },
+  limit: '\u0000limit',
+  offset: '\u0000offset',
 } as const;
 
 // Seen ASNs are exactly the ranked ones, so rank needs no nulls-last handling here and its index serves the order.
@@ -267,9 +268,19 @@ builder.queryFields((t) => ({
       const shape = `cone chunk|${filters.months.length === 1 ? 'month' : 'months'}|${
         filters.asns ? 'asns' : ''
       }|${keys.map((key) => `${key.direction} ${key.key}`).join(',')}`;
+      const values = conesQueryValues(context.dialect, filters);
+      // A chunk's parameters in the order its statement binds them (the ASN list only when there is one).
+      const parameters = (bound: ConesQueryValues, limit: unknown, offset: unknown) =>
+        filters.asns
+          ? [bound.months, bound.seen, bound.asns, limit, offset]
+          : [bound.months, bound.seen, limit, offset];
+      const {
+        values: placeholderValues,
+        limit: limitPlaceholder,
+        offset: offsetPlaceholder,
+      } = CONE_CHUNK_PLACEHOLDERS;
       const coneChunk = async (offset: number, limit: number): Promise<StreamCone[]> => {
         if (filters.months.length === 0) return [];
-        const values = conesQueryValues(context.dialect, filters);
         const rows = compiled
           ? await context.compiled<{
               date: string;
@@ -280,14 +291,9 @@ builder.queryFields((t) => ({
             }>(
               shape,
               'asns',
-              (months, seen, ...rest) =>
-                filters.asns
-                  ? chunkOf({ months, seen, asns: rest[0] }, rest[1], rest[2])
-                  : chunkOf({ months, seen, asns: null }, rest[0], rest[1]),
-              filters.asns ? CONE_CHUNK_PLACEHOLDERS.withAsns : CONE_CHUNK_PLACEHOLDERS.withoutAsns,
-              filters.asns
-                ? [values.months, values.seen, values.asns, limit, offset]
-                : [values.months, values.seen, limit, offset],
+              () => chunkOf(placeholderValues, limitPlaceholder, offsetPlaceholder),
+              parameters(placeholderValues, limitPlaceholder, offsetPlaceholder),
+              parameters(values, limit, offset),
             )
           : await chunkOf(values, limit, offset).execute();
         return rows.map((row) => ({
