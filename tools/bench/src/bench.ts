@@ -2,8 +2,9 @@
 // when present, the real December 2017 month; SQLite and PostgreSQL) it starts the built GraphQL and REST
 // services and a ceiling server as separate processes, then for every workload:
 //   1. sends each request once (warm-up; checks the answers carry no error; records the response bytes),
-//   2. loads those bytes into the ceiling (bare Fastify, answers from memory) and measures it with autocannon,
-//   3. measures the service with autocannon, rotating through the requests (many different keys),
+//   2. loads those bytes into the ceiling (bare Fastify, answers from memory),
+//   3. measures the ceiling, the stack floor and the service with autocannon, rotating through the requests (many
+//      different keys), in interleaved rounds (rounds.ts: a host that changes speed weighs on all three alike),
 //   4. times the same rows read straight from SQLite with better-sqlite3 prepared statements.
 // W5 walks asnConesStream page by page on one connection, from a client process of its own (cone-walk.ts), and
 // samples the service's RSS and CPU meanwhile.
@@ -12,7 +13,7 @@
 // Beside the ceiling, the stack floor (stack-floor.ts: Fastify + Mercurius over the service's schema, answering from
 // memory) is measured the same way, so each workload shows what the fixed stack costs before our own layers.
 //
-// Usage: pnpm bench [--asns N] [--months N] [--duration S] [--connections N] [--only W1,W5] [--skip-real]
+// Usage: pnpm bench [--asns N] [--months N] [--duration S] [--rounds N] [--connections N] [--only W1,W5] [--skip-real]
 //   [--skip-postgres] [--store sqlite|postgres] [--profile] [--workers N (the GraphQL service's WORKERS)]
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -23,6 +24,7 @@ import { SERVICE_NODE_FLAGS, codeCacheDirectory } from '@asrank/graphql';
 import { MEASURED_CONE_WALKS, medianWalkIndex, walkConeStreamInChild } from './cone-walk';
 import { BENCH_ROOT, REPO_ROOT, prepareGenerated, prepareReal, type PreparedStores } from './datasets';
 import { parseSuiteOptions, runSuiteEntryPoint, type SuiteOptions } from './options';
+import { combineRounds, type RoundMeasurement } from './rounds';
 import {
   CEILING_MAIN,
   FLOOR_MAIN,
@@ -86,54 +88,99 @@ function log(message: string): void {
 }
 
 /**
- * autocannon over loopback, rotating through `requests` so consecutive requests hit different keys. The CPU time
- * that `answering` (the processes behind `baseUrl`) and the load generator (autocannon runs in this process) used
- * during the run is divided by the requests answered, so each figure comes with what a request cost the machine.
+ * autocannon over loopback for `seconds`, rotating through `requests` so consecutive requests hit different keys.
+ * The CPU time that `answering` (the processes behind `baseUrl`) and the load generator (autocannon runs in this
+ * process) used during the run comes with it, so each figure says what a request cost the machine; every 2xx
+ * response's latency too, so rounds combine into exact percentiles (rounds.ts).
  */
 async function measure(
   baseUrl: string,
   requests: readonly HttpRequestSpec[],
   options: SuiteOptions,
   answering: readonly ServiceProcess[],
-): Promise<ThroughputFigures> {
+  seconds: number,
+): Promise<RoundMeasurement> {
   const answeringCpu = () => answering.reduce((sum, service) => sum + cpuSeconds(service.child.pid), 0);
   const answeringBefore = answeringCpu();
   const loadGeneratorBefore = process.cpuUsage();
   let next = 0;
-  const result = await autocannon({
-    url: baseUrl,
-    connections: options.connections,
-    duration: options.duration,
-    requests: [
+  const latenciesMs: number[] = [];
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const run = autocannon(
       {
-        setupRequest: (request) => {
-          const spec = requests[next++ % requests.length] as HttpRequestSpec;
-          return {
-            ...request,
-            method: spec.method,
-            path: spec.path,
-            body: spec.body,
-            headers: spec.body ? jsonHeaders() : {},
-          };
-        },
+        url: baseUrl,
+        connections: options.connections,
+        duration: seconds,
+        requests: [
+          {
+            setupRequest: (request) => {
+              const spec = requests[next++ % requests.length] as HttpRequestSpec;
+              return {
+                ...request,
+                method: spec.method,
+                path: spec.path,
+                body: spec.body,
+                headers: spec.body ? jsonHeaders() : {},
+              };
+            },
+          },
+        ],
       },
-    ],
+      (error, finished) => (error ? reject(error as Error) : resolve(finished)),
+    );
+    run.on('response', (_client, statusCode, _bytes, latencyMs) => {
+      // As autocannon's own latency figures: successful responses only (errors are counted apart).
+      if (statusCode >= 200 && statusCode < 300) latenciesMs.push(latencyMs);
+    });
   });
   const loadGenerator = process.cpuUsage(loadGeneratorBefore);
-  const answeringSeconds = answeringCpu() - answeringBefore;
-  const answered = Math.max(result.requests.total, 1);
   return {
-    requestsPerSecond: result.requests.average,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    bytesPerSecond: result.throughput.average,
-    errors: result.errors + result.timeouts + result.non2xx,
     total: result.requests.total,
-    cpuMicrosPerRequest: {
-      answering: (answeringSeconds * 1e6) / answered,
-      loadGenerator: (loadGenerator.user + loadGenerator.system) / answered,
-    },
+    seconds: result.duration,
+    bytes: result.throughput.total,
+    errors: result.errors + result.timeouts + result.non2xx,
+    latenciesMs,
+    answeringCpuSeconds: answeringCpu() - answeringBefore,
+    loadGeneratorCpuMicros: loadGenerator.user + loadGenerator.system,
   };
+}
+
+/** One of the processes a workload is measured against, by the name the log gives it. */
+interface Contender {
+  name: string;
+  baseUrl: string;
+  answering: readonly ServiceProcess[];
+}
+
+/**
+ * Measures the contenders in `options.rounds` interleaved rounds (each `options.duration / options.rounds` seconds,
+ * in the contenders' order, round after round) and combines each one's rounds (rounds.ts says why).
+ */
+async function measureInRounds(
+  id: string,
+  contenders: readonly Contender[],
+  requests: readonly HttpRequestSpec[],
+  options: SuiteOptions,
+): Promise<ThroughputFigures[]> {
+  const rounds = contenders.map((): RoundMeasurement[] => []);
+  const seconds = options.duration / options.rounds;
+  for (let round = 1; round <= options.rounds; round++) {
+    for (const [index, contender] of contenders.entries()) {
+      const measured = await measure(contender.baseUrl, requests, options, contender.answering, seconds);
+      rounds[index]!.push(measured);
+    }
+    log(
+      `${id}: round ${round}/${options.rounds}: ` +
+        contenders
+          .map((contender, index) => {
+            const last = rounds[index]!.at(-1)!;
+            return `${contender.name} ${(last.total / Math.max(last.seconds, 1e-9)).toFixed(0)}`;
+          })
+          .join(', ') +
+        ' req/s',
+    );
+  }
+  return rounds.map((measured) => combineRounds(measured));
 }
 
 /**
@@ -241,23 +288,32 @@ async function runThroughput(
     })
   ).text();
 
-  log(`${workload.id}: ceiling`);
-  const ceiling = await measure(services.ceiling.baseUrl, requests, options, [services.ceiling]);
-  let floor: ThroughputFigures | null = null;
+  // Every contender has seen each request once before it is measured, as the service has in the recording pass: a
+  // ceiling measured cold answered its first round at half the rate of the next (W1, 2026-11-26).
+  await record(services.ceiling.baseUrl, requests, `${workload.id} ceiling`);
+  const contenders: Contender[] = [
+    { name: 'ceiling', baseUrl: services.ceiling.baseUrl, answering: [services.ceiling] },
+  ];
   if (measureFloor) {
     const floorService = workload.service === 'rest' ? services.restFloor : services.floor;
     // The floor learns each answer from the service the first time it sees a request.
     await record(floorService.baseUrl, requests, `${workload.id} floor`);
-    log(`${workload.id}: stack floor`);
     // W6's floor is two processes, as its service is: the REST service and the GraphQL floor behind it.
     const floorProcesses =
       workload.service === 'rest' ? [services.restFloor, services.floor] : [services.floor];
-    floor = await measure(floorService.baseUrl, requests, options, floorProcesses);
+    contenders.push({ name: 'stack floor', baseUrl: floorService.baseUrl, answering: floorProcesses });
   }
-  log(`${workload.id}: ${workload.service} service`);
   const serviceProcesses =
     workload.service === 'rest' ? [services.rest, services.graphql] : [services.graphql];
-  const measured = await measure(service.baseUrl, requests, options, serviceProcesses);
+  contenders.push({
+    name: `${workload.service} service`,
+    baseUrl: service.baseUrl,
+    answering: serviceProcesses,
+  });
+  const figures = await measureInRounds(workload.id, contenders, requests, options);
+  const ceiling = figures[0]!;
+  const floor = measureFloor ? figures[1]! : null;
+  const measured = figures.at(-1)!;
   const raw = dialect === 'sqlite' ? measureRaw(store.sqliteFile, workload, requests.length) : null;
   log(
     `${workload.id}: ${measured.requestsPerSecond.toFixed(0)} req/s (ceiling ${ceiling.requestsPerSecond.toFixed(0)}` +
@@ -543,6 +599,7 @@ async function main(): Promise<void> {
     options: {
       connections: options.connections,
       duration: options.duration,
+      rounds: options.rounds,
       spec: options.spec,
       workers: options.workers,
       nodeFlags: SERVICE_NODE_FLAGS,

@@ -12,6 +12,11 @@ export interface SuiteOptions {
   stores: StoreChoice;
   /** Seconds each throughput workload runs. */
   duration: number;
+  /**
+   * Interleaved rounds the duration is split into: ceiling, stack floor and service each run duration / rounds
+   * seconds per round, in turn (rounds.ts says why).
+   */
+  rounds: number;
   /** Concurrent connections of the load generator. */
   connections: number;
   /** Only these workloads (W1..W6), or all. */
@@ -33,6 +38,8 @@ export const SUITE_USAGE = `usage: pnpm bench [options]   (pnpm bench:prepare ta
   --skip-real          leave out the real CAIDA month even when ../shared/data/caida is present
   --skip-postgres      leave out PostgreSQL even when DATABASE_URL_PG is set
   --duration S         seconds per throughput measurement (default 10)
+  --rounds N           interleaved rounds each measurement is split into, ceiling, stack floor and
+                       service in turn (default 3; 1: one run each, one after another)
   --connections N      concurrent connections of the load generator (default 10)
   --workers N          processes of the GraphQL service (its WORKERS setting, default 1)
   --profile            run the services, the ceiling and the stack floor under node --cpu-prof
@@ -88,6 +95,7 @@ function parseCommandLine(argv: readonly string[]) {
       months: { type: 'string' },
       seed: { type: 'string' },
       duration: { type: 'string' },
+      rounds: { type: 'string' },
       connections: { type: 'string' },
       only: { type: 'string' },
       'skip-real': { type: 'boolean', default: false },
@@ -136,6 +144,7 @@ export function parseSuiteOptions(argv: readonly string[] = process.argv.slice(2
     skipReal: values['skip-real'] ?? false,
     skipPostgres: values['skip-postgres'] ?? false,
     duration: integerOption(values, 'duration', 1) ?? 10,
+    rounds: integerOption(values, 'rounds', 1) ?? 3,
     connections: integerOption(values, 'connections', 1) ?? 10,
     only,
     profile: values.profile ?? false,

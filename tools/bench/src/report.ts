@@ -17,6 +17,8 @@ export interface ThroughputFigures {
    * W6: the REST service and the GraphQL service behind it) and of the load generator. Absent in older results.
    */
   cpuMicrosPerRequest?: { answering: number; loadGenerator: number };
+  /** Requests per second of each interleaved round (rounds.ts), in order. Absent in older results. */
+  roundRequestsPerSecond?: number[];
 }
 
 export interface WorkloadReport {
@@ -71,6 +73,8 @@ export interface SuiteReport {
   options: {
     connections: number;
     duration: number;
+    /** Interleaved rounds each measurement's duration was split into (rounds.ts). Absent in older results: one. */
+    rounds?: number;
     spec: GeneratedSpec;
     workers?: number;
     /** Flags `node` ran the GraphQL service (and the floor and ceiling) with. */
@@ -109,6 +113,18 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
+/**
+ * The lowest and highest ratio of one round's service rate to the same round's ceiling rate (rounds.ts), when the
+ * workload was measured in interleaved rounds: how far the host's swings moved the ratio within the run.
+ */
+function roundRatios(workload: WorkloadReport): string {
+  const service = workload.service.roundRequestsPerSecond;
+  const ceiling = workload.ceiling.roundRequestsPerSecond;
+  if (!service || !ceiling || service.length < 2 || service.length !== ceiling.length) return '';
+  const ratios = service.map((rate, index) => (rate / ceiling[index]!) * 100);
+  return ` (rounds ${Math.min(...ratios).toFixed(0)}-${Math.max(...ratios).toFixed(0)}%)`;
+}
+
 /** Start-up against its target; since the code cache, the first start after a build (without it) beside it. */
 function startupLine(store: StoreReport): string {
   const startup = median(store.startupMs);
@@ -125,7 +141,11 @@ function startupLine(store: StoreReport): string {
 export function formatMarkdown(report: SuiteReport): string {
   const lines: string[] = [
     `Run ${report.at} on ${report.machine.cpu}, ${report.machine.memoryGb} GB RAM, Node ${report.machine.node}, ${report.machine.platform}; ` +
-      `autocannon ${report.options.connections} connections x ${report.options.duration} s per measurement over loopback; ` +
+      `autocannon ${report.options.connections} connections x ${report.options.duration} s per measurement over loopback` +
+      ((report.options.rounds ?? 1) > 1
+        ? ` (in ${report.options.rounds} interleaved rounds of ceiling, stack floor and service; rates over all rounds, latencies over every response)`
+        : '') +
+      '; ' +
       `load average at start ${report.loadAverageAtStart.map((value) => value.toFixed(2)).join(' / ')}` +
       (report.loadAverageAtEnd
         ? `, at end ${report.loadAverageAtEnd.map((value) => value.toFixed(2)).join(' / ')}`
@@ -158,7 +178,7 @@ export function formatMarkdown(report: SuiteReport): string {
         : '–';
       lines.push(
         `| ${workload.id} ${workload.title} | ${workload.service.requestsPerSecond.toFixed(0)} | ${workload.service.p50Ms} | ${workload.service.p99Ms} | ` +
-          `${(workload.service.bytesPerSecond / 1e6).toFixed(1)} | ${workload.ceiling.requestsPerSecond.toFixed(0)} | ${(ratio * 100).toFixed(0)}% | ${floor} | ${raw} | ${targetText(workload)} |`,
+          `${(workload.service.bytesPerSecond / 1e6).toFixed(1)} | ${workload.ceiling.requestsPerSecond.toFixed(0)} | ${(ratio * 100).toFixed(0)}%${roundRatios(workload)} | ${floor} | ${raw} | ${targetText(workload)} |`,
       );
     }
     if (store.stream) {

@@ -9,6 +9,11 @@ describe('parseSuiteOptions', () => {
     expect(options).toMatchObject({ stores: 'both', connections: 10, only: null, profile: false });
   });
 
+  it('splits each measurement into three interleaved rounds unless --rounds says otherwise', () => {
+    expect(parseSuiteOptions([]).rounds).toBe(3);
+    expect(parseSuiteOptions(['--rounds', '1']).rounds).toBe(1);
+  });
+
   it('scales links and prefixes with --asns unless they are given', () => {
     expect(parseSuiteOptions(['--asns', '5000']).spec).toMatchObject({
       asns: 5000,
@@ -30,6 +35,7 @@ describe('parseSuiteOptions', () => {
   it.each([
     [['--asns', '3'], '--asns must be an integer >= 10, got "3"'],
     [['--duration', 'x'], '--duration must be an integer >= 1, got "x"'],
+    [['--rounds', '0'], '--rounds must be an integer >= 1, got "0"'],
     [['--only', 'W7'], '--only takes workload names W1..W6, S2, S3, S4 separated by commas, got W7'],
     [['--store', 'mysql'], '--store must be sqlite, postgres or both, got "mysql"'],
     [['--fast'], "Unknown option '--fast'"],
