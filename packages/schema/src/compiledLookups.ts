@@ -14,7 +14,13 @@ import type { Database, DatabaseHandle } from '@asrank/db';
 /** Times one executed statement by kind and first table (the service's database query histogram). */
 export type StatementObserver = (kind: string, table: string, seconds: number) => void;
 
-const compiledByDb = new WeakMap<Kysely<Database>, Map<string, CompiledQuery>>();
+/** A statement compiled once, and for each of its parameters the index of the placeholder bound there. */
+interface CompiledShape {
+  compiled: CompiledQuery;
+  placeholderAt: number[];
+}
+
+const compiledByDb = new WeakMap<Kysely<Database>, Map<string, CompiledShape>>();
 /** Shapes kept per database: the selected columns make the shape, so hostile variety must not grow it. */
 const MAX_SHAPES = 256;
 
@@ -72,8 +78,9 @@ export async function runPrepared<Row>(
 
 /**
  * Runs the query `build` makes from `placeholders`, compiled on first use per database instance and `shape`, with
- * `values` bound in their place. The compiled parameters must be exactly the placeholders, in order, so a shape
- * that binds anything else fails at its first use instead of binding values to the wrong places.
+ * `values[i]` bound wherever `placeholders[i]` is (a placeholder may be bound several times, or not at all). Every
+ * parameter of the compiled statement must be one of the placeholders, so a shape that binds anything else fails at
+ * its first use instead of running later requests with this one's values.
  */
 export async function runCompiled<Row>(
   handle: PreparedHandle,
@@ -90,13 +97,23 @@ export async function runCompiled<Row>(
     shapes = new Map();
     compiledByDb.set(db, shapes);
   }
-  let compiled = shapes.get(shape) as CompiledQuery<Row> | undefined;
-  if (!compiled) {
-    compiled = build(...placeholders).compile();
-    const bound = compiled.parameters;
-    if (bound.length !== placeholders.length || bound.some((value, index) => value !== placeholders[index]))
-      throw new Error(`compiled lookup ${shape} binds ${JSON.stringify(bound)}, not its placeholders`);
-    if (shapes.size < MAX_SHAPES) shapes.set(shape, compiled);
+  let known = shapes.get(shape);
+  if (!known) {
+    const compiled = build(...placeholders).compile();
+    const placeholderAt = compiled.parameters.map((parameter) => placeholders.indexOf(parameter));
+    if (placeholderAt.includes(-1))
+      throw new Error(
+        `compiled lookup ${shape} binds ${JSON.stringify(compiled.parameters)}, not only its placeholders`,
+      );
+    known = { compiled, placeholderAt };
+    if (shapes.size < MAX_SHAPES) shapes.set(shape, known);
   }
-  return runPrepared(handle, compiled, table, values, observe);
+  const { compiled, placeholderAt } = known;
+  return runPrepared(
+    handle,
+    compiled as CompiledQuery<Row>,
+    table,
+    placeholderAt.map((index) => values[index]),
+    observe,
+  );
 }

@@ -50,20 +50,28 @@ export function withJoinedOrganizations(
 }
 
 /**
- * Runs `rows`, a query over `asns` whose own references name the table (`asns.date`), reading `columns` of each ASN
- * and `organization` of its organization in the same statement.
+ * `rows`, a query over `asns` whose own references name the table (`asns.date`), reading `columns` of each ASN and
+ * `organization` of its organization in the same statement (unrun: withJoinedOrganizations files its result).
  */
+export function asnRowsWithOrganizationsQuery(
+  rows: SelectQueryBuilder<Database, 'asns', object>,
+  columns: readonly AsnColumn[],
+  organization: readonly OrganizationColumn[],
+) {
+  return rows
+    .leftJoin('organizations as o', (join) =>
+      join.onRef('o.date', '=', 'asns.date').onRef('o.org_id', '=', 'asns.org_id'),
+    )
+    .select(columns.map((column) => `asns.${column}` as const))
+    .select(organizationColumnsAlongside(organization));
+}
+
+/** Runs asnRowsWithOrganizationsQuery and files each row's organization. */
 export async function asnRowsWithOrganizations(
   rows: SelectQueryBuilder<Database, 'asns', object>,
   columns: readonly AsnColumn[],
   organization: readonly OrganizationColumn[],
 ): Promise<AsnRow[]> {
-  const joined = await rows
-    .leftJoin('organizations as o', (join) =>
-      join.onRef('o.date', '=', 'asns.date').onRef('o.org_id', '=', 'asns.org_id'),
-    )
-    .select(columns.map((column) => `asns.${column}` as const))
-    .select(organizationColumnsAlongside(organization))
-    .execute();
+  const joined = await asnRowsWithOrganizationsQuery(rows, columns, organization).execute();
   return withJoinedOrganizations(joined as Record<string, unknown>[], organization);
 }

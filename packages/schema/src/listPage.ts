@@ -7,12 +7,25 @@
 // - Anything else (a key list, a name or seen filter with a sort, several months): one ORDER BY ... OFFSET.
 // A page at least one bookmark step deep into one month's unfiltered list, in the default order or one numeric sort
 // column, starts from the nearest bookmark instead of skipping every key before it (pageBookmarks.ts).
-import { sql, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import {
+  sql,
+  type Compilable,
+  type Expression,
+  type Kysely,
+  type RawBuilder,
+  type SelectQueryBuilder,
+} from 'kysely';
 import type { Database, DialectName } from '@asrank/db';
 import type { SortKey } from '@asrank/domain';
 import type { AsrankContext } from './context';
 import { countRows } from './listTotals';
-import { bookmarkedKeyPage, type PageBookmarks, type SeekTerm } from './pageBookmarks';
+import {
+  bookmarkStart,
+  keyPageAfter,
+  type Bookmark,
+  type PageBookmarks,
+  type SeekTerm,
+} from './pageBookmarks';
 import { byPrimaryKey, nullsLastPage, orderByList, type SortColumn } from './sql';
 
 type ListTable = 'asns' | 'organizations';
@@ -44,7 +57,36 @@ export interface ListPageSpec<TB extends ListTable, Row> {
   keyList: boolean;
   /** One month and no filter: deep pages may start from bookmarks; `scope` names the data version and month. */
   bookmarks: { cache: PageBookmarks; scope: () => Promise<string> } | null;
+  /**
+   * SQLite, one month and no filter: a page of a sorted list (its keys, then its rows) runs SQL compiled once per
+   * shape, with its month, bookmark and page bound at each run, as the point lookups do (compiledLookups.ts).
+   * Building and compiling that statement with Kysely was 11% of the W2 list's CPU (docs/performance.md,
+   * twenty-fifth round). Absent: every page builds its statement.
+   */
+  compiled?: CompiledListPage<TB, Row>;
 }
+
+export interface CompiledListPage<TB extends ListTable, Row> {
+  /** What the row statement reads besides the page (its columns, its joins): part of the shape's name. */
+  shape: string;
+  /** The list's records with their month bound as `month`: `query` itself, the month a placeholder. */
+  queryOver: (month: unknown) => ListQuery<TB>;
+  month: string;
+  /** The statement `readRows(rows, true)` runs, unrun, and what makes its result rows the list's rows. */
+  selectRows: (rows: ListQuery<TB>) => Compilable<Record<string, unknown>>;
+  rowsOf: (rows: Record<string, unknown>[]) => Row[];
+  /** The context's runner of compiled statements. */
+  run: AsrankContext['compiled'];
+}
+
+/** Bound in place of a compiled page's values (compiledLookups.ts); values its SQL never binds otherwise. */
+const PAGE_PLACEHOLDERS = {
+  month: '\u0000month',
+  value: '\u0000bookmark value',
+  key: '\u0000bookmark key',
+  limit: '\u0000limit',
+  offset: '\u0000offset',
+} as const;
 
 /** The order ends with the record key alone, and the key is numeric (bookmark seeks compare it). */
 function numericKeyOrder<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): boolean {
@@ -92,6 +134,9 @@ export function monthBookmarks(
   };
 }
 
+/** Sort keys as a compiled statement's shape names them. */
+const keysNamed = (keys: readonly SortKey[]) => keys.map((key) => `${key.direction} ${key.key}`).join(',');
+
 /** True when the client's keys ask for the list's default order (`sort: "rank"`, or nothing). */
 function isDefaultOrder(keys: readonly SortKey[], order: ListPageSpec<ListTable, unknown>['order']): boolean {
   if (keys.length === 0) return true;
@@ -104,52 +149,80 @@ function isDefaultOrder(keys: readonly SortKey[], order: ListPageSpec<ListTable,
 
 /**
  * `rows` narrowed to the records whose (date, key) the ordered, paged key query selects, in `outerOrder` (which names
- * the table, as the narrowing does, so the reader may join).
+ * the table, as the narrowing does, so the reader may join). The key query is `keyRange` of the list's records;
+ * `form` names it and its orders in a compiled statement's shape.
  */
 async function rowsOfKeyPage<TB extends ListTable, Row>(
   spec: ListPageSpec<TB, Row>,
-  keyQuery: ListQuery<TB>,
+  keyRange: (records: ListQuery<TB>) => ListQuery<TB>,
+  form: string,
   innerOrder: RawBuilder<unknown>,
   outerOrder: RawBuilder<unknown>,
   limit: number,
   offset: number,
   seekable?: Seekable,
 ): Promise<Row[]> {
+  const keyColumns = [spec.key];
   const bookmarks = seekable ? spec.bookmarks : null;
-  const bookmarked =
+  const start =
     bookmarks && seekable && offset >= bookmarks.cache.step
-      ? await bookmarkedKeyPage(
+      ? await bookmarkStart(
           {
             db: spec.db,
             dialect: spec.dialect,
-            range: keyQuery,
-            keyColumns: [spec.key],
+            range: keyRange(spec.query),
+            keyColumns,
             term: seekable.term,
             bookmarks: bookmarks.cache,
             step: bookmarks.cache.step,
             scope: `${await bookmarks.scope()}\u0000${spec.table}\u0000${seekable.name}`,
           },
-          limit,
           offset,
         )
       : null;
-  const keyPage: Expression<unknown> =
-    bookmarked ??
-    keyQuery
-      .select([sql.ref('date').as('date'), sql.ref(spec.key).as('key')])
-      .orderBy(innerOrder)
-      .limit(limit)
-      .offset(offset);
-  // Kysely cannot resolve selectFrom() over a table name that is a type parameter; the table is `spec.table`, read
-  // by its primary key (the page's keys are whole keys: one month's records lie together in it).
-  const table = spec.db.selectFrom(
-    byPrimaryKey(spec.dialect, spec.table as ListTable, spec.table as ListTable),
-  ) as unknown as ListQuery<TB>;
-  const own = (column: string) => sql.ref(`${spec.table}.${column}`);
-  return spec.readRows(
-    table.where(sql<boolean>`(${own('date')}, ${own(spec.key)}) in (${keyPage})`).orderBy(outerOrder),
-    true,
-  );
+  const pageRows = (keys: ListQuery<TB>, from: Bookmark | null, pageLimit: number, skip: number) => {
+    const keyPage: Expression<unknown> = from
+      ? keyPageAfter(
+          { db: spec.db, dialect: spec.dialect, range: keys, keyColumns, term: seekable!.term },
+          from,
+          pageLimit,
+          skip,
+        )
+      : keys
+          .select([sql.ref('date').as('date'), sql.ref(spec.key).as('key')])
+          .orderBy(innerOrder)
+          .limit(pageLimit)
+          .offset(skip);
+    // Kysely cannot resolve selectFrom() over a table name that is a type parameter; the table is `spec.table`, read
+    // by its primary key (the page's keys are whole keys: one month's records lie together in it).
+    const table = spec.db.selectFrom(
+      byPrimaryKey(spec.dialect, spec.table as ListTable, spec.table as ListTable),
+    ) as unknown as ListQuery<TB>;
+    const own = (column: string) => sql.ref(`${spec.table}.${column}`);
+    return table.where(sql<boolean>`(${own('date')}, ${own(spec.key)}) in (${keyPage})`).orderBy(outerOrder);
+  };
+  const skip = start ? start.skip : offset;
+  const { compiled } = spec;
+  if (compiled) {
+    const { month, value, key, limit: limitPlaceholder, offset: offsetPlaceholder } = PAGE_PLACEHOLDERS;
+    const rows = await compiled.run<Record<string, unknown>>(
+      `list page|${spec.table}|${compiled.shape}|${form}|${start ? 'after a bookmark' : 'offset'}`,
+      spec.table,
+      () =>
+        compiled.selectRows(
+          pageRows(
+            keyRange(compiled.queryOver(month)),
+            start ? { value, key: [key] } : null,
+            limitPlaceholder as unknown as number,
+            offsetPlaceholder as unknown as number,
+          ),
+        ),
+      [month, value, key, limitPlaceholder, offsetPlaceholder],
+      [compiled.month, start?.from.value, start?.from.key[0], limit, skip],
+    );
+    return compiled.rowsOf(rows);
+  }
+  return spec.readRows(pageRows(keyRange(spec.query), start?.from ?? null, limit, skip), true);
 }
 
 export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): Promise<Row[]> {
@@ -163,8 +236,8 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
     const rangeOrder = (keys: readonly SortKey[], keyLookup: boolean, table?: string) =>
       orderByList(dialect, keys, rankColumns, thenKey, { keyLookup, table });
     const byRank: SortKey[] = [{ key: 'rank', direction: 'asc' }];
-    const ranked = query.where(sql.ref('rank'), 'is not', null);
-    const unranked = query.where(sql.ref('rank'), 'is', null);
+    const rankedOf = (records: ListQuery<TB>) => records.where(sql.ref('rank'), 'is not', null);
+    const unrankedOf = (records: ListQuery<TB>) => records.where(sql.ref('rank'), 'is', null);
     // Within each range rank is not null, so bookmarks serve both (over a numeric key).
     const numericKey = numericKeyOrder(spec);
     const rankedSeek = numericKey
@@ -175,7 +248,8 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
       nonNull: (limit, offset) =>
         rowsOfKeyPage(
           spec,
-          ranked,
+          rankedOf,
+          'ranked',
           rangeOrder(byRank, false),
           rangeOrder(byRank, true, spec.table),
           limit,
@@ -185,20 +259,23 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
       nulls: (limit, offset) =>
         rowsOfKeyPage(
           spec,
-          unranked,
+          unrankedOf,
+          'unranked',
           rangeOrder([], false),
           rangeOrder([], true, spec.table),
           limit,
           offset,
           unrankedSeek,
         ),
-      countNonNull: () => countRows(ranked),
+      countNonNull: () => countRows(rankedOf(query)),
     });
   }
   if (spec.keys.length > 0 && !spec.filtered)
     return rowsOfKeyPage(
       spec,
-      query,
+      (records) => records,
+      // The client's keys and the order's unique keys make the ORDER BY (defaults apply only without keys).
+      `sorted ${keysNamed(spec.keys)} then ${keysNamed(spec.order.unique)}`,
       orderOf(spec.keys),
       orderOf(spec.keys, { keyLookup: true, table: spec.table }),
       page.first,

@@ -63,7 +63,7 @@ export interface SeekTerm {
   nullsLast?: boolean;
 }
 
-interface Bookmark {
+export interface Bookmark {
   value: unknown;
   /** The record key's values, one per key column. */
   key: readonly unknown[];
@@ -176,7 +176,7 @@ export interface SeekRange {
   scope: string;
 }
 
-function orderOf(range: SeekRange): RawBuilder<unknown> {
+function orderOf(range: Pick<SeekRange, 'keyColumns' | 'term'>): RawBuilder<unknown> {
   const key = sql.join(range.keyColumns.map((column) => sql`${sql.ref(column)} asc`));
   if (!range.term) return key;
   const direction = range.term.direction === 'desc' ? sql`desc` : sql`asc`;
@@ -185,14 +185,17 @@ function orderOf(range: SeekRange): RawBuilder<unknown> {
 }
 
 /** `key > from` over the record key's columns (a row value when there are several). */
-function keyAfter(range: SeekRange, from: readonly unknown[]): RawBuilder<boolean> {
+function keyAfter(range: Pick<SeekRange, 'keyColumns'>, from: readonly unknown[]): RawBuilder<boolean> {
   const columns = range.keyColumns.map((column) => sql.ref(column));
   if (columns.length === 1) return sql<boolean>`${columns[0]} > ${from[0]}`;
   return sql<boolean>`(${sql.join(columns)}) > (${sql.join(from.map((value) => sql`${value}`))})`;
 }
 
 /** The range's records after `from` in the order, as queries whose results follow one another. */
-function rangesAfter(range: SeekRange, from: Bookmark | null): RangeQuery[] {
+function rangesAfter(
+  range: Pick<SeekRange, 'range' | 'keyColumns' | 'term'>,
+  from: Bookmark | null,
+): RangeQuery[] {
   if (!from) return [range.range];
   if (!range.term) return [range.range.where(keyAfter(range, from.key))];
   const column = sql.ref(range.term.column);
@@ -347,15 +350,18 @@ function extendInBackground(range: SeekRange, order: OrderBookmarks, index: numb
     });
 }
 
+/** Where a page starts: after the bookmark `from`, skipping `skip` records of the order. */
+export interface PageStart {
+  from: Bookmark;
+  skip: number;
+}
+
 /**
- * The (date, key columns) of one page of the range, as a subquery to read the page's rows with: from the nearest bookmark
- * when the offset is at least one step deep, else null (the caller's plain OFFSET is then as cheap).
+ * Where the page at `offset` of the range starts from the nearest bookmark before it, finding bookmarks up to it first
+ * (or leaving them to the background, see waitedHopsFor); null when the offset is less than one step deep or no
+ * bookmark is known yet (the caller's plain OFFSET is then as cheap).
  */
-export async function bookmarkedKeyPage(
-  range: SeekRange,
-  limit: number,
-  offset: number,
-): Promise<Expression<unknown> | null> {
+export async function bookmarkStart(range: SeekRange, offset: number): Promise<PageStart | null> {
   const { step } = range;
   if (offset < step) return null;
   const order = range.bookmarks.order(range.scope);
@@ -368,13 +374,24 @@ export async function bookmarkedKeyPage(
   }
   const index = Math.min(wanted, order.bookmarks.length - 1);
   if (index < 0) return null;
-  const from = order.bookmarks[index]!;
+  return { from: order.bookmarks[index]!, skip: offset - (index + 1) * step };
+}
+
+/**
+ * The (date, key columns) of `limit` records of the range after `from`, skipping `skip`, as a subquery to read the
+ * page's rows with. `from`, `limit` and `skip` may be a compiled statement's placeholders on SQLite (compiledLookups.ts).
+ */
+export function keyPageAfter(
+  range: Omit<SeekRange, 'bookmarks' | 'step' | 'scope'>,
+  from: Bookmark,
+  limit: number,
+  skip: number,
+): Expression<unknown> {
   const columns = [
     sql.ref('date').as('date'),
     ...range.keyColumns.map((column) => sql.ref(column).as(column)),
   ];
   if (range.term) columns.push(sql.ref(range.term.column).as(range.term.column));
-  const skip = offset - (index + 1) * step;
   // The parts are consecutive stretches of the order, each read in index order. SQLite merges them as they come
   // (MERGE UNION ALL) and stops at the page's end. PostgreSQL appended and sorted both stretches whole, so there
   // each part is first cut to the page's reach by its own LIMIT (Merge Append of index scans); SQLite would sort each
@@ -402,4 +419,17 @@ export async function bookmarkedKeyPage(
       sql.ref('page.date').as('date'),
       ...range.keyColumns.map((column) => sql.ref(`page.${column}`).as(column)),
     ]);
+}
+
+/**
+ * The (date, key columns) of one page of the range, as a subquery to read the page's rows with: from the nearest bookmark
+ * when the offset is at least one step deep, else null (the caller's plain OFFSET is then as cheap).
+ */
+export async function bookmarkedKeyPage(
+  range: SeekRange,
+  limit: number,
+  offset: number,
+): Promise<Expression<unknown> | null> {
+  const start = await bookmarkStart(range, offset);
+  return start ? keyPageAfter(range, start.from, limit, start.skip) : null;
 }

@@ -1,5 +1,6 @@
 // Lookups run from SQL compiled once per shape: each call binds its own values, the statement observer sees every
-// execution, and a shape that binds anything but its placeholders is refused at its first use.
+// execution, a placeholder is bound wherever the statement uses it, and a shape that binds anything but its placeholders
+// is refused at its first use.
 import { sql } from 'kysely';
 import pg from 'pg';
 import { runCompiled } from '../src/compiledLookups';
@@ -85,7 +86,7 @@ describe.each(STORE_KINDS)('compiled lookups on %s', (kind) => {
     });
   }
 
-  it('refuses a shape whose compiled parameters are not exactly its placeholders', async () => {
+  it('refuses a shape whose compiled parameters are not only its placeholders', async () => {
     const { db } = store.handle;
     const build = (date: unknown, asn: unknown) =>
       db
@@ -103,7 +104,41 @@ describe.each(STORE_KINDS)('compiled lookups on %s', (kind) => {
         ['\u0000d', '\u0000k'],
         ['2024-01-01', 1],
       ),
-    ).rejects.toMatchObject({ message: expect.stringMatching(/binds .* not its placeholders/) });
+    ).rejects.toMatchObject({ message: expect.stringMatching(/binds .* not only its placeholders/) });
+  });
+
+  it('binds a placeholder wherever the statement uses it, in the statement’s order', async () => {
+    const { db } = store.handle;
+    const [first, second] = (await db
+      .selectFrom('asns')
+      .select(['date', 'asn'])
+      .orderBy('date')
+      .orderBy('asn')
+      .limit(2)
+      .execute()) as { date: string; asn: number | string }[];
+    // The ASN is bound before the month, the month twice, and the third placeholder never.
+    const build = (date: unknown, asn: unknown, unused: unknown) => {
+      void unused;
+      return db
+        .selectFrom('asns')
+        .select(['date', 'asn'])
+        .where('asn', '=', asn as number)
+        .where('date', '=', date as string)
+        .where(sql<boolean>`${sql.ref('date')} <= ${date}`);
+    };
+    const shape = `reordered-${kind}-${Date.now()}`;
+    const placeholders = ['\u0000date', '\u0000asn', '\u0000unused'];
+    for (const record of [first!, second!]) {
+      const rows = await runCompiled<{ date: string; asn: number | string }>(
+        store.handle,
+        shape,
+        'asns',
+        build,
+        placeholders,
+        [record.date, record.asn, 'never bound'],
+      );
+      expect(rows.map((row) => [row.date, Number(row.asn)])).toEqual([[record.date, Number(record.asn)]]);
+    }
   });
 
   if (kind === 'postgres') {

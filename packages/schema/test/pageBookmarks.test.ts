@@ -3,8 +3,14 @@
 // for a month's links in their default order, whose key has two columns.
 // A step of 5 makes the sample month's few hundred ASNs and links cross many bookmarks and ties.
 import { graphql } from 'graphql';
-import { sql } from 'kysely';
+import {
+  sql,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+} from 'kysely';
 import { createContext, createSchema, createStoreFacts, linkPageTuning, type StoreFacts } from '../src';
+import { asnColumnTuning } from '../src/asnColumns';
 import {
   LOAD_TIMEOUT_MS,
   reloadThinned,
@@ -114,6 +120,64 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
     }
     // The deep pages really were read from bookmarks: a full month's worth for each of the four one-column sorts.
     expect(facts.pageBookmarks.count()).toBeGreaterThan(4 * Math.floor(rows.length / STEP) - 8);
+  });
+
+  it('answers pages with their organizations from statements compiled once per form, as from whole rows', async () => {
+    const rows = await storedRows();
+    /** Counts the statements Kysely builds that read `asns` rows joined to their organizations (a page's rows). */
+    class PageStatements implements KyselyPlugin {
+      built = 0;
+      transformQuery({ node }: PluginTransformQueryArgs) {
+        const joins = (node as { joins?: { table: unknown }[] }).joins ?? [];
+        if (node.kind === 'SelectQueryNode' && JSON.stringify(joins).includes('"organizations"'))
+          this.built += 1;
+        return node;
+      }
+      async transformResult({ result }: PluginTransformResultArgs) {
+        return result;
+      }
+    }
+    const counter = new PageStatements();
+    // One handle (and so one cache of compiled statements) for every page, as in the service.
+    const handle = { ...store.handle, db: store.handle.db.withPlugin(counter) };
+    const facts = createStoreFacts(handle, undefined, WAITING);
+    const source = (sort: string | null, offset: number) =>
+      `{ asns(first: 6, offset: ${offset}${sort === null ? '' : `, sort: "${sort}"`}) { edges { node {
+        asn asnName rank cone { numberAsns } organization { orgId orgName } } } } }`;
+    const answer = async (sort: string | null, offset: number, prune: boolean) => {
+      asnColumnTuning.prune = prune;
+      try {
+        const result = await graphql({
+          schema,
+          source: source(sort, offset),
+          contextValue: createContext(prune ? handle : store.handle, { facts }),
+        });
+        expect(result.errors).toBeUndefined();
+        return result.data;
+      } finally {
+        asnColumnTuning.prune = true;
+      }
+    };
+    const offsets = [0, 2, STEP + 1, 3 * STEP, Math.floor(rows.length / 2), rows.length - 4, rows.length - 1];
+    let pages = 0;
+    for (const sort of [null, '-cone.numberAsns', 'asnDegree.total']) {
+      for (const offset of offsets) {
+        expect({ sort, offset, page: await answer(sort, offset, true) }).toEqual({
+          sort,
+          offset,
+          page: await answer(sort, offset, false),
+        });
+        pages += 1;
+      }
+    }
+    const withOrganizations = (await answer('-cone.numberAsns', 0, true)) as {
+      asns: { edges: { node: { organization: unknown } }[] };
+    };
+    expect(withOrganizations.asns.edges.some((edge) => edge.node.organization !== null)).toBe(true);
+    // SQLite builds each page form once (offset or after a bookmark, ranked or unranked, per order); PostgreSQL
+    // builds every page's statement.
+    if (kind === 'sqlite') expect(counter.built).toBeLessThanOrEqual(8);
+    else expect(counter.built).toBeGreaterThanOrEqual(pages);
   });
 
   it('keeps no bookmarks for shallow pages, and answers concurrent deep pages of one order alike', async () => {

@@ -31,6 +31,8 @@ import {
 } from '../asnColumns';
 import {
   asnRowsWithOrganizations,
+  asnRowsWithOrganizationsQuery,
+  withJoinedOrganizations,
   JOINED_ORGANIZATION,
   type AsnRowWithOrganization,
 } from '../joinedOrganization';
@@ -384,6 +386,21 @@ builder.queryFields((t) => ({
         filtered,
         keyList: asnFilter !== null,
         bookmarks: monthBookmarks(context, months, filtered),
+        compiled:
+          context.dialect === 'sqlite' && months.length === 1 && !filtered && columns
+            ? {
+                shape: `asns|${columns.join(',')}|${organization?.join(',') ?? ''}`,
+                queryOver: (month) => recordsQuery(boundDateIn('sqlite', 'date', 1, month)),
+                month: months[0]!,
+                selectRows: (rows) =>
+                  organization
+                    ? asnRowsWithOrganizationsQuery(rows, columns, organization)
+                    : rows.select(columns),
+                rowsOf: (rows) =>
+                  organization ? withJoinedOrganizations(rows, organization) : (rows as unknown as AsnRow[]),
+                run: context.compiled,
+              }
+            : undefined,
       });
       return { nodes, totalCount: () => listTotal(context, query, totalScope), ...page };
     },
