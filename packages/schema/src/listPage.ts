@@ -26,7 +26,7 @@ import {
   type PageBookmarks,
   type SeekTerm,
 } from './pageBookmarks';
-import { byPrimaryKey, nullsLastPage, orderByList, type SortColumn } from './sql';
+import { byPrimaryKey, nullsLastPage, orderByList, sortKeysNamed, type SortColumn } from './sql';
 
 type ListTable = 'asns' | 'organizations';
 type ListQuery<TB extends ListTable> = SelectQueryBuilder<Database, TB, object>;
@@ -133,9 +133,6 @@ export function monthBookmarks(
     scope: async () => `${await context.dataVersion()}\u0000${month}`,
   };
 }
-
-/** Sort keys as a compiled statement's shape names them. */
-const keysNamed = (keys: readonly SortKey[]) => keys.map((key) => `${key.direction} ${key.key}`).join(',');
 
 /** True when the client's keys ask for the list's default order (`sort: "rank"`, or nothing). */
 function isDefaultOrder(keys: readonly SortKey[], order: ListPageSpec<ListTable, unknown>['order']): boolean {
@@ -275,7 +272,7 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
       spec,
       (records) => records,
       // The client's keys and the order's unique keys make the ORDER BY (defaults apply only without keys).
-      `sorted ${keysNamed(spec.keys)} then ${keysNamed(spec.order.unique)}`,
+      `sorted ${sortKeysNamed(spec.keys)} then ${sortKeysNamed(spec.order.unique)}`,
       orderOf(spec.keys),
       orderOf(spec.keys, { keyLookup: true, table: spec.table }),
       page.first,

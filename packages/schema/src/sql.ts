@@ -92,6 +92,11 @@ export function orderByList(
   return sql.join(parts);
 }
 
+/** Sort keys as the shape of a statement compiled once names them (compiledLookups.ts). */
+export function sortKeysNamed(keys: readonly SortKey[]): string {
+  return keys.map((key) => `${key.direction} ${key.key}`).join(',');
+}
+
 /**
  * The store's data version as a column of another statement, so that its rows and the version they belong to are
  * read in one snapshot (on both dialects): a value filed under that version is never one of another version's data.

@@ -79,4 +79,23 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
       }
     expect(compared).toBeGreaterThan(60);
   });
+
+  it('answers the neighbour pages of several ASNs and months alike from the statement compiled for their shape', async () => {
+    // On SQLite a shallow page of one ASN's neighbours runs SQL compiled once per shape with the month, ASN and page
+    // bound; a keyed page is built every time. One handle, so later pages reuse what the first compiled.
+    const [first, latest] = [store.dates[0]!, store.dates.at(-1)!];
+    const neighbours = await busiestAsns(store.handle, latest, 3);
+    let compared = 0;
+    for (const { asn } of neighbours)
+      for (const months of ['', `, dateStart: "${first}", dateEnd: "${first}"`])
+        for (const sort of [null, '-numberPaths'])
+          for (const offset of [0, 2, 7]) {
+            compared += await expectKeyedPageAsSkipped(
+              `{ asnLinks(asn: "${asn}", first: 6, offset: ${offset}${
+                sort ? `, sort: "${sort}"` : ''
+              }${months}) { edges { node { date asn1 { asn asnName rank cone { numberAsns } } numberPaths } } } }`,
+            );
+          }
+    expect(compared).toBeGreaterThan(100);
+  });
 });

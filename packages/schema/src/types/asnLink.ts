@@ -6,7 +6,16 @@ import { builder } from '../builder';
 import type { AsnRow, AsrankContext, LocationRow } from '../context';
 import { intervalOf, monthOf, monthsIn, pageOf, parseAsnArgument, parseAsnList } from '../args';
 import { countRows, listTotal, monthListScope } from '../listTotals';
-import { byPrimaryKey, dateIn, inValues, nullsLastPage, orderByList, type SortColumn } from '../sql';
+import {
+  boundDateIn,
+  byPrimaryKey,
+  dateIn,
+  inValues,
+  nullsLastPage,
+  orderByList,
+  sortKeysNamed,
+  type SortColumn,
+} from '../sql';
 import { nestedPage } from '../nestedPages';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { AsnLinkRef, AsnRef } from './refs';
@@ -155,6 +164,14 @@ const PAGE_SORT_COLUMNS: Record<string, SortColumn> = Object.fromEntries(
   ]),
 );
 
+/** Bound in place of a compiled neighbour page's values (compiledLookups.ts); values its SQL never binds otherwise. */
+const NEIGHBOUR_PAGE_PLACEHOLDERS = {
+  month: '\u0000month',
+  asn: '\u0000asn',
+  limit: '\u0000limit',
+  offset: '\u0000offset',
+} as const;
+
 /** Prefix of asn1's columns in the joined rows (no link column starts with it). */
 const ASN1_PREFIX = 'asn1__';
 
@@ -162,8 +179,51 @@ const ASN1_PREFIX = 'asn1__';
  * A page of links with asn1's `columns` read in the same statement: the page (sorted and cut by its own index-served
  * query) joined to asn1's records by primary key. One statement instead of the page plus a loader batch of up to
  * 500 keys through json_each: W3's 500 neighbours took 1.3 ms + 1.6 ms of SQL that way, 2.0 ms joined (SQLite); on
- * PostgreSQL it saves a round trip.
+ * PostgreSQL it saves a round trip. Unrun: linkRowsWithAsn1 files its result.
  */
+function linksWithAsn1Query(
+  context: AsrankContext,
+  pageQuery: SelectQueryBuilder<Database, 'asn_links', AsnLinksTable>,
+  keys: readonly SortKey[],
+  historic: boolean,
+  columns: readonly AsnColumn[],
+) {
+  return context.db
+    .selectFrom(pageQuery.as('page'))
+    .leftJoin(byPrimaryKey(context.dialect, 'asns', 'b'), (join) =>
+      join.onRef('b.date', '=', 'page.date').onRef('b.asn', '=', 'page.asn1'),
+    )
+    .selectAll('page')
+    .select(
+      columns
+        .filter((column) => column !== 'date')
+        .map((column) => sql.ref(`b.${column}`).as(`${ASN1_PREFIX}${column}`)),
+    )
+    .orderBy(
+      orderByList(context.dialect, keys, PAGE_SORT_COLUMNS, historic ? LINK_HISTORIC_ORDER : LINK_ORDER),
+    );
+}
+
+/** Files asn1's record, read with each link (linksWithAsn1Query), under JOINED_ASN1; the rows stay the link rows. */
+function linkRowsWithAsn1(rows: Record<string, unknown>[], columns: readonly AsnColumn[]): AsnLinkRow[] {
+  const prefixed = columns
+    .filter((column) => column !== 'date')
+    .map((column) => [column, `${ASN1_PREFIX}${column}`] as const);
+  const asn1Key = `${ASN1_PREFIX}asn`;
+  // The rows stay the link rows (their asn1__ columns are never read as link fields).
+  return rows.map((row) => {
+    const link = row as unknown as AsnLinkRow;
+    let record: Record<string, unknown> | null = null;
+    if (row[asn1Key] != null) {
+      record = { date: link.date };
+      for (const [column, alias] of prefixed) record[column] = row[alias];
+    }
+    link[JOINED_ASN1] = { columns, record: record as AsnRow | null };
+    return link;
+  });
+}
+
+/** linksWithAsn1Query run. */
 async function linksWithAsn1(
   context: AsrankContext,
   pageQuery: SelectQueryBuilder<Database, 'asn_links', AsnLinksTable>,
@@ -172,35 +232,14 @@ async function linksWithAsn1(
   columns: readonly AsnColumn[],
   oneAsnOneMonth: boolean,
 ): Promise<AsnLinkRow[]> {
-  const recordColumns = columns.filter((column) => column !== 'date');
-  const query = context.db
-    .selectFrom(pageQuery.as('page'))
-    .leftJoin(byPrimaryKey(context.dialect, 'asns', 'b'), (join) =>
-      join.onRef('b.date', '=', 'page.date').onRef('b.asn', '=', 'page.asn1'),
-    )
-    .selectAll('page')
-    .select(recordColumns.map((column) => sql.ref(`b.${column}`).as(`${ASN1_PREFIX}${column}`)))
-    .orderBy(
-      orderByList(context.dialect, keys, PAGE_SORT_COLUMNS, historic ? LINK_HISTORIC_ORDER : LINK_ORDER),
-    );
+  const query = linksWithAsn1Query(context, pageQuery, keys, historic, columns);
   // One ASN's neighbours in one month are planned alike for any ASN, month and page (its links sorted and cut, then
   // a key lookup per row), so PostgreSQL keeps the plan: planning took 1.9 ms of this statement's 6 ms (the asns
   // indexes to weigh). Other link lists are planned per call.
   const rows = (oneAsnOneMonth
     ? await context.prepared(query, 'asn_links')
     : await query.execute()) as unknown as Record<string, unknown>[];
-  const prefixed = recordColumns.map((column) => [column, `${ASN1_PREFIX}${column}`] as const);
-  // The rows stay the link rows (their asn1__ columns are never read as link fields).
-  return rows.map((row) => {
-    const link = row as unknown as AsnLinkRow;
-    let record: Record<string, unknown> | null = null;
-    if (row[`${ASN1_PREFIX}asn`] != null) {
-      record = { date: link.date };
-      for (const [column, alias] of prefixed) record[column] = row[alias];
-    }
-    link[JOINED_ASN1] = { columns, record: record as AsnRow | null };
-    return link;
-  });
+  return linkRowsWithAsn1(rows, columns);
 }
 
 /** An order of one month's links that bookmarks serve (pageBookmarks.ts), over the (asn0, asn1) key. */
@@ -424,6 +463,40 @@ builder.queryFields((t) => ({
         offset: number,
         seek: LinkSeek | null,
       ): Promise<AsnLinkRow[]> => {
+        if (
+          context.dialect === 'sqlite' &&
+          asn !== null &&
+          asnList === null &&
+          months.length === 1 &&
+          seek === null &&
+          offset < linkPageTuning.keyedPageMinOffset &&
+          asn1Columns &&
+          !isAsnKey(asn1Columns)
+        ) {
+          // One ASN's neighbours in one month (W3, S3): SQL compiled once per shape, its month, ASN and page bound at
+          // each run, as the point lookups are (compiledLookups.ts); SQLite only, as the list pages (listPage.ts).
+          const placeholders = NEIGHBOUR_PAGE_PLACEHOLDERS;
+          const rows = await context.compiled<Record<string, unknown>>(
+            `neighbour page|${historic ? 'historic' : ''}|${sortKeysNamed(keys)}|${columns?.join(',') ?? '*'}|${asn1Columns.join(',')}`,
+            'asn_links',
+            () => {
+              const pageRows = context.db
+                .selectFrom('asn_links')
+                .where(boundDateIn('sqlite', 'date', 1, placeholders.month))
+                .where('asn0', '=', placeholders.asn as unknown as number)
+                .orderBy(order)
+                .limit(placeholders.limit as unknown as number)
+                .offset(placeholders.offset as unknown as number);
+              const pageQuery = columns
+                ? (pageRows.select(columns) as unknown as ReturnType<typeof pageRows.selectAll>)
+                : pageRows.selectAll();
+              return linksWithAsn1Query(context, pageQuery, keys, historic, asn1Columns);
+            },
+            [placeholders.month, placeholders.asn, placeholders.limit, placeholders.offset],
+            [months[0], asn, limit, offset],
+          );
+          return linkRowsWithAsn1(rows, asn1Columns);
+        }
         // A deep page takes its keys from the order's covering index first, then reads only its own rows: an OFFSET
         // over whole rows reads every skipped row (the real month's links in the default order, offset 200,000:
         // 127 ms, 10.6 ms this way). Where bookmarks serve the order, the keys start from the nearest one instead of
