@@ -464,7 +464,6 @@ builder.queryFields((t) => ({
         seek: LinkSeek | null,
       ): Promise<AsnLinkRow[]> => {
         if (
-          context.dialect === 'sqlite' &&
           asn !== null &&
           asnList === null &&
           months.length === 1 &&
@@ -474,7 +473,8 @@ builder.queryFields((t) => ({
           !isAsnKey(asn1Columns)
         ) {
           // One ASN's neighbours in one month (W3, S3): SQL compiled once per shape, its month, ASN and page bound at
-          // each run, as the point lookups are (compiledLookups.ts); SQLite only, as the list pages (listPage.ts).
+          // each run, as the point lookups are (compiledLookups.ts). On PostgreSQL it runs as the named prepared
+          // statement linksWithAsn1 prepares for the same text (its plan does not depend on the values).
           const placeholders = NEIGHBOUR_PAGE_PLACEHOLDERS;
           const rows = await context.compiled<Record<string, unknown>>(
             `neighbour page|${historic ? 'historic' : ''}|${sortKeysNamed(keys)}|${columns?.join(',') ?? '*'}|${asn1Columns.join(',')}`,
@@ -482,7 +482,7 @@ builder.queryFields((t) => ({
             () => {
               const pageRows = context.db
                 .selectFrom('asn_links')
-                .where(boundDateIn('sqlite', 'date', 1, placeholders.month))
+                .where(boundDateIn(context.dialect, 'date', 1, placeholders.month))
                 .where('asn0', '=', placeholders.asn as unknown as number)
                 .orderBy(order)
                 .limit(placeholders.limit as unknown as number)
