@@ -339,6 +339,39 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
     }
   });
 
+  it('organizations pages a client sort of any month the same way, from one statement per form', async () => {
+    // On SQLite one month's sorted page runs SQL compiled once per order and form, its month and page bound at each
+    // run: pages of two months at several offsets on one handle must each be their own month's order.
+    for (const month of [latest, store.dates[0]!]) {
+      const orgRows = await store.handle.db
+        .selectFrom('organizations')
+        .select(['org_id', 'cone_asns'])
+        .where('date', '=', month)
+        .execute();
+      const expected = orgRows
+        .sort(
+          (a, b) =>
+            Number(b.cone_asns) - Number(a.cone_asns) ||
+            (a.org_id < b.org_id ? -1 : a.org_id > b.org_id ? 1 : 0),
+        )
+        .map((row) => row.org_id);
+      expect(expected.length).toBeGreaterThan(20);
+      for (const offset of [0, 3, Math.floor(expected.length / 2), expected.length - 2]) {
+        const page = await queryData<{ organizations: { edges: { node: { orgId: string } }[] } }>(
+          store.handle,
+          `query($offset: Int) { organizations(first: 6, offset: $offset, sort: "-cone.numberAsns",
+            dateStart: "${month}", dateEnd: "${month}") { edges { node { orgId } } } }`,
+          { offset },
+        );
+        expect({ month, offset, orgIds: page.organizations.edges.map((edge) => edge.node.orgId) }).toEqual({
+          month,
+          offset,
+          orgIds: expected.slice(offset, offset + 6),
+        });
+      }
+    }
+  });
+
   it('asnLink and asnLinks return the stored links; each link once without arguments', async () => {
     const link = await store.handle.db
       .selectFrom('asn_links')

@@ -4,7 +4,7 @@ import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
 import { intervalOf, monthOf, monthsIn, pageOf } from '../args';
 import { listTotal, monthListScope } from '../listTotals';
-import { byPrimaryKey, dateIn, inValues, orderByList, type SortColumn } from '../sql';
+import { boundDateIn, byPrimaryKey, dateIn, inValues, orderByList, type SortColumn } from '../sql';
 import { listPage, monthBookmarks } from '../listPage';
 import { nestedPage } from '../nestedPages';
 import { nameConditions } from '../nameSearch';
@@ -186,7 +186,9 @@ builder.queryFields((t) => ({
       const keys = parseSort(args.sort, 'organizations', { historic, argument: 'sort' });
       const months = await monthsIn(context, interval);
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
-      let query = context.db.selectFrom('organizations').where(dateIn(context.dialect, 'date', months));
+      const monthQuery = (inMonths = dateIn(context.dialect, 'date', months)) =>
+        context.db.selectFrom('organizations').where(inMonths);
+      let query = monthQuery();
       if (args.name != null)
         for (const condition of await nameConditions(context, 'organizations', args.name, months))
           query = query.where(condition);
@@ -208,6 +210,18 @@ builder.queryFields((t) => ({
         keyList: false,
         // listPage uses them only over a numeric key: org ids are text.
         bookmarks: monthBookmarks(context, months, filtered),
+        // One month's unfiltered page: SQL compiled once per order and form on SQLite, as an ASN page (listPage.ts).
+        compiled:
+          context.dialect === 'sqlite' && months.length === 1 && !filtered
+            ? {
+                shape: 'organizations|*',
+                queryOver: (month) => monthQuery(boundDateIn('sqlite', 'date', 1, month)),
+                month: months[0]!,
+                selectRows: (rows) => rows.selectAll(),
+                rowsOf: (rows) => rows as unknown as OrganizationRow[],
+                run: context.compiled,
+              }
+            : undefined,
       });
       const totalScope = monthListScope('organizations', months, {
         seen: args.seen,
