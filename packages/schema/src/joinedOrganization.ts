@@ -51,7 +51,8 @@ export function withJoinedOrganizations(
 
 /**
  * `rows`, a query over `asns` whose own references name the table (`asns.date`), reading `columns` of each ASN and
- * `organization` of its organization in the same statement (unrun: withJoinedOrganizations files its result).
+ * `organization` of its organization in the same statement (unrun: listPage runs or compiles it, and
+ * withJoinedOrganizations files its result).
  */
 export function asnRowsWithOrganizationsQuery(
   rows: SelectQueryBuilder<Database, 'asns', object>,
@@ -64,14 +65,4 @@ export function asnRowsWithOrganizationsQuery(
     )
     .select(columns.map((column) => `asns.${column}` as const))
     .select(organizationColumnsAlongside(organization));
-}
-
-/** Runs asnRowsWithOrganizationsQuery and files each row's organization. */
-export async function asnRowsWithOrganizations(
-  rows: SelectQueryBuilder<Database, 'asns', object>,
-  columns: readonly AsnColumn[],
-  organization: readonly OrganizationColumn[],
-): Promise<AsnRow[]> {
-  const joined = await asnRowsWithOrganizationsQuery(rows, columns, organization).execute();
-  return withJoinedOrganizations(joined as Record<string, unknown>[], organization);
 }

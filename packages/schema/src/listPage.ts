@@ -30,6 +30,8 @@ import { byPrimaryKey, nullsLastPage, orderByList, sortKeysNamed, type SortColum
 
 type ListTable = 'asns' | 'organizations';
 type ListQuery<TB extends ListTable> = SelectQueryBuilder<Database, TB, object>;
+/** A row statement, unrun: listPage runs it, or compiles it once (compiledLookups.ts). */
+type RowsQuery = Compilable<Record<string, unknown>> & { execute(): Promise<unknown[]> };
 
 export interface ListPageSpec<TB extends ListTable, Row> {
   db: Kysely<Database>;
@@ -40,10 +42,12 @@ export interface ListPageSpec<TB extends ListTable, Row> {
   /** The list's records: the table filtered to the selected month(s) and the client's filters. */
   query: ListQuery<TB>;
   /**
-   * Selects the row columns of a query and runs it. `qualified`: the query's own references name its table
-   * (`asns.date`), so the reader may join another table (an ASN page joins its organizations).
+   * Selects the row columns of a query. `qualified`: the query's own references name its table (`asns.date`), so the
+   * reader may join another table (an ASN page joins its organizations).
    */
-  readRows: (rows: ListQuery<TB>, qualified: boolean) => Promise<Row[]>;
+  selectRows: (rows: ListQuery<TB>, qualified: boolean) => RowsQuery;
+  /** The list's rows from what a statement of selectRows (with the same `qualified`) returned. */
+  rowsOf: (result: Record<string, unknown>[], qualified: boolean) => Row[];
   page: { first: number; offset: number };
   /** The client's sort keys (parsed), and the list's sortable columns and order. */
   keys: readonly SortKey[];
@@ -63,18 +67,15 @@ export interface ListPageSpec<TB extends ListTable, Row> {
    * Building and compiling that statement with Kysely was 11% of the W2 list's CPU (docs/performance.md,
    * twenty-fifth round). Absent: every page builds its statement.
    */
-  compiled?: CompiledListPage<TB, Row>;
+  compiled?: CompiledListPage<TB>;
 }
 
-export interface CompiledListPage<TB extends ListTable, Row> {
-  /** What the row statement reads besides the page (its columns, its joins): part of the shape's name. */
+export interface CompiledListPage<TB extends ListTable> {
+  /** What selectRows reads besides the page (its columns, its joins): part of the shape's name. */
   shape: string;
   /** The list's records with their month bound as `month`: `query` itself, the month a placeholder. */
   queryOver: (month: unknown) => ListQuery<TB>;
   month: string;
-  /** The statement `readRows(rows, true)` runs, unrun, and what makes its result rows the list's rows. */
-  selectRows: (rows: ListQuery<TB>) => Compilable<Record<string, unknown>>;
-  rowsOf: (rows: Record<string, unknown>[]) => Row[];
   /** The context's runner of compiled statements. */
   run: AsrankContext['compiled'];
 }
@@ -87,6 +88,16 @@ const PAGE_PLACEHOLDERS = {
   limit: '\u0000limit',
   offset: '\u0000offset',
 } as const;
+
+/** Runs the statement selectRows makes of `rows`, and makes the list's rows of its result. */
+async function readRows<TB extends ListTable, Row>(
+  spec: ListPageSpec<TB, Row>,
+  rows: ListQuery<TB>,
+  qualified: boolean,
+): Promise<Row[]> {
+  const result = await spec.selectRows(rows, qualified).execute();
+  return spec.rowsOf(result as Record<string, unknown>[], qualified);
+}
 
 /** The order ends with the record key alone, and the key is numeric (bookmark seeks compare it). */
 function numericKeyOrder<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): boolean {
@@ -206,20 +217,21 @@ async function rowsOfKeyPage<TB extends ListTable, Row>(
       `list page|${spec.table}|${compiled.shape}|${form}|${start ? 'after a bookmark' : 'offset'}`,
       spec.table,
       () =>
-        compiled.selectRows(
+        spec.selectRows(
           pageRows(
             keyRange(compiled.queryOver(month)),
             start ? { value, key: [key] } : null,
             limitPlaceholder as unknown as number,
             offsetPlaceholder as unknown as number,
           ),
+          true,
         ),
       [month, value, key, limitPlaceholder, offsetPlaceholder],
       [compiled.month, start?.from.value, start?.from.key[0], limit, skip],
     );
-    return compiled.rowsOf(rows);
+    return spec.rowsOf(rows, true);
   }
-  return spec.readRows(pageRows(keyRange(spec.query), start?.from ?? null, limit, skip), true);
+  return readRows(spec, pageRows(keyRange(spec.query), start?.from ?? null, limit, skip), true);
 }
 
 export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): Promise<Row[]> {
@@ -279,7 +291,8 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
       page.offset,
       spec.singleMonth ? seekableSort(spec) : undefined,
     );
-  return spec.readRows(
+  return readRows(
+    spec,
     query
       .orderBy(orderOf(spec.keys, { keyLookup: spec.keyList }))
       .limit(page.first)

@@ -16,6 +16,7 @@ import {
   inValues,
   monthSpanIn,
   orderByList,
+  sortKeysNamed,
   type SortColumn,
 } from '../sql';
 import { listPage, monthBookmarks } from '../listPage';
@@ -30,7 +31,6 @@ import {
   selectedOrganizationColumnsAt,
 } from '../asnColumns';
 import {
-  asnRowsWithOrganizations,
   asnRowsWithOrganizationsQuery,
   withJoinedOrganizations,
   JOINED_ORGANIZATION,
@@ -238,8 +238,7 @@ async function keyListPage(
 ): Promise<Partial<AsnRow>[]> {
   const { records, columns, keys, order, months, asns, page } = spec;
   const oneMonth = months.length === 1;
-  const sort = keys.map((key) => `${key.direction} ${key.key}`).join(',');
-  const shape = `asns key list|${oneMonth ? 'month' : 'months'}|${order === ASN_ORDER ? '' : 'historic'}|${sort}|${columns.join(',')}`;
+  const shape = `asns key list|${oneMonth ? 'month' : 'months'}|${order === ASN_ORDER ? '' : 'historic'}|${sortKeysNamed(keys)}|${columns.join(',')}`;
   // The month condition's parameters (as monthSpanIn binds them), then the ASNs and the page.
   const monthPlaceholders = oneMonth ? KEY_LIST_PLACEHOLDERS.month : KEY_LIST_PLACEHOLDERS.months;
   const monthValues = oneMonth
@@ -364,7 +363,7 @@ builder.queryFields((t) => ({
           query = query.where(condition);
       if (args.seen != null) query = query.where('seen', '=', args.seen ? 1 : 0);
       // The pruned rows carry exactly the columns the selected fields read, though typed as whole rows.
-      const rowsOf = (rowQuery: typeof query) =>
+      const withColumns = (rowQuery: typeof query) =>
         columns
           ? (rowQuery.select(columns) as unknown as ReturnType<typeof rowQuery.selectAll>)
           : rowQuery.selectAll();
@@ -374,10 +373,14 @@ builder.queryFields((t) => ({
         table: 'asns',
         key: 'asn',
         query,
-        readRows: (rows, qualified) =>
+        selectRows: (rows, qualified) =>
           qualified && columns && organization
-            ? asnRowsWithOrganizations(rows, columns, organization)
-            : rowsOf(rows).execute(),
+            ? asnRowsWithOrganizationsQuery(rows, columns, organization)
+            : withColumns(rows),
+        rowsOf: (result, qualified) =>
+          qualified && columns && organization
+            ? withJoinedOrganizations(result, organization)
+            : (result as unknown as AsnRow[]),
         page,
         keys,
         columns: ASN_SORT_COLUMNS,
@@ -392,12 +395,6 @@ builder.queryFields((t) => ({
                 shape: `asns|${columns.join(',')}|${organization?.join(',') ?? ''}`,
                 queryOver: (month) => recordsQuery(boundDateIn('sqlite', 'date', 1, month)),
                 month: months[0]!,
-                selectRows: (rows) =>
-                  organization
-                    ? asnRowsWithOrganizationsQuery(rows, columns, organization)
-                    : rows.select(columns),
-                rowsOf: (rows) =>
-                  organization ? withJoinedOrganizations(rows, organization) : (rows as unknown as AsnRow[]),
                 run: context.compiled,
               }
             : undefined,

@@ -200,7 +200,8 @@ builder.queryFields((t) => ({
         table: 'organizations',
         key: 'org_id',
         query,
-        readRows: (rows) => rows.selectAll().execute(),
+        selectRows: (rows) => rows.selectAll(),
+        rowsOf: (result) => result as unknown as OrganizationRow[],
         page,
         keys,
         columns: ORGANIZATION_SORT_COLUMNS,
@@ -217,8 +218,6 @@ builder.queryFields((t) => ({
                 shape: 'organizations|*',
                 queryOver: (month) => monthQuery(boundDateIn('sqlite', 'date', 1, month)),
                 month: months[0]!,
-                selectRows: (rows) => rows.selectAll(),
-                rowsOf: (rows) => rows as unknown as OrganizationRow[],
                 run: context.compiled,
               }
             : undefined,
