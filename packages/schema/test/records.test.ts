@@ -307,18 +307,20 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
     expect(got.orgDegree).toEqual({ total: org.org_degree_total, transit: org.org_degree_transit });
   });
 
-  it('organizations lists the latest month by rank', async () => {
-    const orgRows = await store.handle.db
+  /** A month's organizations (id, rank, cone size), and the order of their ids (byte-wise, as the store sorts them). */
+  const organizationsOf = (month: string) =>
+    store.handle.db
       .selectFrom('organizations')
-      .select(['org_id', 'rank'])
-      .where('date', '=', latest)
+      .select(['org_id', 'rank', 'cone_asns'])
+      .where('date', '=', month)
       .execute();
+  const byOrgId = (a: { org_id: string }, b: { org_id: string }) =>
+    a.org_id < b.org_id ? -1 : a.org_id > b.org_id ? 1 : 0;
+
+  it('organizations lists the latest month by rank', async () => {
+    const orgRows = await organizationsOf(latest);
     const expected = orgRows
-      .sort(
-        (a, b) =>
-          (num(a.rank) ?? Infinity) - (num(b.rank) ?? Infinity) ||
-          (a.org_id < b.org_id ? -1 : a.org_id > b.org_id ? 1 : 0),
-      )
+      .sort((a, b) => (num(a.rank) ?? Infinity) - (num(b.rank) ?? Infinity) || byOrgId(a, b))
       .map((row) => row.org_id);
     const data = await queryData<{
       organizations: { totalCount: number; edges: { node: { orgId: string } }[] };
@@ -343,17 +345,8 @@ describe.each(STORE_KINDS)('records on %s', (kind) => {
     // On SQLite one month's sorted page runs SQL compiled once per order and form, its month and page bound at each
     // run: pages of two months at several offsets on one handle must each be their own month's order.
     for (const month of [latest, store.dates[0]!]) {
-      const orgRows = await store.handle.db
-        .selectFrom('organizations')
-        .select(['org_id', 'cone_asns'])
-        .where('date', '=', month)
-        .execute();
-      const expected = orgRows
-        .sort(
-          (a, b) =>
-            Number(b.cone_asns) - Number(a.cone_asns) ||
-            (a.org_id < b.org_id ? -1 : a.org_id > b.org_id ? 1 : 0),
-        )
+      const expected = (await organizationsOf(month))
+        .sort((a, b) => Number(b.cone_asns) - Number(a.cone_asns) || byOrgId(a, b))
         .map((row) => row.org_id);
       expect(expected.length).toBeGreaterThan(20);
       for (const offset of [0, 3, Math.floor(expected.length / 2), expected.length - 2]) {

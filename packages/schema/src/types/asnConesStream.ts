@@ -16,7 +16,15 @@ import { builder } from '../builder';
 import type { AsrankContext } from '../context';
 import type { DialectName } from '@asrank/db';
 import { parseAsnList } from '../args';
-import { boundDateIn, boundList, byPrimaryKey, inBoundList, inValues, orderByList } from '../sql';
+import {
+  boundDateIn,
+  boundList,
+  byPrimaryKey,
+  inBoundList,
+  inValues,
+  orderByList,
+  sortKeysNamed,
+} from '../sql';
 import { coneStreamSource, rowsPerQuery, type StreamCone, type StreamMember } from '../coneSource';
 import { AsnRef, PrefixRef, type PrefixRecord } from './refs';
 import { ASN_HISTORIC_ORDER, ASN_SORT_COLUMNS } from './asn';
@@ -267,13 +275,8 @@ builder.queryFields((t) => ({
         (filters.asns === null || filters.asns.length > 0);
       const shape = `cone chunk|${filters.months.length === 1 ? 'month' : 'months'}|${
         filters.asns ? 'asns' : ''
-      }|${keys.map((key) => `${key.direction} ${key.key}`).join(',')}`;
+      }|${sortKeysNamed(keys)}`;
       const values = conesQueryValues(context.dialect, filters);
-      // A chunk's parameters in the order its statement binds them (the ASN list only when there is one).
-      const parameters = (bound: ConesQueryValues, limit: unknown, offset: unknown) =>
-        filters.asns
-          ? [bound.months, bound.seen, bound.asns, limit, offset]
-          : [bound.months, bound.seen, limit, offset];
       const {
         values: placeholderValues,
         limit: limitPlaceholder,
@@ -292,8 +295,15 @@ builder.queryFields((t) => ({
               shape,
               'asns',
               () => chunkOf(placeholderValues, limitPlaceholder, offsetPlaceholder),
-              parameters(placeholderValues, limitPlaceholder, offsetPlaceholder),
-              parameters(values, limit, offset),
+              // The ASN list's placeholder is bound only when the walk has one.
+              [
+                placeholderValues.months,
+                placeholderValues.seen,
+                placeholderValues.asns,
+                limitPlaceholder,
+                offsetPlaceholder,
+              ],
+              [values.months, values.seen, values.asns, limit, offset],
             )
           : await chunkOf(values, limit, offset).execute();
         return rows.map((row) => ({

@@ -441,15 +441,22 @@ builder.queryFields((t) => ({
       const asnList = parseAsnList(args.asns, 'asns');
       const months = await monthsIn(context, interval);
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
-      let query = context.db.selectFrom('asn_links').where(dateIn(context.dialect, 'date', months));
-      if (asn != null) {
-        query = query.where('asn0', '=', asn);
-        if (asnList) query = query.where(inValues(context.dialect, 'asn1', asnList, 'bigint'));
-      } else if (asnList) {
-        query = query.where(inValues(context.dialect, 'asn0', asnList, 'bigint'));
-      } else {
-        query = query.where('canonical', '=', 1);
-      }
+      // The links asked for; a compiled neighbour page gives its month and ASN as placeholders.
+      const linksQuery = (inMonths = dateIn(context.dialect, 'date', months), asn0: unknown = asn) => {
+        const links = context.db.selectFrom('asn_links').where(inMonths);
+        if (asn0 != null) {
+          const ofAsn = links.where('asn0', '=', asn0 as number);
+          return asnList ? ofAsn.where(inValues(context.dialect, 'asn1', asnList, 'bigint')) : ofAsn;
+        }
+        if (asnList) return links.where(inValues(context.dialect, 'asn0', asnList, 'bigint'));
+        return links.where('canonical', '=', 1);
+      };
+      const query = linksQuery();
+      // The pruned rows carry exactly the columns the selected fields read, though typed as whole rows.
+      const withRowColumns = (rows: typeof query, rowColumns: readonly AsnLinkColumn[] | null) =>
+        rowColumns
+          ? (rows.select(rowColumns) as unknown as ReturnType<typeof rows.selectAll>)
+          : rows.selectAll();
       const linkOrder = historic ? LINK_HISTORIC_ORDER : LINK_ORDER;
       const order = orderByList(context.dialect, keys, ASN_LINK_SORT_COLUMNS, linkOrder);
       // Only the columns the nodes show (and the order's): a neighbour page in rank order then reads the neighbour
@@ -479,19 +486,20 @@ builder.queryFields((t) => ({
           const rows = await context.compiled<Record<string, unknown>>(
             `neighbour page|${historic ? 'historic' : ''}|${sortKeysNamed(keys)}|${columns?.join(',') ?? '*'}|${asn1Columns.join(',')}`,
             'asn_links',
-            () => {
-              const pageRows = context.db
-                .selectFrom('asn_links')
-                .where(boundDateIn(context.dialect, 'date', 1, placeholders.month))
-                .where('asn0', '=', placeholders.asn as unknown as number)
-                .orderBy(order)
-                .limit(placeholders.limit as unknown as number)
-                .offset(placeholders.offset as unknown as number);
-              const pageQuery = columns
-                ? (pageRows.select(columns) as unknown as ReturnType<typeof pageRows.selectAll>)
-                : pageRows.selectAll();
-              return linksWithAsn1Query(context, pageQuery, keys, historic, asn1Columns);
-            },
+            () =>
+              linksWithAsn1Query(
+                context,
+                withRowColumns(
+                  linksQuery(boundDateIn(context.dialect, 'date', 1, placeholders.month), placeholders.asn)
+                    .orderBy(order)
+                    .limit(placeholders.limit as unknown as number)
+                    .offset(placeholders.offset as unknown as number),
+                  columns,
+                ),
+                keys,
+                historic,
+                asn1Columns,
+              ),
             [placeholders.month, placeholders.asn, placeholders.limit, placeholders.offset],
             [months[0], asn, limit, offset],
           );
@@ -520,10 +528,7 @@ builder.queryFields((t) => ({
           columns && keyedPage && context.dialect === 'postgres'
             ? [...columns, 'canonical' as const]
             : columns;
-        // The pruned rows carry exactly the columns the selected fields read, though typed as whole rows.
-        const pageQuery = rowColumns
-          ? (pageRows.select(rowColumns) as unknown as ReturnType<typeof pageRows.selectAll>)
-          : pageRows.selectAll();
+        const pageQuery = withRowColumns(pageRows, rowColumns);
         return asn1Columns && !isAsnKey(asn1Columns)
           ? linksWithAsn1(
               context,
