@@ -24,7 +24,7 @@ import { SERVICE_NODE_FLAGS, codeCacheDirectory } from '@asrank/graphql';
 import { MEASURED_CONE_WALKS, medianWalkIndex, walkConeStreamInChild } from './cone-walk';
 import { BENCH_ROOT, REPO_ROOT, prepareGenerated, prepareReal, type PreparedStores } from './datasets';
 import { parseSuiteOptions, runSuiteEntryPoint, type SuiteOptions } from './options';
-import { combineRounds, type RoundMeasurement } from './rounds';
+import { combineRounds, roundRate, type RoundMeasurement } from './rounds';
 import {
   CEILING_MAIN,
   FLOOR_MAIN,
@@ -172,10 +172,7 @@ async function measureInRounds(
     log(
       `${id}: round ${round}/${options.rounds}: ` +
         contenders
-          .map((contender, index) => {
-            const last = rounds[index]!.at(-1)!;
-            return `${contender.name} ${(last.total / Math.max(last.seconds, 1e-9)).toFixed(0)}`;
-          })
+          .map((contender, index) => `${contender.name} ${roundRate(rounds[index]!.at(-1)!).toFixed(0)}`)
           .join(', ') +
         ' req/s',
     );

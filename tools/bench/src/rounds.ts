@@ -29,6 +29,11 @@ export function percentile(sortedValues: readonly number[], fraction: number): n
   return sortedValues[Math.min(sortedValues.length, Math.max(1, rank)) - 1]!;
 }
 
+/** One round's requests per second. */
+export function roundRate(round: RoundMeasurement): number {
+  return round.seconds > 0 ? round.total / round.seconds : 0;
+}
+
 /** Rounds a latency to a tenth of a millisecond, as the reports print it. */
 function tenths(ms: number): number {
   return Math.round(ms * 10) / 10;
@@ -66,6 +71,6 @@ export function combineRounds(rounds: readonly RoundMeasurement[]): ThroughputFi
       answering: (answeringCpuSeconds * 1e6) / answered,
       loadGenerator: loadGeneratorCpuMicros / answered,
     },
-    roundRequestsPerSecond: rounds.map((round) => (round.seconds > 0 ? round.total / round.seconds : 0)),
+    roundRequestsPerSecond: rounds.map(roundRate),
   };
 }
