@@ -74,7 +74,15 @@ export interface DatabaseHandle {
   location: string;
   /** The raw better-sqlite3 handle when dialect is sqlite (for pragmas and bulk loads). */
   sqlite?: BetterSqlite3.Database;
-  /** The pg pool when dialect is postgres (for named prepared statements, which Kysely's driver does not make). */
+  /**
+   * PostgreSQL: a pool of its own for named prepared statements (which Kysely's driver does not make), whose sessions
+   * plan every statement once, generically (`plan_cache_mode = force_generic_plan`). Only statements whose plan does
+   * not depend on their values are named; in the default mode PostgreSQL still plans them anew for each run when its
+   * generic cost estimate is the higher one, as it is for a page read from an offset or a bookmark (1.5-2 ms of
+   * planning against 1.5-2.5 ms of execution for W2's page; docs/performance.md, twenty-sixth round). Kysely's
+   * unnamed statements stay on `db`'s pool in the default mode: a generic plan of `LIMIT $1` guesses a tenth of the
+   * table and picks hash joins over it.
+   */
   postgres?: Pool;
   /**
    * Runs one reading statement at once and returns its rows as objects, bypassing Kysely's asynchronous driver (its
@@ -118,17 +126,27 @@ export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOp
     sizeOption('cacheSizeBytes', options.cacheSizeBytes) ??
     (options.readonly ? SERVING_CACHE_BYTES : undefined);
   if (parsed.dialect === 'postgres') {
-    const pool = new (pgDriver().Pool)({ connectionString: parsed.target, max: options.poolSize ?? 10 });
-    // An idle pooled connection closed by the server (restart, failover, pg_terminate_backend) emits 'error' on the
-    // pool; pg drops that client and the next query opens a new one, but with no listener Node would crash.
-    pool.on('error', (error) => process.emitWarning(`PostgreSQL idle connection lost: ${error.message}`));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const openPool = (sessionOptions?: string) => {
+      const pool = new (pgDriver().Pool)({
+        connectionString: parsed.target,
+        max: options.poolSize ?? 10,
+        ...(sessionOptions ? { options: sessionOptions } : {}),
+      });
+      // An idle pooled connection closed by the server (restart, failover, pg_terminate_backend) emits 'error' on
+      // the pool; pg drops that client and the next query opens a new one, but with no listener Node would crash.
+      pool.on('error', (error) => process.emitWarning(`PostgreSQL idle connection lost: ${error.message}`));
+      return pool;
+    };
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: openPool() }) });
+    const prepared = openPool('-c plan_cache_mode=force_generic_plan');
     return {
       db,
       dialect: 'postgres',
       location: redact(parsed.target),
-      postgres: pool,
-      close: () => db.destroy(),
+      postgres: prepared,
+      close: async () => {
+        await Promise.all([db.destroy(), prepared.end()]);
+      },
     };
   }
   if (parsed.target !== ':memory:' && !options.readonly) {
