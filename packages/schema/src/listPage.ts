@@ -24,6 +24,7 @@ import {
   keyPageAfter,
   type Bookmark,
   type PageBookmarks,
+  type PageBound,
   type SeekTerm,
 } from './pageBookmarks';
 import { byPrimaryKey, nullsLastPage, orderByList, sortKeysNamed, type SortColumn } from './sql';
@@ -62,10 +63,11 @@ export interface ListPageSpec<TB extends ListTable, Row> {
   /** One month and no filter: deep pages may start from bookmarks; `scope` names the data version and month. */
   bookmarks: { cache: PageBookmarks; scope: () => Promise<string> } | null;
   /**
-   * SQLite, one month and no filter: a page of a sorted list (its keys, then its rows) runs SQL compiled once per
-   * shape, with its month, bookmark and page bound at each run, as the point lookups do (compiledLookups.ts).
-   * Building and compiling that statement with Kysely was 11% of the W2 list's CPU (docs/performance.md,
-   * twenty-fifth round). Absent: every page builds its statement.
+   * One month and no filter: a page of a sorted list (its keys, then its rows) runs SQL compiled once per shape,
+   * with its month, bookmark and page bound at each run, as the point lookups do (compiledLookups.ts; on PostgreSQL
+   * a named statement planned once). Building and compiling that statement with Kysely was 11% of the W2 list's CPU
+   * (docs/performance.md, twenty-fifth round), and planning it on PostgreSQL as much as running it (twenty-sixth).
+   * Absent: every page builds its statement.
    */
   compiled?: CompiledListPage<TB>;
 }
@@ -188,7 +190,7 @@ async function rowsOfKeyPage<TB extends ListTable, Row>(
           offset,
         )
       : null;
-  const pageRows = (keys: ListQuery<TB>, from: Bookmark | null, pageLimit: number, skip: number) => {
+  const pageRows = (keys: ListQuery<TB>, from: Bookmark | null, pageLimit: PageBound, skip: PageBound) => {
     const keyPage: Expression<unknown> = from
       ? keyPageAfter(
           { db: spec.db, dialect: spec.dialect, range: keys, keyColumns, term: seekable!.term },
@@ -213,15 +215,20 @@ async function rowsOfKeyPage<TB extends ListTable, Row>(
   const { compiled } = spec;
   if (compiled) {
     const { month, value, key, limit: limitPlaceholder, offset: offsetPlaceholder } = PAGE_PLACEHOLDERS;
+    // PostgreSQL runs the statement named and plans it once, generically (compiledLookups.ts): there the page's
+    // LIMIT is written into it, since a generic plan of `LIMIT $n` reckons with a tenth of the month and hashes all
+    // of it (40-80 ms for W2's page against 2 ms; docs/performance.md, twenty-sixth round).
+    const literalLimit = spec.dialect === 'postgres' && Number.isSafeInteger(limit);
     const rows = await compiled.run<Record<string, unknown>>(
-      `list page|${spec.table}|${compiled.shape}|${form}|${start ? 'after a bookmark' : 'offset'}`,
+      `list page|${spec.table}|${compiled.shape}|${form}|${start ? 'after a bookmark' : 'offset'}` +
+        (literalLimit ? `|limit ${limit}` : ''),
       spec.table,
       () =>
         spec.selectRows(
           pageRows(
             keyRange(compiled.queryOver(month)),
             start ? { value, key: [key] } : null,
-            limitPlaceholder as unknown as number,
+            literalLimit ? sql.lit(limit) : (limitPlaceholder as unknown as number),
             offsetPlaceholder as unknown as number,
           ),
           true,

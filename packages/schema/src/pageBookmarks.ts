@@ -378,14 +378,20 @@ export async function bookmarkStart(range: SeekRange, offset: number): Promise<P
 }
 
 /**
+ * A page's LIMIT or skip: a number, or in a statement compiled once (compiledLookups.ts) a placeholder bound at each
+ * run or a literal written into it.
+ */
+export type PageBound = number | Expression<number>;
+
+/**
  * The (date, key columns) of `limit` records of the range after `from`, skipping `skip`, as a subquery to read the
- * page's rows with. `from`, `limit` and `skip` may be a compiled statement's placeholders on SQLite (compiledLookups.ts).
+ * page's rows with. `from` may hold a compiled statement's placeholders.
  */
 export function keyPageAfter(
   range: Omit<SeekRange, 'bookmarks' | 'step' | 'scope'>,
   from: Bookmark,
-  limit: number,
-  skip: number,
+  limit: PageBound,
+  skip: PageBound,
 ): Expression<unknown> {
   const columns = [
     sql.ref('date').as('date'),
@@ -396,16 +402,13 @@ export function keyPageAfter(
   // (MERGE UNION ALL) and stops at the page's end. PostgreSQL appended and sorted both stretches whole, so there
   // each part is first cut to the page's reach by its own LIMIT (Merge Append of index scans); SQLite would sort each
   // such part again (12% slower).
+  const reach =
+    typeof limit === 'number' && typeof skip === 'number' ? limit + skip : sql<number>`${limit} + ${skip}`;
   const [first, ...rest] = rangesAfter(range, from).map((part, partIndex) => {
     const ordered = part.select(columns);
     if (range.dialect === 'sqlite') return ordered;
     return range.db
-      .selectFrom(
-        ordered
-          .orderBy(orderOf(range))
-          .limit(limit + skip)
-          .as(`part${partIndex}`),
-      )
+      .selectFrom(ordered.orderBy(orderOf(range)).limit(reach).as(`part${partIndex}`))
       .selectAll() as unknown as typeof ordered;
   });
   const page = rest

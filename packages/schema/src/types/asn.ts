@@ -390,10 +390,10 @@ builder.queryFields((t) => ({
         keyList: asnFilter !== null,
         bookmarks: monthBookmarks(context, months, filtered),
         compiled:
-          context.dialect === 'sqlite' && months.length === 1 && !filtered && columns
+          months.length === 1 && !filtered && columns
             ? {
                 shape: `asns|${columns.join(',')}|${organization?.join(',') ?? ''}`,
-                queryOver: (month) => recordsQuery(boundDateIn('sqlite', 'date', 1, month)),
+                queryOver: (month) => recordsQuery(boundDateIn(context.dialect, 'date', 1, month)),
                 month: months[0]!,
                 run: context.compiled,
               }

@@ -211,12 +211,12 @@ builder.queryFields((t) => ({
         keyList: false,
         // listPage uses them only over a numeric key: org ids are text.
         bookmarks: monthBookmarks(context, months, filtered),
-        // One month's unfiltered page: SQL compiled once per order and form on SQLite, as an ASN page (listPage.ts).
+        // One month's unfiltered page: SQL compiled once per order and form, as an ASN page (listPage.ts).
         compiled:
-          context.dialect === 'sqlite' && months.length === 1 && !filtered
+          months.length === 1 && !filtered
             ? {
                 shape: 'organizations|*',
-                queryOver: (month) => monthQuery(boundDateIn('sqlite', 'date', 1, month)),
+                queryOver: (month) => monthQuery(boundDateIn(context.dialect, 'date', 1, month)),
                 month: months[0]!,
                 run: context.compiled,
               }
