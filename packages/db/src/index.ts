@@ -5,3 +5,4 @@ export * from './migrator';
 export * from './statistics';
 export * from './sqlite-dialect';
 export * from './name-search';
+export * from './row-objects';

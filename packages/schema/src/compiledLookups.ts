@@ -9,7 +9,7 @@
 // and what callers pass to runPrepared, such as one ASN's neighbour page), so a generic plan is as good as a custom
 // one; their texts are bounded (MAX_PREPARED).
 import { createQueryId, type Compilable, type CompiledQuery, type Kysely } from 'kysely';
-import type { Database, DatabaseHandle } from '@asrank/db';
+import { rowObjectBuilder, type Database, type DatabaseHandle } from '@asrank/db';
 
 /** Times one executed statement by kind and first table (the service's database query histogram). */
 export type StatementObserver = (kind: string, table: string, seconds: number) => void;
@@ -52,8 +52,16 @@ async function rowsOf<Row>(
   // transaction on its read-only connection, which is what that mutex would serialize.
   if (handle.readRows) return handle.readRows(compiled.sql, values) as Row[];
   const name = handle.postgres ? preparedName(compiled.sql) : undefined;
-  if (handle.postgres && name !== undefined)
-    return (await handle.postgres.query({ name, text: compiled.sql, values: [...values] })).rows as Row[];
+  if (handle.postgres && name !== undefined) {
+    // As arrays, made objects here: pg's own row objects get a hidden class per result (@asrank/db row-objects.ts).
+    const result = await handle.postgres.query<unknown[]>({
+      name,
+      text: compiled.sql,
+      values: [...values],
+      rowMode: 'array',
+    });
+    return result.rows.map(rowObjectBuilder(result.fields.map((field) => field.name))) as Row[];
+  }
   return (await handle.db.executeQuery<Row>({ ...compiled, parameters: values, queryId: createQueryId() }))
     .rows;
 }
