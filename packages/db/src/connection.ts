@@ -4,8 +4,9 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
-import type { Pool } from 'pg';
-import { Kysely, PostgresDialect } from 'kysely';
+import type { Pool, QueryArrayResult } from 'pg';
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { rowObjectBuilder } from './row-objects';
 import { StableLimitSqliteDialect } from './sqlite-dialect';
 import type { Database } from './tables';
 import type { DialectName } from './dialect';
@@ -118,6 +119,36 @@ function redact(url: string): string {
   return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
 }
 
+/**
+ * A pool for Kysely whose clients read a statement's rows as arrays and make the row objects with rowObjectBuilder:
+ * pg's own give every result's rows a hidden class of their own (row-objects.ts). Cursors and multi-statement
+ * results pass through as pg gives them.
+ */
+function withRowObjects(pool: Pool): PostgresPool {
+  return {
+    connect: async () => {
+      const client = await pool.connect();
+      const query = async (text: string, values: readonly unknown[]) => {
+        const result = (await client.query({ text, values: [...values], rowMode: 'array' })) as
+          QueryArrayResult | QueryArrayResult[];
+        if (Array.isArray(result) || result.fields.length === 0) return result;
+        return {
+          ...result,
+          rows: result.rows.map(rowObjectBuilder(result.fields.map((field) => field.name))),
+        };
+      };
+      return {
+        query: ((textOrCursor: unknown, values?: readonly unknown[]) =>
+          typeof textOrCursor === 'string'
+            ? query(textOrCursor, values ?? [])
+            : client.query(textOrCursor as never)) as unknown as PostgresPoolClient['query'],
+        release: () => client.release(),
+      };
+    },
+    end: () => pool.end(),
+  };
+}
+
 export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOptions = {}): DatabaseHandle {
   const parsed = parseDatabaseUrl(url);
   const mmapBytes =
@@ -137,7 +168,7 @@ export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOp
       pool.on('error', (error) => process.emitWarning(`PostgreSQL idle connection lost: ${error.message}`));
       return pool;
     };
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: openPool() }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withRowObjects(openPool()) }) });
     const prepared = openPool('-c plan_cache_mode=force_generic_plan');
     return {
       db,
