@@ -32,6 +32,7 @@ import {
   GRAPHQL_MAIN,
   REST_MAIN,
   cpuSeconds,
+  localPostgresServerPid,
   rssMb,
   startService,
   type ServiceProcess,
@@ -74,6 +75,8 @@ interface Services {
   /** The stack floor in front of `graphql`, and a REST service in front of the floor (W6's floor). */
   floor: ServiceProcess;
   restFloor: ServiceProcess;
+  /** The local PostgreSQL server's main process when the store is PostgreSQL on this machine (its CPU is counted). */
+  databaseServerPid?: number;
 }
 
 /** fetch() hides the reason (refused, reset) in `cause`. */
@@ -97,10 +100,10 @@ async function measure(
   baseUrl: string,
   requests: readonly HttpRequestSpec[],
   options: SuiteOptions,
-  answering: readonly ServiceProcess[],
+  answering: readonly (number | undefined)[],
   seconds: number,
 ): Promise<RoundMeasurement> {
-  const answeringCpu = () => answering.reduce((sum, service) => sum + cpuSeconds(service.child.pid), 0);
+  const answeringCpu = () => answering.reduce<number>((sum, pid) => sum + cpuSeconds(pid), 0);
   const answeringBefore = answeringCpu();
   const loadGeneratorBefore = process.cpuUsage();
   let next = 0;
@@ -149,7 +152,8 @@ async function measure(
 interface Contender {
   name: string;
   baseUrl: string;
-  answering: readonly ServiceProcess[];
+  /** The processes whose CPU answers the contender's requests (each with its descendants). */
+  answering: readonly (number | undefined)[];
 }
 
 /**
@@ -289,7 +293,7 @@ async function runThroughput(
   // ceiling measured cold answered its first round at half the rate of the next (W1, 2026-11-26).
   await record(services.ceiling.baseUrl, requests, `${workload.id} ceiling`);
   const contenders: Contender[] = [
-    { name: 'ceiling', baseUrl: services.ceiling.baseUrl, answering: [services.ceiling] },
+    { name: 'ceiling', baseUrl: services.ceiling.baseUrl, answering: [services.ceiling.child.pid] },
   ];
   if (measureFloor) {
     const floorService = workload.service === 'rest' ? services.restFloor : services.floor;
@@ -298,14 +302,22 @@ async function runThroughput(
     // W6's floor is two processes, as its service is: the REST service and the GraphQL floor behind it.
     const floorProcesses =
       workload.service === 'rest' ? [services.restFloor, services.floor] : [services.floor];
-    contenders.push({ name: 'stack floor', baseUrl: floorService.baseUrl, answering: floorProcesses });
+    contenders.push({
+      name: 'stack floor',
+      baseUrl: floorService.baseUrl,
+      answering: floorProcesses.map((floorProcess) => floorProcess.child.pid),
+    });
   }
   const serviceProcesses =
     workload.service === 'rest' ? [services.rest, services.graphql] : [services.graphql];
   contenders.push({
     name: `${workload.service} service`,
     baseUrl: service.baseUrl,
-    answering: serviceProcesses,
+    // A local PostgreSQL server answers with the service, on the same cores.
+    answering: [
+      ...serviceProcesses.map((serviceProcess) => serviceProcess.child.pid),
+      ...(services.databaseServerPid === undefined ? [] : [services.databaseServerPid]),
+    ],
   });
   const figures = await measureInRounds(workload.id, contenders, requests, options);
   const ceiling = figures[0]!;
@@ -346,6 +358,9 @@ async function runConeWalk(
   let sampler: NodeJS.Timeout | undefined;
   let serviceCpuStart = 0;
   const serviceCpuSeconds: number[] = [];
+  const databaseServer = services.databaseServerPid;
+  let databaseCpuStart = 0;
+  const databaseCpuSeconds: number[] = [];
   // One warm-up walk per worker: each walk opens a new connection, and the primary deals connections to the
   // workers in turn, so every worker has loaded the month's prefix index before the measured walks. The client
   // process walks them too, so its own code is warm for the measured walks.
@@ -359,8 +374,13 @@ async function runConeWalk(
         sampler = setInterval(() => rss.push(rssMb(pid)), 100);
       }
       serviceCpuStart = cpuSeconds(pid);
+      if (databaseServer !== undefined) databaseCpuStart = cpuSeconds(databaseServer);
     },
-    afterWalk: () => serviceCpuSeconds.push(cpuSeconds(pid) - serviceCpuStart),
+    afterWalk: () => {
+      serviceCpuSeconds.push(cpuSeconds(pid) - serviceCpuStart);
+      if (databaseServer !== undefined)
+        databaseCpuSeconds.push(cpuSeconds(databaseServer) - databaseCpuStart);
+    },
   }).finally(() => clearInterval(sampler));
   rss.push(rssMb(pid));
   const walkMbPerSecond = walks.map((walk) => walk.bytes / 1e6 / walk.seconds);
@@ -384,6 +404,9 @@ async function runConeWalk(
     `W5: walks at ${walkMbPerSecond.map((rate) => rate.toFixed(1)).join(' / ')} MB/s; the median walk: ` +
       `${(measured.bytes / 1e6).toFixed(1)} MB in ${measured.pages} pages, ${mbPerSecond.toFixed(1)} MB/s; ` +
       `per page ${perPageMs(measured.seconds).toFixed(2)} ms, service CPU ${perPageMs(measured.serviceCpuSeconds).toFixed(2)} ms, ` +
+      (databaseServer === undefined
+        ? ''
+        : `PostgreSQL server CPU ${perPageMs(databaseCpuSeconds[medianIndex]!).toFixed(2)} ms, `) +
       `client CPU ${perPageMs(measured.clientCpuSeconds).toFixed(2)} ms`,
   );
   report.stream = {
@@ -508,6 +531,15 @@ async function runStore(
     });
     started.push(restFloor);
     const services: Services = { graphql, rest, ceiling, floor, restFloor };
+    if (dialect === 'postgres') {
+      services.databaseServerPid = await localPostgresServerPid(databaseUrl);
+      report.databaseServerCounted = services.databaseServerPid !== undefined;
+      log(
+        services.databaseServerPid === undefined
+          ? 'the PostgreSQL server is not a process of this machine: its CPU is not counted with the service'
+          : `the PostgreSQL server runs here (pid ${services.databaseServerPid}): its CPU is counted with the service`,
+      );
+    }
     for (const workload of throughput) {
       if (options.only && !options.only.has(workload.id)) continue;
       try {

@@ -4,6 +4,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import pg from 'pg';
 import { REPO_ROOT } from './datasets';
 
 export const GRAPHQL_MAIN = path.join(REPO_ROOT, 'apps', 'graphql', 'dist', 'main.js');
@@ -161,13 +162,58 @@ function clockTicks(): number {
   return clockTicksPerSecond;
 }
 
-/** CPU time (user + system, seconds, every thread included) a process and its descendants have used so far. */
+/**
+ * CPU time (user + system, seconds, every thread included) a process and its descendants have used so far, those
+ * that ended and were waited for included (a PostgreSQL backend closed by its pool during a run).
+ */
 export function cpuSeconds(pid: number | undefined): number {
   return overProcessTree(pid, (one) => {
     const stat = readFileSync(`/proc/${one}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses: the fields after it start past the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command name.
-    return (Number(fields[11]) + Number(fields[12])) / clockTicks();
+    // utime, stime, cutime and cstime are fields 14-17 of the line, 12-15 after the command name; cutime and cstime
+    // are the waited-for children's, which the tree's walk no longer finds.
+    return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / clockTicks();
   });
+}
+
+/** The parent process id of `pid`, from /proc (Linux); undefined when it cannot be read. */
+export function parentPid(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // ppid is field 4 of the line, 2 after the command name (see cpuSeconds).
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return Number.isSafeInteger(parent) && parent > 0 ? parent : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The PostgreSQL server's main process (the postmaster, whose children are every backend and background worker),
+ * found from the backend that serves `backendPid`, when that server runs on this machine: its CPU shares the cores
+ * with the service and the load generator, so the suite counts it with the service. Undefined when the backend is
+ * not a local process or not PostgreSQL's.
+ */
+export async function localPostgresServerPid(url: string): Promise<number | undefined> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+    return postgresServerOf(rows[0]!.pid);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The local PostgreSQL server whose backend is `backendPid` (localPostgresServerPid), read while it runs. */
+export function postgresServerOf(backendPid: number): number | undefined {
+  const server = parentPid(backendPid);
+  if (server === undefined) return undefined;
+  try {
+    const command = readFileSync(`/proc/${server}/cmdline`, 'utf8');
+    return /postgres/.test(command) ? server : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -63,6 +63,8 @@ export interface StoreReport {
   workloads: WorkloadReport[];
   stream: StreamReport | null;
   failures?: string[];
+  /** PostgreSQL: its server ran on this machine, and its CPU is in the service's (absent before it was counted). */
+  databaseServerCounted?: boolean;
 }
 
 export interface SuiteReport {
@@ -234,7 +236,9 @@ export function cpuBudgetTable(store: StoreReport, cores: number | undefined): s
   if (rows.length === 0) return [];
   return [
     '',
-    `CPU per answered request (µs; user + system of every thread of the answering processes, from /proc) against what ${cores} cores supply per request at each ratio target:`,
+    `CPU per answered request (µs; user + system of every thread of the answering processes, from /proc${
+      store.databaseServerCounted ? "; the service's includes the PostgreSQL server's processes" : ''
+    }) against what ${cores} cores supply per request at each ratio target:`,
     '',
     '| workload | target req/s | cores per request at target | load generator | left to answer | ceiling | stack floor | service | ours (service − floor) | can the stack floor meet it? |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',

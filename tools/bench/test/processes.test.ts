@@ -1,7 +1,7 @@
 // The suite divides the CPU time of the answering processes by the requests they answered: the reading must count
 // every process behind a service (a primary and its workers), or a service with WORKERS > 1 would look cheaper.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpuSeconds } from '../src/processes';
+import { cpuSeconds, localPostgresServerPid, postgresServerOf } from '../src/processes';
 
 const onLinux = process.platform === 'linux' ? it : it.skip;
 
@@ -34,5 +34,35 @@ describe('cpuSeconds', () => {
   it('answers NaN for a process that does not exist', () => {
     expect(cpuSeconds(undefined)).toBeNaN();
     expect(cpuSeconds(2 ** 22 + 12345)).toBeNaN();
+  });
+});
+
+describe('the local PostgreSQL server', () => {
+  const PG_URL = process.env.DATABASE_URL_PG;
+
+  (PG_URL && process.platform === 'linux' ? it : it.skip)(
+    "is found from a backend, and its CPU counts its backends' work",
+    async () => {
+      const server = await localPostgresServerPid(PG_URL!);
+      expect(server).toBeGreaterThan(0);
+      const before = cpuSeconds(server);
+      expect(before).toBeGreaterThanOrEqual(0);
+      // A backend busy for ~0.3 s of CPU, closed before the second reading: the server waited for it, and its
+      // time must still count.
+      const pg = (await import('pg')).default;
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      try {
+        await client.query('select count(*) from generate_series(1, 3000000)');
+      } finally {
+        await client.end();
+      }
+      expect(cpuSeconds(server) - before).toBeGreaterThan(0.05);
+    },
+  );
+
+  it('is not found behind a process that is not a PostgreSQL backend, or one that does not exist', () => {
+    expect(postgresServerOf(process.pid)).toBeUndefined();
+    expect(postgresServerOf(2 ** 22 + 12345)).toBeUndefined();
   });
 });

@@ -120,6 +120,18 @@ describe('cpuBudgetTable', () => {
     );
   });
 
+  it("says when the service's CPU includes a local PostgreSQL server's", () => {
+    const caption = (store: StoreReport) =>
+      cpuBudgetTable(store, 2).find((line) => line.startsWith('CPU per answered request'));
+    expect(caption(storeWith(200, 1100))).not.toContain('PostgreSQL');
+    expect(caption({ ...storeWith(200, 1100), dialect: 'postgres', databaseServerCounted: true })).toContain(
+      "the service's includes the PostgreSQL server's processes",
+    );
+    expect(
+      caption({ ...storeWith(200, 1100), dialect: 'postgres', databaseServerCounted: false }),
+    ).not.toContain('PostgreSQL server');
+  });
+
   it('leaves the table out when the run has no CPU figures or no core count', () => {
     const store = storeWith(200, 1100);
     expect(cpuBudgetTable(store, undefined)).toEqual([]);
