@@ -266,9 +266,9 @@ builder.queryFields((t) => ({
       // With no member or prefix filter, every page's chunk is one statement compiled once per shape (the months, an
       // ASN list or none, the order), its values bound at each run, as the point lookups are (compiledLookups.ts):
       // building and compiling it with Kysely cost ~3% of the cone walk's CPU (W5, docs/performance.md, twenty-fourth
-      // round). SQLite only, as keyListPage (asn.ts) and for the same reason.
+      // round). On PostgreSQL it runs named and planned once, its LIMIT written in (a generic plan of `LIMIT $n`
+      // reckons with a tenth of the month), as a list page's (listPage.ts).
       const compiled =
-        context.dialect === 'sqlite' &&
         filters.membersSome === null &&
         filters.membersAll.length === 0 &&
         filters.prefixes.length === 0 &&
@@ -284,6 +284,7 @@ builder.queryFields((t) => ({
       } = CONE_CHUNK_PLACEHOLDERS;
       const coneChunk = async (offset: number, limit: number): Promise<StreamCone[]> => {
         if (filters.months.length === 0) return [];
+        const literalLimit = context.dialect === 'postgres' && Number.isSafeInteger(limit);
         const rows = compiled
           ? await context.compiled<{
               date: string;
@@ -292,9 +293,14 @@ builder.queryFields((t) => ({
               cone_asns: number | string;
               cone_prefixes: number | string;
             }>(
-              shape,
+              literalLimit ? `${shape}|limit ${limit}` : shape,
               'asns',
-              () => chunkOf(placeholderValues, limitPlaceholder, offsetPlaceholder),
+              () =>
+                chunkOf(
+                  placeholderValues,
+                  literalLimit ? sql.lit(limit) : limitPlaceholder,
+                  offsetPlaceholder,
+                ),
               // The ASN list's placeholder is bound only when the walk has one.
               [
                 placeholderValues.months,
