@@ -212,13 +212,13 @@ async function rowsOfKeyPage<TB extends ListTable, Row>(
     return table.where(sql<boolean>`(${own('date')}, ${own(spec.key)}) in (${keyPage})`).orderBy(outerOrder);
   };
   const skip = start ? start.skip : offset;
-  const { compiled } = spec;
+  // PostgreSQL runs a compiled statement named and plans it once, generically (compiledLookups.ts): there the page's
+  // LIMIT is written into it, since a generic plan of `LIMIT $n` reckons with a tenth of the month and hashes all of
+  // it (40-80 ms for W2's page against 2 ms; docs/performance.md, twenty-sixth round).
+  const literalLimit = spec.dialect === 'postgres';
+  const compiled = literalLimit && !Number.isSafeInteger(limit) ? undefined : spec.compiled;
   if (compiled) {
     const { month, value, key, limit: limitPlaceholder, offset: offsetPlaceholder } = PAGE_PLACEHOLDERS;
-    // PostgreSQL runs the statement named and plans it once, generically (compiledLookups.ts): there the page's
-    // LIMIT is written into it, since a generic plan of `LIMIT $n` reckons with a tenth of the month and hashes all
-    // of it (40-80 ms for W2's page against 2 ms; docs/performance.md, twenty-sixth round).
-    const literalLimit = spec.dialect === 'postgres' && Number.isSafeInteger(limit);
     const rows = await compiled.run<Record<string, unknown>>(
       `list page|${spec.table}|${compiled.shape}|${form}|${start ? 'after a bookmark' : 'offset'}` +
         (literalLimit ? `|limit ${limit}` : ''),

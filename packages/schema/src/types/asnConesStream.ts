@@ -284,34 +284,35 @@ builder.queryFields((t) => ({
       } = CONE_CHUNK_PLACEHOLDERS;
       const coneChunk = async (offset: number, limit: number): Promise<StreamCone[]> => {
         if (filters.months.length === 0) return [];
-        const literalLimit = context.dialect === 'postgres' && Number.isSafeInteger(limit);
-        const rows = compiled
-          ? await context.compiled<{
-              date: string;
-              asn: number | string;
-              rank: number | string | null;
-              cone_asns: number | string;
-              cone_prefixes: number | string;
-            }>(
-              literalLimit ? `${shape}|limit ${limit}` : shape,
-              'asns',
-              () =>
-                chunkOf(
-                  placeholderValues,
-                  literalLimit ? sql.lit(limit) : limitPlaceholder,
+        const literalLimit = context.dialect === 'postgres';
+        const rows =
+          compiled && (!literalLimit || Number.isSafeInteger(limit))
+            ? await context.compiled<{
+                date: string;
+                asn: number | string;
+                rank: number | string | null;
+                cone_asns: number | string;
+                cone_prefixes: number | string;
+              }>(
+                literalLimit ? `${shape}|limit ${limit}` : shape,
+                'asns',
+                () =>
+                  chunkOf(
+                    placeholderValues,
+                    literalLimit ? sql.lit(limit) : limitPlaceholder,
+                    offsetPlaceholder,
+                  ),
+                // The ASN list's placeholder is bound only when the walk has one.
+                [
+                  placeholderValues.months,
+                  placeholderValues.seen,
+                  placeholderValues.asns,
+                  limitPlaceholder,
                   offsetPlaceholder,
-                ),
-              // The ASN list's placeholder is bound only when the walk has one.
-              [
-                placeholderValues.months,
-                placeholderValues.seen,
-                placeholderValues.asns,
-                limitPlaceholder,
-                offsetPlaceholder,
-              ],
-              [values.months, values.seen, values.asns, limit, offset],
-            )
-          : await chunkOf(values, limit, offset).execute();
+                ],
+                [values.months, values.seen, values.asns, limit, offset],
+              )
+            : await chunkOf(values, limit, offset).execute();
         return rows.map((row) => ({
           date: row.date,
           asn: Number(row.asn),
