@@ -124,7 +124,7 @@ function redact(url: string): string {
  * pg's own give every result's rows a hidden class of their own (row-objects.ts). Cursors and multi-statement
  * results pass through as pg gives them.
  */
-function withRowObjects(pool: Pool): PostgresPool {
+function poolWithRowObjects(pool: Pool): PostgresPool {
   return {
     connect: async () => {
       const client = await pool.connect();
@@ -168,7 +168,9 @@ export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOp
       pool.on('error', (error) => process.emitWarning(`PostgreSQL idle connection lost: ${error.message}`));
       return pool;
     };
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withRowObjects(openPool()) }) });
+    const db = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: poolWithRowObjects(openPool()) }),
+    });
     const prepared = openPool('-c plan_cache_mode=force_generic_plan');
     return {
       db,

@@ -1,5 +1,5 @@
 // Rows read from PostgreSQL through Kysely are objects of one hidden class from one result to the next (connection.ts
-// withRowObjects): pg's own row objects get a class per result, which every resolver's property access then meets
+// poolWithRowObjects): pg's own row objects get a class per result, which every resolver's property access then meets
 // anew. A child process, for V8's %HaveSameMap; it runs the built package (turbo builds before testing).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

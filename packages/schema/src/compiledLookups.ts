@@ -6,8 +6,10 @@
 // On PostgreSQL they run as named prepared statements: Kysely's driver sends every statement unnamed, so the server
 // parses and plans each execution again (W1's statements: 328 µs per request unnamed, 109 µs named, measured with
 // pg at 10 connections). Only statements whose plan does not depend on their values are named (these key lookups,
-// and what callers pass to runPrepared, such as one ASN's neighbour page), so a generic plan is as good as a custom
-// one; their texts are bounded (MAX_PREPARED).
+// and what callers pass to runPrepared, such as one ASN's neighbour page, or compile, such as a list page with its
+// LIMIT written in), so a generic plan is as good as a custom one: they run in the handle's pool whose sessions plan
+// every statement once, generically (@asrank/db connection.ts). Their texts are bounded (MAX_PREPARED); beyond, a
+// statement runs unnamed through Kysely, planned for its values.
 import { createQueryId, type Compilable, type CompiledQuery, type Kysely } from 'kysely';
 import { rowObjectBuilder, type Database, type DatabaseHandle } from '@asrank/db';
 
