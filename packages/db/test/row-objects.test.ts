@@ -22,4 +22,19 @@ describe('rowObjectBuilder', () => {
     expect(toRow([1])).toEqual({ a: 1, b: undefined });
     expect(toRow([1, 2, 3])).toEqual({ a: 1, b: 2 });
   });
+
+  it('keeps a __proto__ column as a property of its own, not as the prototype', () => {
+    const row = rowObjectBuilder(['asn', '__proto__'])([1, { polluted: true }]);
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(Object.keys(row)).toEqual(['asn', '__proto__']);
+    expect((row as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+
+  it('makes one builder per column list, whose rows share their shape', () => {
+    expect(rowObjectBuilder(['a', 'b'])).toBe(rowObjectBuilder(['a', 'b']));
+    expect(rowObjectBuilder(['a', 'b'])).not.toBe(rowObjectBuilder(['b', 'a']));
+    // Names that would break out of the literal are only keys.
+    const odd = rowObjectBuilder(['a"]; throw 1; //', 'b\\', 'c\u2028'])([1, 2, 3]);
+    expect(Object.values(odd)).toEqual([1, 2, 3]);
+  });
 });
