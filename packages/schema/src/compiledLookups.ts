@@ -10,8 +10,8 @@
 // LIMIT written in), so a generic plan is as good as a custom one: they run in the handle's pool whose sessions plan
 // every statement once, generically (@asrank/db connection.ts). Their texts are bounded (MAX_PREPARED); beyond, a
 // statement runs unnamed through Kysely, planned for its values.
-import { createQueryId, type Compilable, type CompiledQuery, type Kysely } from 'kysely';
-import { rowObjectBuilder, type Database, type DatabaseHandle } from '@asrank/db';
+import { createQueryId, sql, type Compilable, type CompiledQuery, type Kysely } from 'kysely';
+import { rowObjectBuilder, type Database, type DatabaseHandle, type DialectName } from '@asrank/db';
 
 /** Times one executed statement by kind and first table (the service's database query histogram). */
 export type StatementObserver = (kind: string, table: string, seconds: number) => void;
@@ -126,4 +126,20 @@ export async function runCompiled<Row>(
     placeholderAt.map((index) => values[index]),
     observe,
   );
+}
+
+/**
+ * The LIMIT of a statement compiled once, and what it adds to the statement's shape. On PostgreSQL it is written in
+ * as a literal: the named statement is planned once, generically, and a generic plan of `LIMIT $n` reckons with a
+ * tenth of the table (a hash over the whole month: 40-80 ms for W2's page against 2 ms; docs/performance.md,
+ * twenty-sixth round). Elsewhere it is `placeholder`, bound at each run. Null when PostgreSQL's LIMIT is not a whole
+ * number: the caller builds its statement instead.
+ */
+export function compiledLimit(
+  dialect: DialectName,
+  limit: number,
+  placeholder: unknown,
+): { shape: string; bound: unknown } | null {
+  if (dialect !== 'postgres') return { shape: '', bound: placeholder };
+  return Number.isSafeInteger(limit) ? { shape: `|limit ${limit}`, bound: sql.lit(limit) } : null;
 }

@@ -27,6 +27,7 @@ import {
   type PageBound,
   type SeekTerm,
 } from './pageBookmarks';
+import { compiledLimit } from './compiledLookups';
 import { byPrimaryKey, nullsLastPage, orderByList, sortKeysNamed, type SortColumn } from './sql';
 
 type ListTable = 'asns' | 'organizations';
@@ -212,23 +213,19 @@ async function rowsOfKeyPage<TB extends ListTable, Row>(
     return table.where(sql<boolean>`(${own('date')}, ${own(spec.key)}) in (${keyPage})`).orderBy(outerOrder);
   };
   const skip = start ? start.skip : offset;
-  // PostgreSQL runs a compiled statement named and plans it once, generically (compiledLookups.ts): there the page's
-  // LIMIT is written into it, since a generic plan of `LIMIT $n` reckons with a tenth of the month and hashes all of
-  // it (40-80 ms for W2's page against 2 ms; docs/performance.md, twenty-sixth round).
-  const literalLimit = spec.dialect === 'postgres';
-  const compiled = literalLimit && !Number.isSafeInteger(limit) ? undefined : spec.compiled;
-  if (compiled) {
-    const { month, value, key, limit: limitPlaceholder, offset: offsetPlaceholder } = PAGE_PLACEHOLDERS;
+  const { month, value, key, limit: limitPlaceholder, offset: offsetPlaceholder } = PAGE_PLACEHOLDERS;
+  const { compiled } = spec;
+  const pageLimit = compiled ? compiledLimit(spec.dialect, limit, limitPlaceholder) : null;
+  if (compiled && pageLimit) {
     const rows = await compiled.run<Record<string, unknown>>(
-      `list page|${spec.table}|${compiled.shape}|${form}|${start ? 'after a bookmark' : 'offset'}` +
-        (literalLimit ? `|limit ${limit}` : ''),
+      `list page|${spec.table}|${compiled.shape}|${form}|${start ? 'after a bookmark' : 'offset'}${pageLimit.shape}`,
       spec.table,
       () =>
         spec.selectRows(
           pageRows(
             keyRange(compiled.queryOver(month)),
             start ? { value, key: [key] } : null,
-            literalLimit ? sql.lit(limit) : (limitPlaceholder as unknown as number),
+            pageLimit.bound as PageBound,
             offsetPlaceholder as unknown as number,
           ),
           true,

@@ -30,6 +30,7 @@ import { AsnRef, PrefixRef, type PrefixRecord } from './refs';
 import { ASN_HISTORIC_ORDER, ASN_SORT_COLUMNS } from './asn';
 import { memberKeys, memberRecords } from './asnCone';
 import { selectedAsnColumns, selectsOnlyAsnKey } from '../asnColumns';
+import { compiledLimit } from '../compiledLookups';
 
 /** Bound in place of a cone chunk's values when its statement is compiled; values its SQL never binds otherwise. */
 const CONE_CHUNK_PLACEHOLDERS = {
@@ -266,8 +267,7 @@ builder.queryFields((t) => ({
       // With no member or prefix filter, every page's chunk is one statement compiled once per shape (the months, an
       // ASN list or none, the order), its values bound at each run, as the point lookups are (compiledLookups.ts):
       // building and compiling it with Kysely cost ~3% of the cone walk's CPU (W5, docs/performance.md, twenty-fourth
-      // round). On PostgreSQL it runs named and planned once, its LIMIT written in (a generic plan of `LIMIT $n`
-      // reckons with a tenth of the month), as a list page's (listPage.ts).
+      // round). On PostgreSQL it runs named and planned once, its LIMIT written in (compiledLimit).
       const compiled =
         filters.membersSome === null &&
         filters.membersAll.length === 0 &&
@@ -284,35 +284,29 @@ builder.queryFields((t) => ({
       } = CONE_CHUNK_PLACEHOLDERS;
       const coneChunk = async (offset: number, limit: number): Promise<StreamCone[]> => {
         if (filters.months.length === 0) return [];
-        const literalLimit = context.dialect === 'postgres';
-        const rows =
-          compiled && (!literalLimit || Number.isSafeInteger(limit))
-            ? await context.compiled<{
-                date: string;
-                asn: number | string;
-                rank: number | string | null;
-                cone_asns: number | string;
-                cone_prefixes: number | string;
-              }>(
-                literalLimit ? `${shape}|limit ${limit}` : shape,
-                'asns',
-                () =>
-                  chunkOf(
-                    placeholderValues,
-                    literalLimit ? sql.lit(limit) : limitPlaceholder,
-                    offsetPlaceholder,
-                  ),
-                // The ASN list's placeholder is bound only when the walk has one.
-                [
-                  placeholderValues.months,
-                  placeholderValues.seen,
-                  placeholderValues.asns,
-                  limitPlaceholder,
-                  offsetPlaceholder,
-                ],
-                [values.months, values.seen, values.asns, limit, offset],
-              )
-            : await chunkOf(values, limit, offset).execute();
+        const chunkLimit = compiled ? compiledLimit(context.dialect, limit, limitPlaceholder) : null;
+        const rows = chunkLimit
+          ? await context.compiled<{
+              date: string;
+              asn: number | string;
+              rank: number | string | null;
+              cone_asns: number | string;
+              cone_prefixes: number | string;
+            }>(
+              `${shape}${chunkLimit.shape}`,
+              'asns',
+              () => chunkOf(placeholderValues, chunkLimit.bound, offsetPlaceholder),
+              // The ASN list's placeholder is bound only when the walk has one.
+              [
+                placeholderValues.months,
+                placeholderValues.seen,
+                placeholderValues.asns,
+                limitPlaceholder,
+                offsetPlaceholder,
+              ],
+              [values.months, values.seen, values.asns, limit, offset],
+            )
+          : await chunkOf(values, limit, offset).execute();
         return rows.map((row) => ({
           date: row.date,
           asn: Number(row.asn),
