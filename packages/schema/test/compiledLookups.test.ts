@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { runCompiled } from '../src/compiledLookups';
-import { LOAD_TIMEOUT_MS, openLoadedStore, PG_URL, STORE_KINDS, type LoadedStore } from './support/store';
+import { LOAD_TIMEOUT_MS, openLoadedStore, STORE_KINDS, type LoadedStore } from './support/store';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -143,13 +143,8 @@ describe.each(STORE_KINDS)('compiled lookups on %s', (kind) => {
 
   if (kind === 'postgres') {
     it('runs as one named prepared statement per shape on PostgreSQL, which the server parses once', async () => {
-      const { rows } = await sql<{ name: string }>`select current_database() as name`.execute(
-        store.handle.db,
-      );
-      const url = new URL(PG_URL!);
-      url.pathname = `/${rows[0]!.name}`;
       // One connection, so the statements it prepared are the ones pg_prepared_statements lists.
-      const pool = new pg.Pool({ connectionString: url.toString(), max: 1 });
+      const pool = new pg.Pool({ connectionString: store.url, max: 1 });
       try {
         const observed = await lookUpFirstAsns(
           { db: store.handle.db, postgres: pool },

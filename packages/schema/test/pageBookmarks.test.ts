@@ -16,7 +16,6 @@ import {
   LOAD_TIMEOUT_MS,
   reloadThinned,
   openLoadedStore,
-  PG_URL,
   STORE_KINDS,
   type LoadedStore,
 } from './support/store';
@@ -185,13 +184,8 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
 
   if (kind === 'postgres') {
     it('plans a page statement once, generically, in the sessions of the prepared-statement pool', async () => {
-      const { rows } = await sql<{ name: string }>`select current_database() as name`.execute(
-        store.handle.db,
-      );
-      const url = new URL(PG_URL!);
-      url.pathname = `/${rows[0]!.name}`;
       // One connection per pool, so the statements it prepared are the ones pg_prepared_statements lists.
-      const handle = openDatabase(url.toString(), { poolSize: 1 });
+      const handle = openDatabase(store.url!, { poolSize: 1 });
       try {
         const facts = createStoreFacts(handle, undefined, WAITING);
         const total = (await storedRows()).length;

@@ -13,6 +13,8 @@ export interface LoadedStore {
   name: 'sqlite' | 'postgres';
   handle: DatabaseHandle;
   dates: string[];
+  /** PostgreSQL: the URL of the store's own database, for a test that opens handles of its own to it. */
+  url?: string;
   close(): Promise<void>;
 }
 
@@ -68,6 +70,7 @@ export async function openLoadedStore(kind: 'sqlite' | 'postgres'): Promise<Load
     name: kind,
     handle,
     dates,
+    url: url.toString(),
     close: async () => {
       await handle.close();
       const dropper = new pg.Client({ connectionString: PG_URL });
