@@ -162,15 +162,19 @@ function clockTicks(): number {
   return clockTicksPerSecond;
 }
 
+/** The fields of /proc/PID/stat after the command name (field 2), which may hold spaces and parentheses. */
+function statFieldsAfterCommand(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 /**
  * CPU time (user + system, seconds, every thread included) a process and its descendants have used so far, those
  * that ended and were waited for included (a PostgreSQL backend closed by its pool during a run).
  */
 export function cpuSeconds(pid: number | undefined): number {
   return overProcessTree(pid, (one) => {
-    const stat = readFileSync(`/proc/${one}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces and parentheses: the fields after it start past the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const fields = statFieldsAfterCommand(one);
     // utime, stime, cutime and cstime are fields 14-17 of the line, 12-15 after the command name; cutime and cstime
     // are the waited-for children's, which the tree's walk no longer finds.
     return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / clockTicks();
@@ -180,9 +184,8 @@ export function cpuSeconds(pid: number | undefined): number {
 /** The parent process id of `pid`, from /proc (Linux); undefined when it cannot be read. */
 export function parentPid(pid: number): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // ppid is field 4 of the line, 2 after the command name (see cpuSeconds).
-    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    // ppid is field 4 of the line, 2 after the command name.
+    const parent = Number(statFieldsAfterCommand(pid)[1]);
     return Number.isSafeInteger(parent) && parent > 0 ? parent : undefined;
   } catch {
     return undefined;
@@ -191,7 +194,7 @@ export function parentPid(pid: number): number | undefined {
 
 /**
  * The PostgreSQL server's main process (the postmaster, whose children are every backend and background worker),
- * found from the backend that serves `backendPid`, when that server runs on this machine: its CPU shares the cores
+ * found as the parent of the backend a connection to `url` gets, when that server runs on this machine: its CPU shares the cores
  * with the service and the load generator, so the suite counts it with the service. Undefined when the backend is
  * not a local process or not PostgreSQL's.
  */
