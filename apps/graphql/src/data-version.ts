@@ -4,6 +4,7 @@
 // event-loop turn. Reading it at most once a second would be cheaper still but could serve an answer from before a
 // load for up to that second; the issue asks that a cached answer is never served after the data changed.
 import type { DatabaseHandle } from '@asrank/db';
+import { turnSnapshot } from './turn-snapshot';
 
 export type DataVersionReader = () => Promise<string>;
 
@@ -35,7 +36,12 @@ export function dataVersionReader(handle: DatabaseHandle): DataVersionReader {
   if (handle.sqlite) {
     // A prepared statement on the raw handle skips Kysely's compile step on this hot path.
     const statement = handle.sqlite.prepare(`select value from meta where key = 'data_version'`).pluck();
-    return sharedWithinTurn(() => Promise.resolve(String(statement.get() ?? '0')));
+    // The turn's read transaction: the version and the rows the turn's requests read come from one snapshot.
+    const snapshot = turnSnapshot(handle.sqlite);
+    return sharedWithinTurn(() => {
+      snapshot.enter();
+      return Promise.resolve(String(statement.get() ?? '0'));
+    });
   }
   if (handle.postgres) {
     // A named statement, parsed and planned once per connection (Kysely sends each statement unnamed).
