@@ -2,9 +2,16 @@
 // primary key of `asns`, where one month's records lie together, never through migration 011's (asn, date, ...)
 // history index, which SQLite's planner would otherwise pick for them (sql.ts `byPrimaryKey`). An AS's history keeps
 // that index. Observed on a real SQLite file with planner statistics: every statement the resolvers prepare is
-// recorded and its plan read back.
-import { refreshStatistics } from '@asrank/db';
-import { busiestAsns, LOAD_TIMEOUT_MS, openLoadedStore, queryData, type LoadedStore } from './support/store';
+// recorded and its plan read back. On PostgreSQL an AS's history is one named statement, planned once, generically.
+import { openDatabase, refreshStatistics } from '@asrank/db';
+import {
+  busiestAsns,
+  LOAD_TIMEOUT_MS,
+  openLoadedStore,
+  PG_URL,
+  queryData,
+  type LoadedStore,
+} from './support/store';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -90,5 +97,42 @@ describe('one month’s ASN records on sqlite', () => {
       { asns, start: store.dates[0], end: store.dates.at(-1) },
     );
     expect(plans.join('\n')).toContain(`USING COVERING INDEX ${HISTORY_INDEX} (asn=? AND date>? AND date<?)`);
+  });
+});
+
+(PG_URL ? describe : describe.skip)('an AS’s history on postgres', () => {
+  let store: LoadedStore;
+
+  beforeAll(async () => {
+    store = await openLoadedStore('postgres');
+  }, LOAD_TIMEOUT_MS);
+  afterAll(() => store?.close());
+
+  it('runs as one named statement, planned once generically for every list of ASNs and months', async () => {
+    // One connection per pool, so the statements it prepared are the ones pg_prepared_statements lists.
+    const handle = openDatabase(store.url!, { poolSize: 1 });
+    try {
+      const busiest = (await busiestAsns(handle, store.dates.at(-1)!, 6)).map((row) => String(row.asn));
+      const history = (asns: string[], start: string) =>
+        queryData<{ asns: { edges: { node: { asn: string; date: string } }[] } }>(
+          handle,
+          'query ($asns: [String!], $start: String!, $end: String!) { asns(asns: $asns, dateStart: $start, dateEnd: $end, first: 20) { edges { node { asn date rank } } } }',
+          { asns, start, end: store.dates.at(-1) },
+        );
+      // Lists of different lengths over different spans of months: one shape, so one statement.
+      const answers = [
+        await history(busiest.slice(0, 2), store.dates[0]!),
+        await history(busiest, store.dates[0]!),
+        await history(busiest.slice(3), store.dates.at(-2) ?? store.dates[0]!),
+      ];
+      expect(answers[1]!.asns.edges.length).toBeGreaterThan(answers[0]!.asns.edges.length);
+      const { rows } = await handle.postgres!.query<{ generic_plans: string; custom_plans: string }>(
+        `select generic_plans, custom_plans from pg_prepared_statements
+          where statement like '%from "asns"%' and statement like '%"asn" = any(%' and statement like '%limit 20 %'`,
+      );
+      expect(rows.map((row) => [Number(row.generic_plans), Number(row.custom_plans)])).toEqual([[3, 0]]);
+    } finally {
+      await handle.close();
+    }
   });
 });

@@ -20,6 +20,7 @@ import {
   type SortColumn,
 } from '../sql';
 import { listPage, monthBookmarks } from '../listPage';
+import { compiledLimit } from '../compiledLookups';
 import { nestedPage } from '../nestedPages';
 import { nameConditions } from '../nameSearch';
 import {
@@ -217,12 +218,13 @@ type KeyListRecords = (
 ) => SelectQueryBuilder<Database, 'asns', object>;
 
 /**
- * One page of a list of ASNs (`asns: [...]`, with or without an interval: an AS's history) with no other filter, on
- * SQLite: the statement listPage reads such a page with (one ORDER BY ... LIMIT over the listed ASNs' records), compiled
- * once per shape (pruned columns, sort, one month or several) with the months, ASNs and page bound at each run, as the
- * point lookups are (compiledLookups.ts). Building and compiling it with Kysely cost ~8% of the historic workload's
- * CPU (W4, docs/performance.md, twenty-fourth round). PostgreSQL keeps listPage's unnamed statement: a compiled one
- * runs there as a named prepared statement, whose generic plan has not been measured for this shape.
+ * One page of a list of ASNs (`asns: [...]`, with or without an interval: an AS's history) with no other filter: the
+ * statement listPage reads such a page with (one ORDER BY ... LIMIT over the listed ASNs' records), compiled once per
+ * shape (pruned columns, sort, one month or several) with the months, ASNs and page bound at each run, as the point
+ * lookups are (compiledLookups.ts). Building and compiling it with Kysely cost ~8% of the historic workload's CPU (W4,
+ * docs/performance.md, twenty-fourth round). On PostgreSQL it runs named and planned once, its LIMIT written in
+ * (compiledLimit): the listed ASNs' records are found through the (asn, date, ...) index whatever the list's length,
+ * so the generic plan is the custom one. Null when that LIMIT cannot be written in: the caller builds the page.
  */
 async function keyListPage(
   context: AsrankContext,
@@ -235,31 +237,45 @@ async function keyListPage(
     asns: readonly number[];
     page: { first: number; offset: number };
   },
-): Promise<Partial<AsnRow>[]> {
+): Promise<Partial<AsnRow>[] | null> {
   const { records, columns, keys, order, months, asns, page } = spec;
+  const { dialect } = context;
+  const [listPlaceholder, limitPlaceholder, offsetPlaceholder] = KEY_LIST_PLACEHOLDERS.rest;
+  const limit = compiledLimit(dialect, page.first, limitPlaceholder);
+  if (limit === null) return null;
   const oneMonth = months.length === 1;
-  const shape = `asns key list|${oneMonth ? 'month' : 'months'}|${order === ASN_ORDER ? '' : 'historic'}|${sortKeysNamed(keys)}|${columns.join(',')}`;
-  // The month condition's parameters (as monthSpanIn binds them), then the ASNs and the page.
-  const monthPlaceholders = oneMonth ? KEY_LIST_PLACEHOLDERS.month : KEY_LIST_PLACEHOLDERS.months;
+  const shape = `asns key list|${oneMonth ? 'month' : 'months'}|${order === ASN_ORDER ? '' : 'historic'}|${sortKeysNamed(keys)}|${columns.join(',')}${limit.shape}`;
+  // The month condition's parameters (as monthSpanIn binds them: SQLite's span is first, last and the list,
+  // PostgreSQL's the list alone), then the ASNs and the page.
+  const monthPlaceholders = oneMonth
+    ? KEY_LIST_PLACEHOLDERS.month
+    : dialect === 'sqlite'
+      ? KEY_LIST_PLACEHOLDERS.months
+      : KEY_LIST_PLACEHOLDERS.months.slice(-1);
+  const monthList = boundList(dialect, months, 'text');
   const monthValues = oneMonth
     ? [months[0]]
-    : [months[0], months.at(-1), boundList('sqlite', months, 'text')];
+    : dialect === 'sqlite'
+      ? [months[0], months.at(-1), monthList]
+      : [monthList];
   return context.compiled<Partial<AsnRow>>(
     shape,
     'asns',
     (...bound) => {
       const inMonths = oneMonth
-        ? boundDateIn('sqlite', 'date', 1, bound[0])
-        : boundMonthSpan('date', bound[0], bound[1], bound[2]);
-      const [list, limit, offset] = bound.slice(monthPlaceholders.length);
-      return records(inMonths, inBoundList('sqlite', 'asn', list, 'bigint'))
+        ? boundDateIn(dialect, 'date', 1, bound[0])
+        : dialect === 'sqlite'
+          ? boundMonthSpan('date', bound[0], bound[1], bound[2])
+          : boundDateIn(dialect, 'date', months.length, bound[0]);
+      const [list, , offset] = bound.slice(monthPlaceholders.length);
+      return records(inMonths, inBoundList(dialect, 'asn', list, 'bigint'))
         .select(columns)
-        .orderBy(orderByList('sqlite', keys, ASN_SORT_COLUMNS, order, { keyLookup: true }))
-        .limit(limit as number)
+        .orderBy(orderByList(dialect, keys, ASN_SORT_COLUMNS, order, { keyLookup: true }))
+        .limit(limit.bound as number)
         .offset(offset as number);
     },
-    [...monthPlaceholders, ...KEY_LIST_PLACEHOLDERS.rest],
-    [...monthValues, boundList('sqlite', asns, 'bigint'), page.first, page.offset],
+    [...monthPlaceholders, listPlaceholder, limitPlaceholder, offsetPlaceholder],
+    [...monthValues, boundList(dialect, asns, 'bigint'), page.first, page.offset],
   );
 }
 
@@ -339,22 +355,20 @@ builder.queryFields((t) => ({
         asnFilter === null
           ? monthListScope('asns', months, { seen: args.seen, name: args.name?.toLowerCase() })
           : null;
-      if (
-        historyRanges &&
-        asnFilter.length > 0 &&
-        args.name == null &&
-        args.seen == null &&
-        context.dialect === 'sqlite'
-      ) {
-        const nodes = (await keyListPage(context, {
-          records: recordsQuery,
-          columns,
-          keys,
-          order,
-          months,
-          asns: asnFilter,
-          page,
-        })) as AsnRow[];
+      const keyListNodes =
+        historyRanges && asnFilter.length > 0 && args.name == null && args.seen == null
+          ? await keyListPage(context, {
+              records: recordsQuery,
+              columns,
+              keys,
+              order,
+              months,
+              asns: asnFilter,
+              page,
+            })
+          : null;
+      if (keyListNodes !== null) {
+        const nodes = keyListNodes as AsnRow[];
         return { nodes, totalCount: () => listTotal(context, recordsQuery(), totalScope), ...page };
       }
       let query = recordsQuery();
