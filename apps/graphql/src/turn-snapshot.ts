@@ -30,14 +30,20 @@ export function turnSnapshot(sqlite: SqliteConnection): TurnSnapshot {
   let leaveScheduled = false;
   const leave = () => {
     if (!ownTransaction) return;
-    ownTransaction = false;
     // A read transaction's COMMIT cannot fail for want of anything; SQLite may have ended it already after an
     // I/O error, and a closed connection has none left.
     if (sqlite.open && sqlite.inTransaction) commit.run();
+    ownTransaction = false;
   };
   const leaveAtTurnEnd = () => {
-    leaveScheduled = false;
-    leave();
+    try {
+      leave();
+      leaveScheduled = false;
+    } catch {
+      // better-sqlite3 runs no statement while another one on the connection is being iterated (a statement run
+      // outside the statement cache): the transaction ends at the end of a later turn, after that iteration.
+      setImmediate(leaveAtTurnEnd);
+    }
   };
   const snapshot: TurnSnapshot = {
     enter() {

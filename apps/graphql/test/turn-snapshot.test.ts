@@ -114,4 +114,20 @@ describe('one read transaction per event-loop turn (SQLite)', () => {
     expect(seen).toHaveLength(total);
     expect(countRows()).toBe(total);
   });
+
+  it('closes the turn transaction after a statement the service did not start is iterated past the turn', async () => {
+    await nextTurn();
+    const sqlite = reader.sqlite!;
+    const total = countRows();
+    const iterator = sqlite.prepare('select n from numbers').iterate();
+    iterator.next();
+    // The turn ends while the connection is busy with the iteration: no COMMIT can run, and nothing may throw.
+    await nextTurn();
+    expect(sqlite.inTransaction).toBe(true);
+    let rest = 0;
+    while (!iterator.next().done) rest += 1;
+    expect(rest).toBe(total - 1);
+    await nextTurn();
+    expect(sqlite.inTransaction).toBe(false);
+  });
 });
