@@ -245,37 +245,43 @@ async function keyListPage(
   if (limit === null) return null;
   const oneMonth = months.length === 1;
   const shape = `asns key list|${oneMonth ? 'month' : 'months'}|${order === ASN_ORDER ? '' : 'historic'}|${sortKeysNamed(keys)}|${columns.join(',')}${limit.shape}`;
-  // The month condition's parameters (as monthSpanIn binds them: SQLite's span is first, last and the list,
-  // PostgreSQL's the list alone), then the ASNs and the page.
-  const monthPlaceholders = oneMonth
-    ? KEY_LIST_PLACEHOLDERS.month
-    : dialect === 'sqlite'
-      ? KEY_LIST_PLACEHOLDERS.months
-      : KEY_LIST_PLACEHOLDERS.months.slice(-1);
+  // The month condition as monthSpanIn builds it (one month; SQLite's span of first and last month with the list as a
+  // filter; PostgreSQL's list alone): its placeholders, its values, and its SQL over the placeholders.
   const monthList = boundList(dialect, months, 'text');
-  const monthValues = oneMonth
-    ? [months[0]]
+  const monthCondition: {
+    placeholders: readonly string[];
+    values: unknown[];
+    over(bound: unknown[]): RawBuilder<boolean>;
+  } = oneMonth
+    ? {
+        placeholders: KEY_LIST_PLACEHOLDERS.month,
+        values: [months[0]],
+        over: (bound) => boundDateIn(dialect, 'date', 1, bound[0]),
+      }
     : dialect === 'sqlite'
-      ? [months[0], months.at(-1), monthList]
-      : [monthList];
+      ? {
+          placeholders: KEY_LIST_PLACEHOLDERS.months,
+          values: [months[0], months.at(-1), monthList],
+          over: (bound) => boundMonthSpan('date', bound[0], bound[1], bound[2]),
+        }
+      : {
+          placeholders: KEY_LIST_PLACEHOLDERS.months.slice(-1),
+          values: [monthList],
+          over: (bound) => boundDateIn(dialect, 'date', months.length, bound[0]),
+        };
   return context.compiled<Partial<AsnRow>>(
     shape,
     'asns',
     (...bound) => {
-      const inMonths = oneMonth
-        ? boundDateIn(dialect, 'date', 1, bound[0])
-        : dialect === 'sqlite'
-          ? boundMonthSpan('date', bound[0], bound[1], bound[2])
-          : boundDateIn(dialect, 'date', months.length, bound[0]);
-      const [list, , offset] = bound.slice(monthPlaceholders.length);
-      return records(inMonths, inBoundList(dialect, 'asn', list, 'bigint'))
+      const [list, , offset] = bound.slice(monthCondition.placeholders.length);
+      return records(monthCondition.over(bound), inBoundList(dialect, 'asn', list, 'bigint'))
         .select(columns)
         .orderBy(orderByList(dialect, keys, ASN_SORT_COLUMNS, order, { keyLookup: true }))
         .limit(limit.bound as number)
         .offset(offset as number);
     },
-    [...monthPlaceholders, listPlaceholder, limitPlaceholder, offsetPlaceholder],
-    [...monthValues, boundList(dialect, asns, 'bigint'), page.first, page.offset],
+    [...monthCondition.placeholders, listPlaceholder, limitPlaceholder, offsetPlaceholder],
+    [...monthCondition.values, boundList(dialect, asns, 'bigint'), page.first, page.offset],
   );
 }
 
