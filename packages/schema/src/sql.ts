@@ -168,12 +168,35 @@ export function monthSpanIn(
   column: string,
   months: readonly string[],
 ): RawBuilder<boolean> {
-  if (dialect !== 'sqlite' || months.length <= 1) return dateIn(dialect, column, months);
-  return boundMonthSpan(column, months[0], months.at(-1), boundList(dialect, months, 'text'));
+  if (months.length === 0) return dateIn(dialect, column, months);
+  const { values, over } = monthSpanParts(dialect, column, months);
+  return over(values);
 }
 
-/** monthSpanIn's SQLite form from its bound values (or a compiled statement's placeholders): first, last, list. */
-export function boundMonthSpan(
+/**
+ * monthSpanIn for one month or more as the values it binds and its SQL over them, or over a statement's placeholders
+ * bound in their places when it is compiled once (compiledLookups.ts): the month itself; on SQLite the first and last
+ * month and the list; on PostgreSQL the list. The values' count depends only on the dialect and whether there is one
+ * month.
+ */
+export function monthSpanParts(
+  dialect: DialectName,
+  column: string,
+  months: readonly string[],
+): { values: unknown[]; over(bound: readonly unknown[]): RawBuilder<boolean> } {
+  if (months.length === 1)
+    return { values: [months[0]], over: (bound) => boundDateIn(dialect, column, 1, bound[0]) };
+  const list = boundList(dialect, months, 'text');
+  if (dialect === 'sqlite')
+    return {
+      values: [months[0], months.at(-1), list],
+      over: (bound) => boundMonthSpan(column, bound[0], bound[1], bound[2]),
+    };
+  return { values: [list], over: (bound) => boundDateIn(dialect, column, months.length, bound[0]) };
+}
+
+/** monthSpanParts' SQLite form over its bound values (or a compiled statement's placeholders): first, last, list. */
+function boundMonthSpan(
   column: string,
   first: unknown,
   last: unknown,

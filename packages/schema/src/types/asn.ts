@@ -9,12 +9,12 @@ import { listTotal, monthListScope } from '../listTotals';
 import {
   boundDateIn,
   boundList,
-  boundMonthSpan,
   byPrimaryKey,
   dateIn,
   inBoundList,
   inValues,
   monthSpanIn,
+  monthSpanParts,
   orderByList,
   sortKeysNamed,
   type SortColumn,
@@ -205,11 +205,9 @@ export function asnsOfOrganizations(
 }
 
 /** Bound in place of a key-list page's values when its statement is compiled; values the SQL never binds otherwise. */
-const KEY_LIST_PLACEHOLDERS = {
-  month: ['\u0000month'],
-  months: ['\u0000first month', '\u0000last month', '\u0000months'],
-  rest: ['\u0000asns', '\u0000limit', '\u0000offset'],
-} as const;
+const KEY_LIST_PLACEHOLDERS = ['\u0000asns', '\u0000limit', '\u0000offset'] as const;
+/** Bound in place of the month condition's values (monthSpanParts: one to three of them). */
+const monthPlaceholder = (index: number) => `\u0000month ${index}`;
 
 /** The listed ASNs' records in the page's months, under the given month and ASN conditions (the resolver's records). */
 type KeyListRecords = (
@@ -240,47 +238,26 @@ async function keyListPage(
 ): Promise<Partial<AsnRow>[] | null> {
   const { records, columns, keys, order, months, asns, page } = spec;
   const { dialect } = context;
-  const [listPlaceholder, limitPlaceholder, offsetPlaceholder] = KEY_LIST_PLACEHOLDERS.rest;
+  const [listPlaceholder, limitPlaceholder, offsetPlaceholder] = KEY_LIST_PLACEHOLDERS;
   const limit = compiledLimit(dialect, page.first, limitPlaceholder);
   if (limit === null) return null;
   const oneMonth = months.length === 1;
   const shape = `asns key list|${oneMonth ? 'month' : 'months'}|${order === ASN_ORDER ? '' : 'historic'}|${sortKeysNamed(keys)}|${columns.join(',')}${limit.shape}`;
-  // The month condition as monthSpanIn builds it (one month; SQLite's span of first and last month with the list as a
-  // filter; PostgreSQL's list alone): its placeholders, its values, and its SQL over the placeholders.
-  const monthList = boundList(dialect, months, 'text');
-  const monthCondition: {
-    placeholders: readonly string[];
-    values: unknown[];
-    over(bound: unknown[]): RawBuilder<boolean>;
-  } = oneMonth
-    ? {
-        placeholders: KEY_LIST_PLACEHOLDERS.month,
-        values: [months[0]],
-        over: (bound) => boundDateIn(dialect, 'date', 1, bound[0]),
-      }
-    : dialect === 'sqlite'
-      ? {
-          placeholders: KEY_LIST_PLACEHOLDERS.months,
-          values: [months[0], months.at(-1), monthList],
-          over: (bound) => boundMonthSpan('date', bound[0], bound[1], bound[2]),
-        }
-      : {
-          placeholders: KEY_LIST_PLACEHOLDERS.months.slice(-1),
-          values: [monthList],
-          over: (bound) => boundDateIn(dialect, 'date', months.length, bound[0]),
-        };
+  // The month condition as monthSpanIn builds it, over placeholders; the ASNs and the page follow.
+  const monthCondition = monthSpanParts(dialect, 'date', months);
+  const monthPlaceholders = monthCondition.values.map((_, index) => monthPlaceholder(index));
   return context.compiled<Partial<AsnRow>>(
     shape,
     'asns',
     (...bound) => {
-      const [list, , offset] = bound.slice(monthCondition.placeholders.length);
+      const [list, , offset] = bound.slice(monthPlaceholders.length);
       return records(monthCondition.over(bound), inBoundList(dialect, 'asn', list, 'bigint'))
         .select(columns)
         .orderBy(orderByList(dialect, keys, ASN_SORT_COLUMNS, order, { keyLookup: true }))
         .limit(limit.bound as number)
         .offset(offset as number);
     },
-    [...monthCondition.placeholders, listPlaceholder, limitPlaceholder, offsetPlaceholder],
+    [...monthPlaceholders, listPlaceholder, limitPlaceholder, offsetPlaceholder],
     [...monthCondition.values, boundList(dialect, asns, 'bigint'), page.first, page.offset],
   );
 }
