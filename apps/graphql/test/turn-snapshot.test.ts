@@ -73,21 +73,14 @@ describe('one read transaction per event-loop turn (SQLite)', () => {
   });
 
   it('runs Kysely through the same turn transaction and reads across turns', async () => {
+    const versionViaKysely = async () =>
+      (await served.db.selectFrom('meta').select('value').where('key', '=', 'data_version').execute())[0]!
+        .value;
     await nextTurn();
-    const viaKysely = await served.db
-      .selectFrom('meta')
-      .select('value')
-      .where('key', '=', 'data_version')
-      .execute();
-    const version = viaKysely[0]!.value;
+    const version = await versionViaKysely();
     addRow(String(Number(version) + 1));
     await nextTurn();
-    const next = await served.db
-      .selectFrom('meta')
-      .select('value')
-      .where('key', '=', 'data_version')
-      .execute();
-    expect(next[0]!.value).toBe(String(Number(version) + 1));
+    expect(await versionViaKysely()).toBe(String(Number(version) + 1));
   });
 
   it('leaves a transaction the caller opened to the caller', async () => {
