@@ -196,12 +196,7 @@ export function monthSpanParts(
 }
 
 /** monthSpanParts' SQLite form over its bound values (or a compiled statement's placeholders): first, last, list. */
-function boundMonthSpan(
-  column: string,
-  first: unknown,
-  last: unknown,
-  list: unknown,
-): RawBuilder<boolean> {
+function boundMonthSpan(column: string, first: unknown, last: unknown, list: unknown): RawBuilder<boolean> {
   const ref = sql.ref(column);
   return sql<boolean>`${ref} >= ${first} and ${ref} <= ${last} and ${inBoundList('sqlite', column, list, 'text', { offIndex: true })}`;
 }
