@@ -101,7 +101,14 @@ export async function startService(
   databaseUrl: string,
   env: Record<string, string> = {},
 ): Promise<RunningService> {
-  const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...env });
+  // Event-loop-delay shedding is off unless a test asks for it: a stall of the shared test machine must not turn an
+  // answer under test into a 503.
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'silent',
+    MAX_EVENT_LOOP_DELAY_MS: '0',
+    ...env,
+  });
   const app = await buildGraphqlApp(config);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

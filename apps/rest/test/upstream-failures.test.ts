@@ -31,6 +31,8 @@ describe('GraphQL service failures', () => {
       graphqlUrl: upstreamUrl,
       graphqlTimeoutMs: 300,
       logLevel: 'silent',
+      // The statuses under test are 502 and 504; a stall of the test machine must not shed with 503 first.
+      maxEventLoopDelayMs: 0,
     });
     cleanups.push(() => app.close());
     return listenOnEphemeralPort(app);

@@ -29,7 +29,13 @@ export async function startSampleService(): Promise<SampleService> {
   const code = await runCli(['node', 'asrank', '--database', databaseFile, 'load-sample']);
   if (code !== 0) throw new Error(`asrank load-sample exited with ${code}`);
   const service = await buildGraphqlApp(
-    loadConfig({ DATABASE_URL: databaseFile, LOG_LEVEL: 'silent', RESULT_CACHE_MB: 0 }),
+    // No event-loop-delay shedding: a stall of the shared test machine must not turn an answer into a 503.
+    loadConfig({
+      DATABASE_URL: databaseFile,
+      LOG_LEVEL: 'silent',
+      RESULT_CACHE_MB: 0,
+      MAX_EVENT_LOOP_DELAY_MS: 0,
+    }),
   );
   return {
     service,
