@@ -1,7 +1,7 @@
-// Service configuration, read from the environment once at start-up and validated with env-schema (Ajv),
-// so a bad value stops the process with one clear line instead of failing on the first request.
-import envSchema from 'env-schema';
-import { WORKERS_ENV_SCHEMA, workerCount } from '@asrank/service-kit';
+// Service configuration, read from the environment once at start-up and validated against a JSON schema (Ajv, through
+// service-kit's readEnvironment), so a bad value stops the process with one clear line instead of failing on the
+// first request.
+import { WORKERS_ENV_SCHEMA, readEnvironment, workerCount } from '@asrank/service-kit';
 import { DEFAULT_DATABASE_URL } from '@asrank/db';
 
 export interface GraphqlConfig {
@@ -105,10 +105,9 @@ export class ConfigError extends Error {
 export function loadConfig(env: Record<string, string | number | undefined> = process.env): GraphqlConfig {
   let raw: RawEnv;
   try {
-    raw = envSchema<RawEnv>({ schema: envJsonSchema, data: { ...env }, env: false, dotenv: false });
+    raw = readEnvironment<RawEnv>(envJsonSchema, env);
   } catch (error) {
-    const detail = error instanceof Error ? error.message.replace(/\benv\//g, '') : String(error);
-    throw new ConfigError(`invalid configuration: ${detail}`);
+    throw new ConfigError(`invalid configuration: ${error instanceof Error ? error.message : String(error)}`);
   }
   return {
     host: raw.HOST,

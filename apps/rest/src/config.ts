@@ -1,7 +1,6 @@
 // Configuration of the REST service, read from the environment and validated once at start-up, so a bad
 // value stops the process with one clear line instead of failing on the first request.
-import envSchema from 'env-schema';
-import { WORKERS_ENV_SCHEMA, workerCount } from '@asrank/service-kit';
+import { WORKERS_ENV_SCHEMA, readEnvironment, workerCount } from '@asrank/service-kit';
 
 export interface RestConfig {
   port: number;
@@ -87,10 +86,10 @@ export class ConfigError extends Error {
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RestConfig {
   let parsed: RestEnv;
   try {
-    parsed = envSchema<RestEnv>({ schema: envJsonSchema, data: { ...env }, env: false, dotenv: false });
+    parsed = readEnvironment<RestEnv>(envJsonSchema, env);
   } catch (error) {
-    // env-schema's message reads like "env/PORT must be <= 65535": it names the variable.
-    throw new ConfigError(`invalid configuration: ${(error as Error).message.replace(/\benv\//g, '')}`);
+    // The message reads like "PORT must be <= 65535": it names the variable.
+    throw new ConfigError(`invalid configuration: ${(error as Error).message}`);
   }
   let graphqlUrl: URL;
   try {

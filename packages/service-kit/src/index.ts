@@ -4,3 +4,4 @@ export * from './workers';
 export * from './content-hash';
 export * from './large-answers';
 export * from './json-bytes';
+export * from './environment';

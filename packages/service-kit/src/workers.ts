@@ -31,7 +31,7 @@ interface Message {
 }
 
 /**
- * The `WORKERS` setting of both services, for their env-schema: a count, or `auto` for one per core the process
+ * The `WORKERS` setting of both services, for their environment schema: a count, or `auto` for one per core the process
  * may use. One by default: a predictable footprint (each worker holds its own caches).
  */
 export const WORKERS_ENV_SCHEMA = {

@@ -1,0 +1,49 @@
+// A service's configuration from its environment, validated once at start-up against a JSON schema by Ajv: defaults
+// filled in, strings coerced to the schema's types, variables the schema does not name left out, and a bad value
+// refused with one line naming the variable. This is env-schema's work for `env: false` data, which both services
+// used before; env-schema builds a shared Ajv instance when it is loaded, with a custom keyword whose meta-schema,
+// and then each schema against the JSON Schema meta-schema, Ajv compiles first: ~50-60 ms of the GraphQL service's
+// start (docs/performance.md, twenty-eighth round). The services' schemas are fixed and tested, so they are not
+// checked against the meta-schema on every start; Ajv's strict mode still refuses an unknown keyword.
+import Ajv, { type ValidateFunction } from 'ajv';
+
+/** A value the schema refuses; the message is one line naming the variable ("PORT must be <= 65535"). */
+export class EnvironmentError extends Error {
+  override readonly name = 'EnvironmentError';
+}
+
+let ajv: Ajv | undefined;
+const validators = new WeakMap<object, ValidateFunction>();
+
+function validatorOf(schema: object): ValidateFunction {
+  let validate = validators.get(schema);
+  if (!validate) {
+    ajv ??= new Ajv({
+      allErrors: true,
+      removeAdditional: true,
+      useDefaults: true,
+      coerceTypes: true,
+      allowUnionTypes: true,
+      addUsedSchema: false,
+      validateSchema: false,
+    });
+    validate = ajv.compile({ ...schema, additionalProperties: false });
+    validators.set(schema, validate);
+  }
+  return validate;
+}
+
+/**
+ * The variables of `env` that `schema` (a JSON schema of an object) names, coerced and with its defaults; throws
+ * EnvironmentError for a value it refuses. `env` itself is left as it is.
+ */
+export function readEnvironment<T>(schema: object, env: Readonly<Record<string, unknown>>): T {
+  const validate = validatorOf(schema);
+  const values: Record<string, unknown> = { ...env };
+  if (!validate(values)) {
+    throw new EnvironmentError(
+      ajv!.errorsText(validate.errors, { dataVar: 'env', separator: ', ' }).replace(/\benv\//g, ''),
+    );
+  }
+  return values as T;
+}
