@@ -1,10 +1,11 @@
 // A service's configuration from its environment, validated once at start-up against a JSON schema by Ajv: defaults
 // filled in, strings coerced to the schema's types, variables the schema does not name left out, and a bad value
-// refused with one line naming the variable. This is env-schema's work for `env: false` data, which both services
-// used before; env-schema builds a shared Ajv instance when it is loaded, with a custom keyword whose meta-schema,
-// and then each schema against the JSON Schema meta-schema, Ajv compiles first: ~50-60 ms of the GraphQL service's
-// start (docs/performance.md, twenty-eighth round). The services' schemas are fixed and tested, so they are not
-// checked against the meta-schema on every start; Ajv's strict mode still refuses an unknown keyword.
+// refused with one line naming the variable: what env-schema did for both services (its `env: false` form). Written
+// here on Ajv itself because env-schema creates a shared Ajv instance as soon as it is loaded and registers a keyword
+// with a meta-schema there, which makes Ajv compile the JSON Schema meta-schema first, then checks every schema
+// against it: ~50-60 ms of the GraphQL service's start (docs/performance.md, twenty-eighth round). The services'
+// schemas are fixed and tested, so they are not checked against the meta-schema on every start; Ajv's strict mode
+// still refuses an unknown keyword.
 import Ajv, { type ValidateFunction } from 'ajv';
 
 /** A value the schema refuses; the message is one line naming the variable ("PORT must be <= 65535"). */
