@@ -2,6 +2,8 @@
 // error's locations and path built only on error) and for list items (no callbacks for an item that is no promise).
 // Through the graphql-jit Mercurius runs, answers must stay exactly graphql-js's: data, and each error's message,
 // locations and path, for null and Error leaves, serializers that refuse, nested lists and lists of promises.
+// (The patch's other addition, a compiled query's operationName and variablesAreValid, is Mercurius' patch's: see
+// mercurius-patch.test.ts.)
 import { buildSchema, execute, parse, type ExecutionResult } from 'graphql';
 import { leafSerializers } from '../src/leaf-serializers';
 

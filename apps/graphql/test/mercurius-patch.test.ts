@@ -1,0 +1,288 @@
+// patches/mercurius@16.10.1.patch (with graphql-jit's patch, which gives a compiled query its operation name and
+// variablesAreValid):
+// - a document of several operations, once Mercurius has compiled one of them, answered every other operation of the
+//   same text with the compiled one's data; each request now gets the operation it names;
+// - a GET naming an operation the document lacks (or none, in a document of several) crashed with a TypeError (a
+//   500); it is now answered with graphql-js's message, as the same POST is;
+// - variables a compiled query accepts are no longer coerced by graphql-js as well (the compiled query coerces them
+//   itself); variables it refuses still get graphql-js's 400 and messages.
+import Fastify from 'fastify';
+import mercurius from 'mercurius';
+import {
+  buildSchema,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLScalarType,
+  GraphQLSchema,
+  GraphQLString,
+  parse,
+  type GraphQLError,
+  type OperationDefinitionNode,
+} from 'graphql';
+import { buildExecutionContext } from 'graphql/execution/execute';
+import { getVariableValues } from 'graphql/execution/values';
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
+import { createSchema } from '@asrank/schema';
+import { graphql, graphqlData, sqliteWithSample, startService } from './helpers';
+import type { LoadedDatabase, RunningService } from './helpers';
+
+const asrankSchema = createSchema();
+
+/** graphql-js's own messages for a request, from the same function Mercurius' unpatched path called. */
+function graphqlJsErrors(
+  query: string,
+  variables: Record<string, unknown>,
+  operationName?: string,
+): string[] {
+  const result = buildExecutionContext({
+    schema: asrankSchema,
+    document: parse(query),
+    variableValues: variables,
+    operationName,
+  });
+  return Array.isArray(result) ? result.map((error: GraphQLError) => error.message) : [];
+}
+
+describe('Mercurius as patched, through the service', () => {
+  let store: LoadedDatabase;
+  let service: RunningService;
+  let asns: string[];
+
+  beforeAll(async () => {
+    store = await sqliteWithSample();
+    // Compiled from the second request of a text on (the default is the first; either shows the same).
+    service = await startService(store.url, { GRAPHQL_JIT_AFTER: '1' });
+    const page = await graphqlData<{ asns: { edges: { node: { asn: string } }[] } }>(
+      service.baseUrl,
+      '{ asns(first: 3, sort: "rank") { edges { node { asn } } } }',
+    );
+    asns = page.asns.edges.map((edge) => edge.node.asn);
+  }, 120_000);
+
+  afterAll(async () => {
+    await service?.close();
+    await store?.dispose();
+  });
+
+  const twoOperations =
+    'query One($asn: String!) { asn(asn: $asn) { asn rank } } query Two { asns(first: 2, sort: "rank") { totalCount edges { node { asn } } } }';
+
+  it.each(['POST', 'GET'] as const)(
+    'answers the operation a %s names after another operation of the same text was compiled',
+    async (method) => {
+      const text = `${twoOperations} # ${method}`;
+      const expectedOne = await graphqlData(
+        service.baseUrl,
+        'query ($asn: String!) { asn(asn: $asn) { asn rank } }',
+        {
+          variables: { asn: asns[0] },
+        },
+      );
+      const expectedTwo = await graphqlData(
+        service.baseUrl,
+        '{ asns(first: 2, sort: "rank") { totalCount edges { node { asn } } } }',
+      );
+      expect(expectedOne).not.toEqual(expectedTwo);
+      // Enough requests for One that Mercurius compiles it (and runs the compiled query).
+      for (let round = 0; round < 4; round += 1) {
+        const one = await graphql(service.baseUrl, text, {
+          method,
+          operationName: 'One',
+          variables: { asn: asns[0]! },
+        });
+        expect(one).toEqual({ status: 200, body: { data: expectedOne } });
+      }
+      const two = await graphql(service.baseUrl, text, { method, operationName: 'Two' });
+      expect(two).toEqual({ status: 200, body: { data: expectedTwo } });
+      // And One again: still its own answer.
+      const again = await graphql(service.baseUrl, text, {
+        method,
+        operationName: 'One',
+        variables: { asn: asns[1]! },
+      });
+      expect(again.body.data).toEqual(
+        await graphqlData(service.baseUrl, 'query ($asn: String!) { asn(asn: $asn) { asn rank } }', {
+          variables: { asn: asns[1] },
+        }),
+      );
+    },
+  );
+
+  it.each([
+    ['an operation name the document lacks', 'Nope'],
+    ['no operation name in a document of several', undefined],
+  ])('answers a GET with %s as the POST is answered, not with a 500', async (_label, operationName) => {
+    const text = `${twoOperations} # ${operationName ?? 'unnamed'}`;
+    const variables = { asn: asns[0]! };
+    const expected = graphqlJsErrors(text, variables, operationName);
+    expect(expected).toHaveLength(1);
+    for (let round = 0; round < 3; round += 1) {
+      const viaGet = await graphql(service.baseUrl, text, { method: 'GET', operationName, variables });
+      const viaPost = await graphql(service.baseUrl, text, { method: 'POST', operationName, variables });
+      expect(viaGet.status).toBe(400);
+      expect(viaGet.body.errors?.map((error) => error.message)).toEqual(expected);
+      expect(viaPost).toEqual(viaGet);
+    }
+  });
+
+  const typed =
+    'query Typed($asn: String!, $asns: [String!], $first: Int, $withRank: Boolean!) { asn(asn: $asn) { asn rank @include(if: $withRank) } asns(asns: $asns, first: $first) { totalCount } }';
+
+  it.each([
+    ['a missing non-null variable', { asns: ['1'], withRank: true }],
+    ['null for a non-null variable', { asn: null, withRank: true }],
+    ['a number for a String', { asn: 5, withRank: true }],
+    ['a list for a String', { asn: ['5'], withRank: true }],
+    ['null inside a list of non-null items', { asn: '1', asns: ['1', null], withRank: true }],
+    ['a fractional Int', { asn: '1', first: 2.5, withRank: true }],
+    ['an Int beyond 32 bits', { asn: '1', first: 2 ** 31, withRank: true }],
+    ['a string for a Boolean', { asn: '1', withRank: 'true' }],
+    ['several faults at once', { asn: 7, asns: [null], first: 'x' }],
+  ])(
+    'refuses %s with graphql-js messages before, while and after the query is compiled',
+    async (label, bad) => {
+      const text = `${typed} # ${label}`;
+      const good = { asn: asns[0], asns: [asns[1]], first: 2, withRank: true };
+      const expected = graphqlJsErrors(text, bad);
+      expect(expected.length).toBeGreaterThan(0);
+      const refuse = async () => {
+        const refused = await graphql(service.baseUrl, text, { variables: bad });
+        expect(refused.body.errors?.map((error) => error.message)).toEqual(expected);
+        // Mercurius answers a request error with 400 when it is one error, 200 with several (graphql-over-http).
+        expect(refused.status).toBe(expected.length === 1 ? 400 : 200);
+        expect(refused.body.data).toBeNull();
+      };
+      // The first request parses the text; the second compiles it (and was let through unchecked before the patch);
+      // from the third on the compiled query answers. Good answers in between come from the result cache or the query.
+      await refuse();
+      await refuse();
+      const answer = await graphql(service.baseUrl, text, { variables: good });
+      expect(answer.status).toBe(200);
+      for (let round = 0; round < 2; round += 1) {
+        await refuse();
+        expect(
+          await graphql(service.baseUrl, text, { variables: { ...good, first: 3 + round } }),
+        ).toMatchObject({
+          status: 200,
+        });
+      }
+    },
+  );
+});
+
+describe("graphql-jit's variable check agrees with graphql-js on this schema's argument types", () => {
+  const types = [
+    'String',
+    'String!',
+    'Int',
+    'Int!',
+    'Float',
+    'Boolean!',
+    'ID',
+    '[String!]',
+    '[String!]!',
+    '[Int]',
+  ];
+  const values: unknown[] = [
+    undefined,
+    null,
+    '',
+    'a',
+    '5',
+    0,
+    -0,
+    5,
+    2147483647,
+    2147483648,
+    -2147483649,
+    1.5,
+    1e300,
+    true,
+    [],
+    ['a'],
+    [null],
+    ['a', null],
+    [1, 2],
+    [1.5],
+    [['a']],
+    {},
+    { a: 1 },
+  ];
+  const probe = buildSchema(
+    'type Query { f(s: String, i: Int, fl: Float, b: Boolean, id: ID, ls: [String!], li: [Int]): String }',
+  );
+
+  it.each(types)('accepts exactly what graphql-js accepts for $v: %s, coerced alike', (type) => {
+    const document = parse(`query Q($v: ${type}) { f }`);
+    const operation = document.definitions[0] as OperationDefinitionNode;
+    const compiled = compileQuery(probe, document, 'Q');
+    if (!isCompiledQuery(compiled)) throw new Error(`not compiled: ${JSON.stringify(compiled)}`);
+    expect(compiled.operationName).toBe('Q');
+    let refused = 0;
+    for (const value of values) {
+      const inputs = value === undefined ? {} : { v: value };
+      const byGraphqlJs = getVariableValues(probe, operation.variableDefinitions ?? [], inputs);
+      expect([value, compiled.variablesAreValid(inputs)]).toEqual([value, byGraphqlJs.errors === undefined]);
+      if (byGraphqlJs.errors) refused += 1;
+    }
+    // Each type refuses some of the values and accepts others: the comparison covers both answers.
+    expect(refused).toBeGreaterThan(0);
+    expect(refused).toBeLessThan(values.length);
+  });
+});
+
+describe('Mercurius as patched, with a scalar that tells who parsed it', () => {
+  /** Who parsed each value: graphql-js's coercion (coerceInputValue) or graphql-jit's compiled parser. */
+  const parsedBy: string[] = [];
+  const Tagged = new GraphQLScalarType({
+    name: 'Tagged',
+    parseValue(value) {
+      if (typeof value !== 'string') throw new TypeError('Tagged must be a string');
+      parsedBy.push(new Error().stack?.includes('coerceInputValue') ? 'graphql-js' : 'graphql-jit');
+      return value;
+    },
+    serialize: (value) => value,
+  });
+  const schema = new GraphQLSchema({
+    query: new GraphQLObjectType({
+      name: 'Query',
+      fields: {
+        echo: {
+          type: GraphQLString,
+          args: { value: { type: new GraphQLNonNull(Tagged) } },
+          resolve: (_root, args: { value: string }) => args.value,
+        },
+      },
+    }),
+  });
+  const query = 'query Echo($value: Tagged!) { echo(value: $value) }';
+  const app = Fastify();
+
+  beforeAll(async () => {
+    await app.register(mercurius, { schema, jit: 1 });
+    await app.ready();
+  });
+
+  afterAll(() => app.close());
+
+  const echo = (value: unknown) =>
+    app.inject({ method: 'POST', url: '/graphql', payload: { query, variables: { value } } });
+
+  it('leaves accepted variables of a compiled query to graphql-jit alone, and refused ones to graphql-js', async () => {
+    for (const value of ['a', 'b', 'c'])
+      expect((await echo(value)).json()).toEqual({ data: { echo: value } });
+    parsedBy.length = 0;
+    for (const value of ['d', 'e', 'f'])
+      expect((await echo(value)).json()).toEqual({ data: { echo: value } });
+    // Compiled: each value is parsed by graphql-jit twice (its check, then its query), never by graphql-js.
+    expect(parsedBy).toEqual(Array(6).fill('graphql-jit'));
+    const refused = await echo(5);
+    const operation = parse(query).definitions[0] as OperationDefinitionNode;
+    const expected = getVariableValues(schema, operation.variableDefinitions ?? [], { value: 5 }).errors;
+    expect(expected).toHaveLength(1);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().errors.map((error: GraphQLError) => error.message)).toEqual([
+      expected![0]!.message,
+    ]);
+  });
+});
