@@ -12,14 +12,16 @@ import type { FastifyInstance } from 'fastify';
 export const MAX_DRAINED_BODY_BYTES = 16 * 1024 * 1024;
 
 async function oversizedBody(app: FastifyInstance): Promise<void> {
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (reply.statusCode !== 413) return payload;
-    const declared = Number(request.headers['content-length']);
-    // readableDidRead: Fastify refused on the declared length without reading, so the parser is at the body's
-    // start and draining exactly `declared` bytes leaves the next request intact.
-    if (Number.isInteger(declared) && declared <= MAX_DRAINED_BODY_BYTES && !request.raw.readableDidRead)
-      reply.removeHeader('connection');
-    return payload;
+  // Callback style: runs for every answer, and an async hook costs a promise and a microtask each time.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.statusCode === 413) {
+      const declared = Number(request.headers['content-length']);
+      // readableDidRead: Fastify refused on the declared length without reading, so the parser is at the body's
+      // start and draining exactly `declared` bytes leaves the next request intact.
+      if (Number.isInteger(declared) && declared <= MAX_DRAINED_BODY_BYTES && !request.raw.readableDidRead)
+        reply.removeHeader('connection');
+    }
+    done(null, payload);
   });
 }
 
