@@ -20,9 +20,25 @@ export type AsnRowWithOrganization = AsnRow & { [JOINED_ORGANIZATION]?: JoinedOr
 /** Prefix of the organization's columns in a joined row (no asns column starts with it). */
 const PREFIX = 'org__';
 
+/** The alias of the organization's key, whose absence means the ASN has no organization that month. */
+const ORG_ID_ALIAS = `${PREFIX}org_id`;
+
+type AliasedColumns = readonly (readonly [OrganizationColumn, string])[];
+
+/** Kept by the columns array: the selection helpers (asnColumns.ts) return one array per field position. */
+const aliasedByColumns = new WeakMap<readonly OrganizationColumn[], AliasedColumns>();
+
 /** The organization's columns read by the join: its date is the ASN's own, so it is not read twice. */
-const aliased = (columns: readonly OrganizationColumn[]) =>
-  columns.filter((column) => column !== 'date').map((column) => [column, `${PREFIX}${column}`] as const);
+function aliased(columns: readonly OrganizationColumn[]): AliasedColumns {
+  let pairs = aliasedByColumns.get(columns);
+  if (!pairs) {
+    pairs = columns
+      .filter((column) => column !== 'date')
+      .map((column) => [column, `${PREFIX}${column}`] as const);
+    aliasedByColumns.set(columns, pairs);
+  }
+  return pairs;
+}
 
 /** `columns` of the organization joined as `o`, aliased apart from the ASN's own. */
 export function organizationColumnsAlongside(columns: readonly OrganizationColumn[]) {
@@ -37,7 +53,7 @@ export function withJoinedOrganizations(
   const pairs = aliased(columns);
   for (const row of rows) {
     let record: Record<string, unknown> | null = null;
-    if (row[`${PREFIX}org_id`] != null) {
+    if (row[ORG_ID_ALIAS] != null) {
       record = { date: row.date };
       for (const [column, alias] of pairs) record[column] = row[alias];
     }
