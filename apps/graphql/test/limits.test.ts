@@ -19,6 +19,7 @@ import { INTERNAL_ERROR_MESSAGE, queryCost } from '../src';
 import { MAX_DRAINED_BODY_BYTES } from '../src/plugins/oversized-body';
 import { createSchema } from '@asrank/schema';
 import { parse } from 'graphql';
+import { buildExecutionContext } from 'graphql/execution/execute';
 
 let store: LoadedDatabase;
 let service: RunningService;
@@ -239,6 +240,39 @@ describe('query limits', () => {
     );
     expect(data.__schema.queryType.name).toBe('Query');
   });
+
+  it.each(['POST', 'GET'] as const)(
+    'reports an operation name the document lacks in graphql-js words by %s, not as a refused cost',
+    async (method) => {
+      const cases = [
+        { query: `{ asn(asn: "${someAsn}") { asn } }`, operationName: 'Nope' },
+        { query: `query One { asn(asn: "${someAsn}") { asn } } query Two { asns(first: 1) { totalCount } }` },
+        {
+          query: 'query One($asn: String!) { asn(asn: $asn) { asn } }',
+          operationName: 'Nope',
+          variables: { asn: someAsn },
+        },
+      ];
+      for (const request of cases) {
+        // graphql-js's own words for the request, from the function Mercurius' variable check calls.
+        const context = buildExecutionContext({
+          schema: createSchema(),
+          document: parse(request.query),
+          operationName: request.operationName,
+          variableValues: request.variables,
+        });
+        const expected = Array.isArray(context) ? context.map((error: Error) => error.message) : [];
+        expect(expected).toHaveLength(1);
+        // The first request runs graphql-js, the second compiles the text, the third runs it compiled (if any).
+        for (let round = 0; round < 3; round += 1) {
+          const { status, body } = await graphql(service.baseUrl, request.query, { ...request, method });
+          expect(status).toBeLessThan(500);
+          expect(body.data ?? null).toBeNull();
+          expect(body.errors?.map((error) => error.message)).toEqual(expected);
+        }
+      }
+    },
+  );
 
   it('reports syntax errors and unknown fields with graphql-js messages and HTTP 400', async () => {
     const syntax = await graphql(service.baseUrl, '{ asn(asn: "1") { asn ');

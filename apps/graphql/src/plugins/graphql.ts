@@ -2,7 +2,7 @@
 // limits (depth, tokens, aliases, cost) and the client-safe error formatter. Registered under the base path.
 import type { FastifyInstance } from 'fastify';
 import mercurius from 'mercurius';
-import type { GraphQLSchema } from 'graphql';
+import { getOperationAST, type GraphQLSchema } from 'graphql';
 import type { DatabaseHandle } from '@asrank/db';
 import { createContext, createStoreFacts, type StatementObserver } from '@asrank/schema';
 import { dataVersionReader } from '../data-version';
@@ -67,13 +67,17 @@ export async function graphqlPlugin(
   // after Mercurius' cached parse and validation.
   app.graphql.addHook('preExecution', async (executionSchema, document, context, variables) => {
     const request = context.reply?.request;
+    const operationName = requestedOperationName(request?.body, request?.query);
+    // An operation the document lacks (or none named in a document of several) runs nothing: graphql-js reports it
+    // when it executes, in its own words. graphql-query-complexity fails on an anonymous operation with a TypeError.
+    if (getOperationAST(document, operationName) === null) return;
     try {
       assertQueryCost(
         {
           schema: executionSchema,
           document,
           variables: variables as Record<string, unknown> | undefined,
-          operationName: requestedOperationName(request?.body, request?.query),
+          operationName,
         },
         config.maxQueryCost,
       );
