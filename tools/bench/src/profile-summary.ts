@@ -7,16 +7,63 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { LAYERS, profileTables, sourceMappedFrames, type CpuProfile } from './profile-tables';
+import { UsageError } from './options';
 
-function main(): void {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: { top: { type: 'string', default: '25' } },
-  });
-  const file = positionals[0];
-  if (!file) throw new Error('usage: profile-summary FILE.cpuprofile [--top N]');
+const PROFILE_SUMMARY_USAGE = `usage: node dist/profile-summary.js FILE.cpuprofile [--top N]
+  --top N    rows of the per-package and per-function tables (default 25)
+  --help     this text`;
+
+export interface ProfileSummaryOptions {
+  file: string;
+  top: number;
+}
+
+/** The command line, checked: one profile file and a positive --top, or a UsageError saying what is wrong. */
+export function parseProfileSummaryArgs(argv: readonly string[]): ProfileSummaryOptions {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: { top: { type: 'string', default: '25' } },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length !== 1) {
+    throw new UsageError(`one profile file is needed, got ${positionals.length}`);
+  }
   const top = Number(values.top);
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  if (!Number.isInteger(top) || top < 1) {
+    throw new UsageError(`--top must be a positive integer, got ${JSON.stringify(values.top)}`);
+  }
+  return { file: positionals[0]!, top };
+}
+
+function main(argv: readonly string[]): number {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(PROFILE_SUMMARY_USAGE);
+    return 0;
+  }
+  let options: ProfileSummaryOptions;
+  try {
+    options = parseProfileSummaryArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`${error.message}\n\n${PROFILE_SUMMARY_USAGE}`);
+    return 2;
+  }
+  const { file, top } = options;
+  let profile: CpuProfile;
+  try {
+    profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  } catch (error) {
+    console.error(
+      `cannot read ${file} as a CPU profile: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return 1;
+  }
   const tables = profileTables(profile, sourceMappedFrames());
   const percent = (micros: number) => `${((100 * micros) / tables.busyMicros).toFixed(1)}%`;
   const print = (title: string, entries: Map<string, number>, limit: number) => {
@@ -31,6 +78,8 @@ function main(): void {
   print('Inclusive time by layer', tables.layers, LAYERS.length);
   print('Self time by package / file', tables.origins, top);
   print('Hottest functions (self time)', tables.functions, top);
+  return 0;
 }
 
-main();
+// Run as a script only: the tests import parseProfileSummaryArgs.
+if (require.main === module) process.exitCode = main(process.argv.slice(2));

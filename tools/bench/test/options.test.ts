@@ -1,6 +1,7 @@
 // The suite's options decide what is measured: the defaults must be the full-Internet month, a smaller
 // --asns must scale the whole Internet with it, and a typo must stop the run instead of measuring something else.
 import { parseSuiteOptions, UsageError } from '../src/options';
+import { parseProfileSummaryArgs } from '../src/profile-summary';
 
 describe('parseSuiteOptions', () => {
   it('defaults to the full-Internet store: 80,000 ASNs, 500,000 links, 1,000,000 prefixes, 12 months', () => {
@@ -43,5 +44,26 @@ describe('parseSuiteOptions', () => {
   ])('rejects %j with a usage error naming the option', (argv, message) => {
     expect(() => parseSuiteOptions(argv)).toThrow(message);
     expect(() => parseSuiteOptions(argv)).toThrow(UsageError);
+  });
+});
+
+describe('parseProfileSummaryArgs', () => {
+  it('takes one profile file and --top', () => {
+    expect(parseProfileSummaryArgs(['p.cpuprofile'])).toEqual({ file: 'p.cpuprofile', top: 25 });
+    expect(parseProfileSummaryArgs(['p.cpuprofile', '--top', '40'])).toEqual({
+      file: 'p.cpuprofile',
+      top: 40,
+    });
+  });
+
+  it.each([
+    [[], /one profile file is needed, got 0/],
+    [['a.cpuprofile', 'b.cpuprofile'], /one profile file is needed, got 2/],
+    [['p.cpuprofile', '--top', 'many'], /--top must be a positive integer, got "many"/],
+    [['p.cpuprofile', '--top', '0'], /--top must be a positive integer, got "0"/],
+    [['p.cpuprofile', '--tops', '3'], /Unknown option '--tops'/],
+  ])('refuses %j with a usage error naming the fault', (argv, message) => {
+    expect(() => parseProfileSummaryArgs(argv)).toThrow(UsageError);
+    expect(() => parseProfileSummaryArgs(argv)).toThrow(message);
   });
 });
