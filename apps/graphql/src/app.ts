@@ -4,7 +4,7 @@
 // call this directly.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createSchema } from '@asrank/schema';
-import { largeAnswersAsBytes } from '@asrank/service-kit';
+import { largeAnswersAsBytes, requestIdFor, requestIdPlugin } from '@asrank/service-kit';
 import type { GraphqlConfig } from './config';
 import { openServingDatabase } from './database';
 import { graphqlPlugin } from './plugins/graphql';
@@ -16,7 +16,7 @@ import { QueryTimingPlugin, createServiceMetrics, metricsPlugin, operationLabele
 import { overloadPlugin } from './plugins/overload';
 import { oversizedBodyPlugin } from './plugins/oversized-body';
 import { probesPlugin } from './plugins/probes';
-import { requestIdFor, requestIdPlugin } from './plugins/request-id';
+import { operationTimingPlugin } from './plugins/operation-timing';
 import { resultCache } from './plugins/result-cache';
 import { largeAnswersBySlices } from './plugins/large-answers';
 
@@ -54,7 +54,8 @@ export async function buildGraphqlApp(config: GraphqlConfig): Promise<FastifyIns
     const schema = createSchema();
     const metrics = createServiceMetrics();
     await app.register(metricsPlugin, { metrics });
-    await app.register(requestIdPlugin, { metrics, operationLabel: operationLabeler() });
+    await app.register(requestIdPlugin);
+    await app.register(operationTimingPlugin, { metrics, operationLabel: operationLabeler() });
     await app.register(overloadPlugin, {
       maxEventLoopDelayMs: config.maxEventLoopDelayMs,
       maxHeapUsedBytes: config.maxHeapUsedBytes,

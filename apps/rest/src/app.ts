@@ -1,7 +1,7 @@
 // Assembles the REST service: metrics, request ids, JSON errors, the GraphQL client, load shedding, HTTP
 // caching, probes, the OpenAPI guide and the routes (the last two under BASE_PATH). Builds a ready Fastify instance; main.ts decides when to listen.
 import Fastify, { type FastifyInstance } from 'fastify';
-import { largeAnswersAsBytes } from '@asrank/service-kit';
+import { largeAnswersAsBytes, requestIdFor, requestIdPlugin } from '@asrank/service-kit';
 import type { RestConfig } from './config';
 import docs from './plugins/docs';
 import errors from './plugins/errors';
@@ -10,7 +10,6 @@ import caching from './plugins/caching';
 import health from './plugins/health';
 import metrics from './plugins/metrics';
 import overload from './plugins/overload';
-import requestId, { requestIdFor } from './plugins/request-id';
 import asnRoutes from './routes/asns';
 import asnLinkRoutes from './routes/asnLinks';
 import datasetRoutes from './routes/datasets';
@@ -46,7 +45,7 @@ export async function buildRestApp(config: BuildRestAppConfig): Promise<FastifyI
     forceCloseConnections: 'idle',
   });
   await app.register(metrics);
-  await app.register(requestId);
+  await app.register(requestIdPlugin);
   await app.register(errors, { basePath: config.basePath });
   await app.register(graphqlClient, {
     url: config.graphqlUrl,

@@ -5,3 +5,4 @@ export * from './content-hash';
 export * from './large-answers';
 export * from './json-bytes';
 export * from './environment';
+export * from './request-id';

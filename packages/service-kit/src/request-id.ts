@@ -1,6 +1,6 @@
-// Request ids for tracing across both services: an incoming `x-request-id` is kept (when it looks like an
-// id and not like an injection attempt), otherwise a UUID is generated; the id is echoed back to the client
-// and forwarded to the GraphQL service by the routes.
+// Request ids across both services: an incoming `x-request-id` (set by nginx, forwarded by the REST service to the
+// GraphQL service) is kept when it looks like an id and not like an injection attempt, otherwise a UUID is generated;
+// the id is echoed to the client and appears on every log line (`reqId`).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import fp from 'fastify-plugin';
@@ -16,7 +16,7 @@ export function requestIdFor(request: IncomingMessage): string {
   return candidate !== undefined && ACCEPTABLE_REQUEST_ID.test(candidate) ? candidate : randomUUID();
 }
 
-async function requestIdPlugin(app: FastifyInstance): Promise<void> {
+async function requestIdPluginBody(app: FastifyInstance): Promise<void> {
   // Callback style: the hook never waits, and an async hook costs a promise and a microtask per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
@@ -24,4 +24,5 @@ async function requestIdPlugin(app: FastifyInstance): Promise<void> {
   });
 }
 
-export default fp(requestIdPlugin, { name: 'request-id', fastify: '5.x' });
+/** Echoes the request's id (see requestIdFor, the app's `genReqId`) on every answer. */
+export const requestIdPlugin = fp(requestIdPluginBody, { name: 'request-id', fastify: '5.x' });
