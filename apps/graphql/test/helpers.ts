@@ -7,6 +7,9 @@ import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '@asrank/db';
 import { loadSampleData } from '@asrank/cli';
+import { parse } from 'graphql';
+import { buildExecutionContext } from 'graphql/execution/execute';
+import { createSchema } from '@asrank/schema';
 import { buildGraphqlApp, loadConfig } from '../src';
 
 export const repoRoot = path.resolve(__dirname, '..', '..', '..');
@@ -157,4 +160,25 @@ export async function graphqlData<T = Record<string, unknown>>(
     throw new Error(`GraphQL request failed (HTTP ${status}): ${JSON.stringify(body.errors ?? body)}`);
   }
   return body.data;
+}
+
+let asrankSchema: ReturnType<typeof createSchema> | undefined;
+
+/**
+ * graphql-js's own messages for a request (operation lookup and variable coercion), from the function Mercurius'
+ * variable check calls: what the service must answer in graphql-js's words. Empty when graphql-js accepts it.
+ */
+export function graphqlJsRequestErrors(
+  query: string,
+  variables?: Record<string, unknown>,
+  operationName?: string,
+): string[] {
+  asrankSchema ??= createSchema();
+  const context = buildExecutionContext({
+    schema: asrankSchema,
+    document: parse(query),
+    variableValues: variables,
+    operationName,
+  });
+  return Array.isArray(context) ? context.map((error: Error) => error.message) : [];
 }

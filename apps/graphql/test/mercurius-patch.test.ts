@@ -19,29 +19,10 @@ import {
   type GraphQLError,
   type OperationDefinitionNode,
 } from 'graphql';
-import { buildExecutionContext } from 'graphql/execution/execute';
 import { getVariableValues } from 'graphql/execution/values';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
-import { createSchema } from '@asrank/schema';
-import { graphql, graphqlData, sqliteWithSample, startService } from './helpers';
+import { graphql, graphqlData, graphqlJsRequestErrors, sqliteWithSample, startService } from './helpers';
 import type { LoadedDatabase, RunningService } from './helpers';
-
-const asrankSchema = createSchema();
-
-/** graphql-js's own messages for a request, from the same function Mercurius' unpatched path called. */
-function graphqlJsErrors(
-  query: string,
-  variables: Record<string, unknown>,
-  operationName?: string,
-): string[] {
-  const result = buildExecutionContext({
-    schema: asrankSchema,
-    document: parse(query),
-    variableValues: variables,
-    operationName,
-  });
-  return Array.isArray(result) ? result.map((error: GraphQLError) => error.message) : [];
-}
 
 describe('Mercurius as patched, through the service', () => {
   let store: LoadedDatabase;
@@ -114,7 +95,7 @@ describe('Mercurius as patched, through the service', () => {
   ])('answers a GET with %s as the POST is answered, not with a 500', async (_label, operationName) => {
     const text = `${twoOperations} # ${operationName ?? 'unnamed'}`;
     const variables = { asn: asns[0]! };
-    const expected = graphqlJsErrors(text, variables, operationName);
+    const expected = graphqlJsRequestErrors(text, variables, operationName);
     expect(expected).toHaveLength(1);
     for (let round = 0; round < 3; round += 1) {
       const viaGet = await graphql(service.baseUrl, text, { method: 'GET', operationName, variables });
@@ -143,7 +124,7 @@ describe('Mercurius as patched, through the service', () => {
     async (label, bad) => {
       const text = `${typed} # ${label}`;
       const good = { asn: asns[0], asns: [asns[1]], first: 2, withRank: true };
-      const expected = graphqlJsErrors(text, bad);
+      const expected = graphqlJsRequestErrors(text, bad);
       expect(expected.length).toBeGreaterThan(0);
       const refuse = async () => {
         const refused = await graphql(service.baseUrl, text, { variables: bad });
