@@ -50,20 +50,21 @@ export const SUITE_USAGE = `usage: pnpm bench [options]   (pnpm bench:prepare ta
 export class UsageError extends Error {}
 
 /**
- * Runs an entry point of the suite: `--help` prints the usage; a mistaken option prints one line and the usage
- * (exit status 2); any other failure its stack (exit status 1).
+ * Runs an entry point of the suite: `--help` prints the usage (the suite's, unless the tool has its own); a mistaken
+ * option prints one line and the usage (exit status 2); any other failure its stack (exit status 1).
  */
 export function runSuiteEntryPoint(
   main: () => Promise<void>,
   argv: readonly string[] = process.argv.slice(2),
+  usage: string = SUITE_USAGE,
 ) {
   if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(SUITE_USAGE);
+    console.log(usage);
     return;
   }
   main().catch((error: unknown) => {
     if (error instanceof UsageError) {
-      console.error(`${error.message}\n\n${SUITE_USAGE}`);
+      console.error(`${error.message}\n\n${usage}`);
       process.exitCode = 2;
       return;
     }

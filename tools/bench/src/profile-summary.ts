@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { LAYERS, profileTables, sourceMappedFrames, type CpuProfile } from './profile-tables';
-import { UsageError } from './options';
+import { runSuiteEntryPoint, UsageError } from './options';
 
 const PROFILE_SUMMARY_USAGE = `usage: node dist/profile-summary.js FILE.cpuprofile [--top N]
   --top N    rows of the per-package and per-function tables (default 25)
@@ -41,28 +41,15 @@ export function parseProfileSummaryArgs(argv: readonly string[]): ProfileSummary
   return { file: positionals[0]!, top };
 }
 
-function main(argv: readonly string[]): number {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(PROFILE_SUMMARY_USAGE);
-    return 0;
-  }
-  let options: ProfileSummaryOptions;
-  try {
-    options = parseProfileSummaryArgs(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`${error.message}\n\n${PROFILE_SUMMARY_USAGE}`);
-    return 2;
-  }
-  const { file, top } = options;
+async function main(argv: readonly string[]): Promise<void> {
+  const { file, top } = parseProfileSummaryArgs(argv);
   let profile: CpuProfile;
   try {
     profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   } catch (error) {
-    console.error(
+    throw new UsageError(
       `cannot read ${file} as a CPU profile: ${error instanceof Error ? error.message : String(error)}`,
     );
-    return 1;
   }
   const tables = profileTables(profile, sourceMappedFrames());
   const percent = (micros: number) => `${((100 * micros) / tables.busyMicros).toFixed(1)}%`;
@@ -78,8 +65,10 @@ function main(argv: readonly string[]): number {
   print('Inclusive time by layer', tables.layers, LAYERS.length);
   print('Self time by package / file', tables.origins, top);
   print('Hottest functions (self time)', tables.functions, top);
-  return 0;
 }
 
 // Run as a script only: the tests import parseProfileSummaryArgs.
-if (require.main === module) process.exitCode = main(process.argv.slice(2));
+if (require.main === module) {
+  const argv = process.argv.slice(2);
+  runSuiteEntryPoint(() => main(argv), argv, PROFILE_SUMMARY_USAGE);
+}
