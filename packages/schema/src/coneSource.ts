@@ -6,6 +6,7 @@
 // - large cones: the cone's member and distinct prefix lists computed once and kept in bounded in-memory caches
 //   (conePrefixIndex.ts), so a page is an array slice instead of a scan over the month's prefixes.
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Database, DialectName, PrefixesTable } from '@asrank/db';
 import type { ConeStreamSource } from '@asrank/domain';
 import type { PrefixRecord } from './types/refs';
@@ -323,17 +324,53 @@ export async function countConePrefixes(scope: WalkScope, cone: WalkCone): Promi
   return Number(row?.total ?? 0);
 }
 
-/** The paginator's source: cones from an ordered query (chunked by OFFSET), members and prefixes by keyset. */
+/**
+ * Chunks of cone lists, kept per database handle and keyed by the store's data version, the walk (its filters and
+ * order) and the chunk's position. Every page of a walk reads its cones from the chunk holding its first cone, and a
+ * cone stream page seldom leaves it (a large cone spans many pages), so each page used to read the same rows again:
+ * on PostgreSQL one of the two round trips a page paid (docs/performance.md, thirtieth round). Chunks start at
+ * multiples of their size, so the pages of one range share one. At most ~1,000 small records each.
+ */
+const coneChunksByDb = new WeakMap<object, LRUCache<string, StreamCone[]>>();
+const CONE_CHUNKS_MAX = 64;
+
+function coneChunksOf(db: object): LRUCache<string, StreamCone[]> {
+  let chunks = coneChunksByDb.get(db);
+  if (!chunks) {
+    chunks = new LRUCache({ max: CONE_CHUNKS_MAX });
+    coneChunksByDb.set(db, chunks);
+  }
+  return chunks;
+}
+
+/**
+ * The paginator's source: cones from an ordered query (chunked by OFFSET, the chunks kept while the data version
+ * lasts), members and prefixes by keyset. `walkKey` names the walk's cone list (filters and order): equal keys must
+ * mean equal lists within one data version.
+ */
 export function coneStreamSource(
   scope: WalkScope,
+  walkKey: string,
   coneChunk: (offset: number, limit: number) => Promise<StreamCone[]>,
 ): ConeStreamSource<StreamCone, StreamMember, PrefixRecord> {
+  const chunks = coneChunksOf(scope.db);
+  const chunkAt = async (offset: number, rows: number): Promise<StreamCone[]> => {
+    const key = `${scope.dataVersion}|${walkKey}|${rows}|${offset}`;
+    let cones = chunks.get(key);
+    if (cones === undefined) {
+      cones = await coneChunk(offset, rows);
+      chunks.set(key, cones);
+    }
+    return cones;
+  };
   return {
     async *cones(fromIndex) {
       const rows = Math.min(CONE_LIST_CHUNK, coneStreamTuning.chunk);
-      for (let offset = fromIndex; ; offset += rows) {
-        const cones = await coneChunk(offset, rows);
-        yield* cones;
+      const firstChunk = fromIndex - (fromIndex % rows);
+      for (let offset = firstChunk; ; offset += rows) {
+        const cones = await chunkAt(offset, rows);
+        const skipped = fromIndex - offset;
+        yield* skipped > 0 ? cones.slice(skipped) : cones;
         if (cones.length < rows) return;
       }
     },

@@ -118,6 +118,20 @@ function expectStored(cones: WalkedCone[], stored: Awaited<ReturnType<typeof sto
   }
 }
 
+/** The ASNs of the month's `count` largest cones. */
+async function largestCones(handle: DatabaseHandle, date: string, count: number): Promise<string[]> {
+  const rows = await handle.db
+    .selectFrom('asns')
+    .select('asn')
+    .where('date', '=', date)
+    .where('seen', '=', 1)
+    .orderBy('cone_asns', 'desc')
+    .orderBy('asn')
+    .limit(count)
+    .execute();
+  return rows.map((row) => String(row.asn));
+}
+
 const KEYS = 'asn { asn } asns { asn date } prefixes { network length }';
 const defaultTuning = { ...coneStreamTuning };
 
@@ -217,21 +231,66 @@ describe.each(STORE_KINDS)('cone stream strategies on %s', (kind) => {
     expect(members.some((member) => member.rank !== null)).toBe(true);
   });
 
-  it('never serves kept lists of a month that was loaded again (new data_version)', async () => {
+  it('reads the list of cones once per chunk of cones, not again for every page', async () => {
     coneStreamTuning.largeConeAsns = 0;
-    const largest = (async () => {
-      const rows = await store.handle.db
+    const asns = await largestCones(store.handle, latest, 5);
+    const counter = new StatementCounter();
+    const walked = await walk(store.handle, KEYS, { first: 20, asns }, { counter });
+    expect(walked.cones.map((cone) => String(cone.asn.asn)).sort()).toEqual([...asns].sort());
+    expect(walked.pages).toBeGreaterThan(60);
+    // Per page: its data version. Once per walk: the five cones (one chunk), each cone's kept member and prefix
+    // lists, the month's prefix index. Reading the cones again for every page would be a second statement a page.
+    expect(counter.executed).toBeLessThan(walked.pages + 20);
+  });
+
+  it('lists the cones of a month loaded again, not the kept chunk of its earlier load', async () => {
+    // Up to forty cones, most links first: thinning the month's links lowers degrees, and the order changes.
+    const asns = (
+      await store.handle.db
         .selectFrom('asns')
         .select('asn')
         .where('date', '=', latest)
         .where('seen', '=', 1)
-        .orderBy('cone_asns', 'desc')
+        .where('degree_total', '>=', 2)
         .orderBy('asn')
-        .limit(5)
-        .execute();
-      return rows.map((row) => String(row.asn));
-    })();
-    const asns = await largest;
+        .limit(40)
+        .execute()
+    ).map((row) => String(row.asn));
+    expect(asns.length).toBeGreaterThan(20);
+    const walkedOrder = async () => {
+      const data = await queryData<StreamPage>(
+        store.handle,
+        `query($asns: [String!]) { asnConesStream(asns: $asns, first: 10000, sort: "-asnDegree.total") {
+          pageInfo { nextPageCursor hasNextPage } pages { coneIndex asn { asn } } } }`,
+        { asns },
+      );
+      expect(data.asnConesStream.pageInfo.hasNextPage).toBe(false);
+      return data.asnConesStream.pages.map((item) => String(item.asn.asn));
+    };
+    const storedOrder = async () =>
+      (
+        await store.handle.db
+          .selectFrom('asns')
+          .select('asn')
+          .where('date', '=', latest)
+          .where('asn', 'in', asns.map(Number))
+          .orderBy('degree_total', 'desc')
+          .orderBy('asn')
+          .execute()
+      ).map((row) => String(row.asn));
+    const before = await walkedOrder();
+    expect(before).toEqual(await storedOrder());
+
+    await reloadThinned(store.handle, latest, ['asRel']);
+
+    const after = await walkedOrder();
+    expect(after).toEqual(await storedOrder());
+    expect(after).not.toEqual(before);
+  });
+
+  it('never serves kept lists of a month that was loaded again (new data_version)', async () => {
+    coneStreamTuning.largeConeAsns = 0;
+    const asns = await largestCones(store.handle, latest, 5);
     const before = await walk(store.handle, KEYS, { first: 200, asns });
     expectStored(before.cones, await storedCones(store.handle, latest));
 

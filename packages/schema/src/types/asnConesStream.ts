@@ -324,6 +324,8 @@ builder.queryFields((t) => ({
             dataVersion: await context.dataVersion(),
             rows: rowsPerQuery(budget + 1),
           },
+          // The filters and order name the cone list exactly (the months already resolved).
+          JSON.stringify(filters),
           coneChunk,
         ),
         args.pageCursor,
