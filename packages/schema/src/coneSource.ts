@@ -329,15 +329,23 @@ export async function countConePrefixes(scope: WalkScope, cone: WalkCone): Promi
  * order) and the chunk's position. Every page of a walk reads its cones from the chunk holding its first cone, and a
  * cone stream page seldom leaves it (a large cone spans many pages), so each page used to read the same rows again:
  * on PostgreSQL one of the two round trips a page paid (docs/performance.md, thirtieth round). Chunks start at
- * multiples of their size, so the pages of one range share one. At most ~1,000 small records each.
+ * multiples of their size, so the pages of one range share one. Bounded by count and by bytes, roughly: a walk's key
+ * holds its ASN list, which a request body may make a few hundred KB long.
  */
 const coneChunksByDb = new WeakMap<object, LRUCache<string, StreamCone[]>>();
 const CONE_CHUNKS_MAX = 64;
+const CONE_CHUNKS_MAX_BYTES = 16 * 1024 * 1024;
+/** A StreamCone's size in V8, roughly (an object of five fields and its date string shared with the others). */
+const STREAM_CONE_BYTES = 64;
 
 function coneChunksOf(db: object): LRUCache<string, StreamCone[]> {
   let chunks = coneChunksByDb.get(db);
   if (!chunks) {
-    chunks = new LRUCache({ max: CONE_CHUNKS_MAX });
+    chunks = new LRUCache({
+      max: CONE_CHUNKS_MAX,
+      maxSize: CONE_CHUNKS_MAX_BYTES,
+      sizeCalculation: (cones, key) => 2 * key.length + STREAM_CONE_BYTES * cones.length + 1,
+    });
     coneChunksByDb.set(db, chunks);
   }
   return chunks;
