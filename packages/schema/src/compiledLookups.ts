@@ -12,6 +12,7 @@
 // statement runs unnamed through Kysely, planned for its values.
 import { createQueryId, sql, type Compilable, type CompiledQuery, type Kysely } from 'kysely';
 import { rowObjectBuilder, type Database, type DatabaseHandle, type DialectName } from '@asrank/db';
+import { perHandle } from './perHandle';
 
 /** Times one executed statement by kind and first table (the service's database query histogram). */
 export type StatementObserver = (kind: string, table: string, seconds: number) => void;
@@ -22,7 +23,7 @@ interface CompiledShape {
   placeholderAt: number[];
 }
 
-const compiledByDb = new WeakMap<Kysely<Database>, Map<string, CompiledShape>>();
+const compiledShapesOf = perHandle<Kysely<Database>, Map<string, CompiledShape>>(() => new Map());
 /** Shapes kept per database: the selected columns make the shape, so hostile variety must not grow it. */
 const MAX_SHAPES = 256;
 
@@ -102,11 +103,7 @@ export async function runCompiled<Row>(
   observe?: StatementObserver,
 ): Promise<Row[]> {
   const { db } = handle;
-  let shapes = compiledByDb.get(db);
-  if (!shapes) {
-    shapes = new Map();
-    compiledByDb.set(db, shapes);
-  }
+  const shapes = compiledShapesOf(db);
   let known = shapes.get(shape);
   if (!known) {
     const compiled = build(...placeholders).compile();

@@ -15,6 +15,7 @@
 // Both are keyed by the store's data_version, so a reloaded month never serves cached rows.
 import { sql, type Kysely } from 'kysely';
 import type { Database, DialectName } from '@asrank/db';
+import { perHandle } from './perHandle';
 
 /** Months whose prefix index is kept per database handle (a walk of one month needs one). */
 export const MONTH_INDEXES_KEPT = 2;
@@ -86,16 +87,10 @@ interface HandleCaches {
   cones: WeightedLru<Promise<ConeLists>>;
 }
 
-const cachesByDb = new WeakMap<object, HandleCaches>();
-
-function cachesOf(db: object): HandleCaches {
-  let caches = cachesByDb.get(db);
-  if (!caches) {
-    caches = { months: new WeightedLru(MONTH_INDEXES_KEPT), cones: new WeightedLru(CONE_ITEMS_KEPT) };
-    cachesByDb.set(db, caches);
-  }
-  return caches;
-}
+const cachesOf = perHandle<object, HandleCaches>(() => ({
+  months: new WeightedLru(MONTH_INDEXES_KEPT),
+  cones: new WeightedLru(CONE_ITEMS_KEPT),
+}));
 
 /** Parses "12,7,3" (decimal integers joined by ',') into `into`, returning how many were read. */
 function parseIntegerList(text: string, into: { [index: number]: number }): number {

@@ -11,6 +11,7 @@ import type { Database, DialectName, PrefixesTable } from '@asrank/db';
 import type { ConeStreamSource } from '@asrank/domain';
 import type { PrefixRecord } from './types/refs';
 import { coneListsOf, conePrefixPositionsOf, networkAt, type MonthPrefixIndex } from './conePrefixIndex';
+import { perHandle } from './perHandle';
 
 /**
  * Rows per keyset query, the cone size (member ASNs) above which a cone's lists are computed once and kept in
@@ -44,17 +45,8 @@ export interface StreamMember {
  * Bounded; a miss only costs an OFFSET. Kept per database handle, and keyed by the store's data_version (which
  * every load or drop changes), so a reloaded month never resumes from a stale key.
  */
-const resumeKeysByDb = new WeakMap<object, Map<string, number>>();
+const resumeKeysOf = perHandle<object, Map<string, number>>(() => new Map());
 const RESUME_KEYS_MAX = 10000;
-
-function resumeKeysOf(db: object): Map<string, number> {
-  let keys = resumeKeysByDb.get(db);
-  if (!keys) {
-    keys = new Map();
-    resumeKeysByDb.set(db, keys);
-  }
-  return keys;
-}
 
 function rememberResumeKey(resumeKeys: Map<string, number>, key: string, value: number): void {
   resumeKeys.delete(key);
@@ -324,6 +316,11 @@ export async function countConePrefixes(scope: WalkScope, cone: WalkCone): Promi
   return Number(row?.total ?? 0);
 }
 
+const CONE_CHUNKS_MAX = 64;
+const CONE_CHUNKS_MAX_BYTES = 16 * 1024 * 1024;
+/** A StreamCone's size in V8, roughly (an object of five fields and its date string shared with the others). */
+const STREAM_CONE_BYTES = 64;
+
 /**
  * Chunks of cone lists, kept per database handle and keyed by the store's data version, the walk (its filters and
  * order) and the chunk's position. Every page of a walk reads its cones from the chunk holding its first cone, and a
@@ -332,24 +329,14 @@ export async function countConePrefixes(scope: WalkScope, cone: WalkCone): Promi
  * multiples of their size, so the pages of one range share one. Bounded by count and by bytes, roughly: a walk's key
  * holds its ASN list, which a request body may make a few hundred KB long.
  */
-const coneChunksByDb = new WeakMap<object, LRUCache<string, StreamCone[]>>();
-const CONE_CHUNKS_MAX = 64;
-const CONE_CHUNKS_MAX_BYTES = 16 * 1024 * 1024;
-/** A StreamCone's size in V8, roughly (an object of five fields and its date string shared with the others). */
-const STREAM_CONE_BYTES = 64;
-
-function coneChunksOf(db: object): LRUCache<string, StreamCone[]> {
-  let chunks = coneChunksByDb.get(db);
-  if (!chunks) {
-    chunks = new LRUCache({
+const coneChunksOf = perHandle<object, LRUCache<string, StreamCone[]>>(
+  () =>
+    new LRUCache({
       max: CONE_CHUNKS_MAX,
       maxSize: CONE_CHUNKS_MAX_BYTES,
       sizeCalculation: (cones, key) => 2 * key.length + STREAM_CONE_BYTES * cones.length + 1,
-    });
-    coneChunksByDb.set(db, chunks);
-  }
-  return chunks;
-}
+    }),
+);
 
 /**
  * The paginator's source: cones from an ordered query (chunked by OFFSET, the chunks kept while the data version
