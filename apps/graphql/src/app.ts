@@ -71,7 +71,7 @@ export async function buildGraphqlApp(config: GraphqlConfig): Promise<FastifyIns
     await app.register(
       async (scoped) => {
         // Hooks of these two apply to the /graphql routes Mercurius adds in the child context below.
-        await scoped.register(inputGuards, { graphqlPath });
+        await scoped.register(inputGuards, { graphqlPath, maxBatchOperations: config.maxBatchOperations });
         await scoped.register(resultCache, {
           graphqlPath,
           readDataVersion: dataVersionReader(handle),

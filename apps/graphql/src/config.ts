@@ -20,6 +20,8 @@ export interface GraphqlConfig {
   maxQueryTokens: number;
   /** Maximum number of aliased fields in one document (see alias-limit.ts). */
   maxAliases: number;
+  /** Most operations one POST may carry as a JSON array (a batch); 1 refuses batches. */
+  maxBatchOperations: number;
   /** Maximum request body size in bytes. */
   bodyLimit: number;
   /** Time allowed to receive a whole request (Fastify requestTimeout), in ms. */
@@ -50,6 +52,7 @@ interface RawEnv {
   GRAPHQL_MAX_COST: number;
   GRAPHQL_MAX_TOKENS: number;
   GRAPHQL_MAX_ALIASES: number;
+  GRAPHQL_MAX_BATCH: number;
   BODY_LIMIT: number;
   REQUEST_TIMEOUT_MS: number;
   DB_STATEMENT_TIMEOUT_MS: number;
@@ -79,6 +82,7 @@ const envJsonSchema = {
     GRAPHQL_MAX_COST: { type: 'integer', minimum: 1, default: 500000 },
     GRAPHQL_MAX_TOKENS: { type: 'integer', minimum: 100, default: 20000 },
     GRAPHQL_MAX_ALIASES: { type: 'integer', minimum: 0, maximum: 10000, default: 50 },
+    GRAPHQL_MAX_BATCH: { type: 'integer', minimum: 1, maximum: 1000, default: 16 },
     BODY_LIMIT: { type: 'integer', minimum: 1024, maximum: 104857600, default: 262144 },
     REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 30000 },
     DB_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 20000 },
@@ -119,6 +123,7 @@ export function loadConfig(env: Record<string, string | number | undefined> = pr
     maxQueryCost: raw.GRAPHQL_MAX_COST,
     maxQueryTokens: raw.GRAPHQL_MAX_TOKENS,
     maxAliases: raw.GRAPHQL_MAX_ALIASES,
+    maxBatchOperations: raw.GRAPHQL_MAX_BATCH,
     bodyLimit: raw.BODY_LIMIT,
     requestTimeoutMs: raw.REQUEST_TIMEOUT_MS,
     statementTimeoutMs: raw.DB_STATEMENT_TIMEOUT_MS,

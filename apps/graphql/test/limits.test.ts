@@ -219,17 +219,112 @@ describe('query limits', () => {
     expect(body.errors?.[0]?.message).toMatch(/tokens/);
   });
 
-  it('refuses batched operations (an array body)', async () => {
+  /** POSTs `operations` as one JSON array (a batch). */
+  async function postBatch(operations: unknown[]): Promise<{ status: number; body: unknown }> {
     const response = await fetch(`${service.baseUrl}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify([
-        { query: '{ datasets { totalCount } }' },
-        { query: '{ datasets { totalCount } }' },
-      ]),
+      body: JSON.stringify(operations),
     });
-    expect(response.status).toBe(400);
+    return { status: response.status, body: await response.json() };
+  }
+
+  interface Entry {
+    data?: Record<string, unknown> | null;
+    errors?: { message: string; extensions?: Record<string, unknown> }[];
+  }
+
+  it('answers a batch (an array body) with each operation answered in its place, as it would be alone', async () => {
+    const lookup = 'query One($asn: String!) { asn(asn: $asn) { asn asnName rank } }';
+    const operations = [
+      { query: lookup, variables: { asn: someAsn } },
+      { query: '{ datasets { totalCount } }' },
+      { query: lookup, variables: { asn: 'x' } },
+      { query: lookup, variables: { asn: '4294967295' } },
+      // Each operation is priced and run by its own operation name.
+      {
+        query: `query A { datasets { totalCount } } query B { asn(asn: "${someAsn}") { asn } }`,
+        operationName: 'B',
+      },
+    ];
+    const { status, body } = await postBatch(operations);
+    // One operation's bad argument is its own entry's error, not the status of the others' answers.
+    expect(status).toBe(200);
+    expect(Array.isArray(body)).toBe(true);
+    const entries = body as Entry[];
+    expect(entries).toHaveLength(5);
+    for (const [index, operation] of operations.entries()) {
+      const alone = await graphql(service.baseUrl, operation.query, {
+        variables: operation.variables,
+        operationName: operation.operationName,
+      });
+      expect(entries[index]!.data).toEqual(alone.body.data);
+      expect(entries[index]!.errors?.map((error) => error.message)).toEqual(
+        alone.body.errors?.map((error) => error.message),
+      );
+    }
+    expect(entries[2]!.errors?.[0]?.extensions?.['argument']).toBe('asn');
+    expect(entries[3]!.data).toEqual({ asn: null });
+    expect(entries[4]!.data).toEqual({ asn: { asn: someAsn } });
     await expectHealthy();
+  });
+
+  it('prices each operation of a batch on its own: a too costly one is refused in its entry', async () => {
+    const { status, body } = await postBatch([
+      { query: nestedLinks(3, 1000) },
+      { query: `{ asn(asn: "${someAsn}") { asn } }` },
+    ]);
+    expect(status).toBe(200);
+    const [refused, answered] = body as Entry[];
+    expect(refused!.errors?.[0]?.message).toMatch(/estimated cost \d+ exceeds the limit of 500000/);
+    expect(answered!.data).toEqual({ asn: { asn: someAsn } });
+  });
+
+  it('refuses a batch longer than GRAPHQL_MAX_BATCH, an empty one, and one with a refused operation', async () => {
+    const tooLong = await postBatch(
+      Array.from({ length: 17 }, () => ({ query: '{ datasets { totalCount } }' })),
+    );
+    expect(tooLong.status).toBe(400);
+    expect((tooLong.body as Entry).errors?.[0]?.message).toBe(
+      'a batch may hold at most 16 operations (GRAPHQL_MAX_BATCH), got 17',
+    );
+    const empty = await postBatch([]);
+    expect(empty.status).toBe(400);
+    expect((empty.body as Entry).errors?.[0]?.message).toBe('a batch must hold at least one operation');
+    const withNul = await postBatch([
+      { query: '{ datasets { totalCount } }' },
+      {
+        query: 'query Named($name: String) { asns(name: $name) { totalCount } }',
+        variables: { name: 'a\u0000b' },
+      },
+    ]);
+    expect(withNul.status).toBe(400);
+    const [error] = (withNul.body as Entry).errors ?? [];
+    expect(error?.message).toBe(
+      'operation 1 of the batch: variable $name must not contain NUL (\\u0000) characters',
+    );
+    expect(error?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'name', operation: 1 });
+    await expectHealthy();
+  });
+
+  it('refuses batches when GRAPHQL_MAX_BATCH is 1', async () => {
+    const single = await startService(store.url, { GRAPHQL_MAX_BATCH: '1' });
+    try {
+      const response = await fetch(`${single.baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify([
+          { query: '{ datasets { totalCount } }' },
+          { query: '{ datasets { totalCount } }' },
+        ]),
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as Entry).errors?.[0]?.message).toBe(
+        'this service takes no batches (GRAPHQL_MAX_BATCH is 1): send one operation as a JSON object, not an array',
+      );
+    } finally {
+      await single.close();
+    }
   });
 
   it('answers introspection (what GraphiQL sends) within the limits', async () => {

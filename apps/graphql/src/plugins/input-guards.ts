@@ -6,12 +6,17 @@
 //   valid JSON, so such text is refused as a syntax error.
 // - NUL characters in string arguments: PostgreSQL cannot store or compare them in text and failed with a
 //   500; no AS Rank value contains one, so they are refused naming the argument or variable.
+// - a batch (a JSON array of operations) longer than GRAPHQL_MAX_BATCH or empty: every operation of a batch costs
+//   what a request costs, so its length is bounded like any other per-request limit. A fault in any one operation
+//   refuses the whole batch, naming the operation by its index.
 import fp from 'fastify-plugin';
 import { GraphQLError, Kind, parse, visit, type DocumentNode } from 'graphql';
 import type { FastifyInstance } from 'fastify';
 
 export interface InputGuardsOptions {
   graphqlPath: string;
+  /** Most operations a POST may carry as a JSON array. */
+  maxBatchOperations: number;
 }
 
 const JSON_START = /^\s*["[{0-9tfn-]/;
@@ -26,7 +31,9 @@ function isJsonText(text: string): boolean {
   }
 }
 
-function refuse(message: string, extensions: Record<string, unknown>): Error {
+type Refusal = Error & { statusCode: number; errors: GraphQLError[] };
+
+function refuse(message: string, extensions: Record<string, unknown>): Refusal {
   // Shaped like Mercurius' validation errors, so the error formatter answers 400 listing the message.
   return Object.assign(new Error(message), {
     statusCode: 400,
@@ -53,7 +60,10 @@ function nulPath(value: unknown, path: string): string | undefined {
   return undefined;
 }
 
-async function inputGuardsPlugin(app: FastifyInstance, { graphqlPath }: InputGuardsOptions): Promise<void> {
+async function inputGuardsPlugin(
+  app: FastifyInstance,
+  { graphqlPath, maxBatchOperations }: InputGuardsOptions,
+): Promise<void> {
   // Callback style: the check never waits, and an async hook costs a promise and a microtask per request.
   app.addHook('preHandler', (request, _reply, done) => {
     if (request.routeOptions.url !== graphqlPath) {
@@ -62,7 +72,12 @@ async function inputGuardsPlugin(app: FastifyInstance, { graphqlPath }: InputGua
     }
     let refusal: Error | undefined;
     try {
-      refusal = refusalOf(request.method === 'GET' ? request.query : request.body);
+      refusal =
+        request.method === 'GET'
+          ? refusalOf(request.query)
+          : Array.isArray(request.body)
+            ? batchRefusalOf(request.body, maxBatchOperations)
+            : refusalOf(request.body);
     } catch (error) {
       refusal = error as Error;
     }
@@ -70,8 +85,38 @@ async function inputGuardsPlugin(app: FastifyInstance, { graphqlPath }: InputGua
   });
 }
 
+/** Why a batch must be refused: its length, or the first operation that must be (named by its index). */
+function batchRefusalOf(operations: unknown[], maxBatchOperations: number): Refusal | undefined {
+  if (maxBatchOperations <= 1) {
+    return refuse(
+      'this service takes no batches (GRAPHQL_MAX_BATCH is 1): send one operation as a JSON object, not an array',
+      { code: 'BAD_REQUEST' },
+    );
+  }
+  if (operations.length === 0) {
+    return refuse('a batch must hold at least one operation', { code: 'BAD_REQUEST' });
+  }
+  if (operations.length > maxBatchOperations) {
+    return refuse(
+      `a batch may hold at most ${maxBatchOperations} operations (GRAPHQL_MAX_BATCH), got ${operations.length}`,
+      { code: 'BAD_REQUEST', maxBatchOperations },
+    );
+  }
+  for (let index = 0; index < operations.length; index += 1) {
+    const refusal = refusalOf(operations[index]);
+    if (refusal !== undefined) {
+      const [cause] = refusal.errors;
+      return refuse(`operation ${index} of the batch: ${refusal.message}`, {
+        ...cause?.extensions,
+        operation: index,
+      });
+    }
+  }
+  return undefined;
+}
+
 /** Why a /graphql request must be refused (a 400 naming the fault), or undefined. */
-function refusalOf(body: unknown): Error | undefined {
+function refusalOf(body: unknown): Refusal | undefined {
   const source = body as { query?: unknown } | null | undefined;
   const query = source?.query;
   if (typeof query !== 'string') return undefined;
