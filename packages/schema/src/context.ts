@@ -12,7 +12,7 @@ import type {
   LocationsTable,
   OrganizationsTable,
 } from '@asrank/db';
-import { byPrimaryKey, dataVersionColumn, inValues } from './sql';
+import { boundList, byPrimaryKey, dataVersionColumn, inBoundList, inValues } from './sql';
 import { runCompiled, runPrepared, type StatementObserver } from './compiledLookups';
 import { PageBookmarks, waitedHopsFor, type PageBookmarksOptions } from './pageBookmarks';
 import { ListTotals } from './listTotals';
@@ -87,6 +87,8 @@ export interface AsrankContext {
 
 /** Bound in place of (date, key) when a lookup's SQL is compiled; any value the SQL never binds otherwise. */
 const DATE_AND_KEY_PLACEHOLDERS = ['\u0000date', '\u0000key'] as const;
+/** Bound in place of (date, list of keys) when a lookup of several keys is compiled. */
+const DATE_AND_LIST_PLACEHOLDERS = ['\u0000date', '\u0000list'] as const;
 
 const datedKey = <Id extends number | string>(key: DatedKey<Id>) => `${key.date}|${key.id}`;
 
@@ -240,14 +242,17 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
   >();
   const observe = options.observeStatement;
   /**
-   * Records by (date, key): a batch of one key runs `one`'s statement, compiled once per `shape`; a larger batch runs
-   * `many` (per month, see loadByDate). `records` post-processes what either read.
+   * Records by (date, key): a batch of one key runs `one`'s statement, a larger batch `many`'s (per month, see
+   * loadByDate; the keys bound as one list), each compiled once per `shape`. `records` post-processes what either read.
+   * Larger batches come from nested lookups and from the REST service's batches of requests, whose Kysely build per
+   * batch was 9.6% of the GraphQL service's CPU under W6 (docs/performance.md, thirty-first round).
    */
   const recordLoader = <Id extends number | string, Row>(spec: {
     shape: string;
     table: string;
     one: (month: unknown, key: unknown) => Compilable<Row>;
-    many: (date: string, ids: Id[]) => Promise<Row[]>;
+    many: (month: unknown, list: unknown) => Compilable<Row>;
+    kind: 'bigint' | 'text';
     idOf: (row: Row) => Id;
     records?: (rows: Row[]) => Row[];
   }) => {
@@ -268,7 +273,15 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
                     [date, ids[0]],
                     observe,
                   )
-                : await spec.many(date, ids),
+                : await runCompiled<Row>(
+                    handle,
+                    `${spec.shape}|many`,
+                    spec.table,
+                    spec.many,
+                    DATE_AND_LIST_PLACEHOLDERS,
+                    [date, boundList(dialect, ids, spec.kind)],
+                    observe,
+                  ),
             ),
           spec.idOf,
         ),
@@ -289,11 +302,11 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
         selected()
           .where('date', '=', month as string)
           .where('org_id', '=', orgId as string) as unknown as Compilable<OrganizationRow>,
-      many: (date, orgIds) =>
+      many: (month, orgIds) =>
         selected()
-          .where('date', '=', date)
-          .where(inValues(dialect, 'org_id', orgIds, 'text'))
-          .execute() as Promise<OrganizationRow[]>,
+          .where('date', '=', month as string)
+          .where(inBoundList(dialect, 'org_id', orgIds, 'text')) as unknown as Compilable<OrganizationRow>,
+      kind: 'text',
       idOf: (row) => row.org_id,
     });
   };
@@ -324,11 +337,11 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
         selected()
           .where('a.date', '=', month as string)
           .where('a.asn', '=', asn as number) as unknown as Compilable<AsnRow>,
-      many: (date, asns) =>
+      many: (month, asns) =>
         selected()
-          .where('a.date', '=', date)
-          .where(inValues(dialect, 'a.asn', asns, 'bigint'))
-          .execute() as Promise<AsnRow[]>,
+          .where('a.date', '=', month as string)
+          .where(inBoundList(dialect, 'a.asn', asns, 'bigint')) as unknown as Compilable<AsnRow>,
+      kind: 'bigint',
       idOf: (row) => Number(row.asn),
       records: organization
         ? (rows) => withJoinedOrganizations(rows as unknown as Record<string, unknown>[], organization)

@@ -44,7 +44,11 @@ async function walk(
   variables: { first: number; asns?: string[] },
   { fragments = '', counter }: { fragments?: string; counter?: StatementCounter } = {},
 ): Promise<{ cones: WalkedCone[]; pages: number }> {
-  const counted: DatabaseHandle = counter ? { ...handle, db: handle.db.withPlugin(counter) } : handle;
+  // Without the pg pool, statements compiled once run through Kysely (not as named prepared statements), so the
+  // counter sees them too.
+  const counted: DatabaseHandle = counter
+    ? { ...handle, db: handle.db.withPlugin(counter), postgres: undefined }
+    : handle;
   const query = `query($cursor: String, $first: Int, $asns: [String!]) {
     asnConesStream(pageCursor: $cursor, first: $first, asns: $asns) {
       pageInfo { nextPageCursor hasNextPage } pages { coneIndex ${selection} } } } ${fragments}`;
