@@ -22,6 +22,8 @@ export type BuildRestAppConfig = Pick<RestConfig, 'basePath' | 'graphqlUrl'> &
       | 'graphqlConnectTimeoutMs'
       | 'graphqlTimeoutMs'
       | 'graphqlConnections'
+      | 'graphqlBatchMax'
+      | 'graphqlBatchesInFlight'
       | 'logLevel'
       | 'cacheMaxAgeSeconds'
       | 'maxEventLoopDelayMs'
@@ -52,6 +54,8 @@ export async function buildRestApp(config: BuildRestAppConfig): Promise<FastifyI
     connectTimeoutMs: config.graphqlConnectTimeoutMs ?? 2000,
     timeoutMs: config.graphqlTimeoutMs ?? 30000,
     connections: config.graphqlConnections ?? 32,
+    maxBatch: config.graphqlBatchMax ?? 16,
+    maxBatchesInFlight: config.graphqlBatchesInFlight ?? 1,
   });
   await app.register(overload, {
     maxEventLoopDelayMs: config.maxEventLoopDelayMs ?? 1000,

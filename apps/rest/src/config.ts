@@ -15,6 +15,13 @@ export interface RestConfig {
   graphqlTimeoutMs: number;
   /** Keep-alive connections kept open to the GraphQL service. */
   graphqlConnections: number;
+  /**
+   * Most concurrent requests sent to the GraphQL service together, as one batch (a JSON array of operations);
+   * 1 sends each alone. At most the GraphQL service's GRAPHQL_MAX_BATCH.
+   */
+  graphqlBatchMax: number;
+  /** Upstream requests out at once before further calls wait to leave together (as many as GraphQL processes). */
+  graphqlBatchesInFlight: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** `Cache-Control: max-age` of successful answers, in seconds. */
   cacheMaxAgeSeconds: number;
@@ -41,6 +48,8 @@ interface RestEnv {
   GRAPHQL_CONNECT_TIMEOUT_MS: number;
   GRAPHQL_TIMEOUT_MS: number;
   GRAPHQL_CONNECTIONS: number;
+  GRAPHQL_BATCH_MAX: number;
+  GRAPHQL_BATCHES_IN_FLIGHT: number;
   LOG_LEVEL: RestConfig['logLevel'];
   CACHE_MAX_AGE_SECONDS: number;
   MAX_EVENT_LOOP_DELAY_MS: number;
@@ -62,6 +71,8 @@ const envJsonSchema = {
     GRAPHQL_CONNECT_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 2000 },
     GRAPHQL_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 30000 },
     GRAPHQL_CONNECTIONS: { type: 'integer', minimum: 1, maximum: 1024, default: 32 },
+    GRAPHQL_BATCH_MAX: { type: 'integer', minimum: 1, maximum: 1000, default: 16 },
+    GRAPHQL_BATCHES_IN_FLIGHT: { type: 'integer', minimum: 1, maximum: 1024, default: 1 },
     LOG_LEVEL: {
       type: 'string',
       enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
@@ -107,6 +118,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RestConfig {
     graphqlConnectTimeoutMs: parsed.GRAPHQL_CONNECT_TIMEOUT_MS,
     graphqlTimeoutMs: parsed.GRAPHQL_TIMEOUT_MS,
     graphqlConnections: parsed.GRAPHQL_CONNECTIONS,
+    graphqlBatchMax: parsed.GRAPHQL_BATCH_MAX,
+    graphqlBatchesInFlight: parsed.GRAPHQL_BATCHES_IN_FLIGHT,
     logLevel: parsed.LOG_LEVEL,
     cacheMaxAgeSeconds: parsed.CACHE_MAX_AGE_SECONDS,
     maxEventLoopDelayMs: parsed.MAX_EVENT_LOOP_DELAY_MS,

@@ -28,7 +28,9 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export async function startServices(options: { basePath?: string } = {}): Promise<Services> {
+export async function startServices(
+  options: { basePath?: string; graphqlEnv?: Record<string, string | number> } = {},
+): Promise<Services> {
   const scratchDir = mkdtempSync(path.join(os.tmpdir(), 'asrank-rest-'));
   const databaseFile = path.join(scratchDir, 'asrank.db');
   // `asrank load-sample` runs loadSampleData on the committed sample-data/ (all months).
@@ -45,6 +47,7 @@ export async function startServices(options: { basePath?: string } = {}): Promis
       MAX_EVENT_LOOP_DELAY_MS: 0,
       PORT: graphqlPort,
       HOST: '127.0.0.1',
+      ...options.graphqlEnv,
     });
     const app = await buildGraphqlApp(config);
     await app.listen({ port: graphqlPort, host: '127.0.0.1' });

@@ -18,7 +18,10 @@ export interface StackFloorOptions {
 }
 
 interface FloorContext {
-  answer: Record<string, unknown>;
+  /** The kept answer of the request's one operation, or of each operation of a batch by its index. */
+  answers: Record<string, unknown>[];
+  /** Set by Mercurius on each operation of a batch. */
+  operationId?: number;
 }
 
 /** A request whose upstream answer carries errors: the floor measures answered requests only. */
@@ -46,6 +49,16 @@ export async function buildStackFloor(options: StackFloorOptions): Promise<Fasti
     return answer.data;
   };
 
+  const keptAnswer = async (operation: unknown): Promise<Record<string, unknown>> => {
+    const body = JSON.stringify(operation);
+    let answer = answers.get(body);
+    if (!answer) {
+      answer = await fromUpstream(body);
+      answers.set(body, answer);
+    }
+    return answer;
+  };
+
   // Every root field returns its part of the kept answer (by response key, so root aliases work); nested fields use
   // graphql's default resolver, which reads the property of the field's name (the workloads alias no nested field).
   const rootResolvers: Record<
@@ -53,7 +66,8 @@ export async function buildStackFloor(options: StackFloorOptions): Promise<Fasti
     (root: unknown, args: unknown, context: FloorContext, info: GraphQLResolveInfo) => unknown
   > = {};
   for (const name of Object.keys(queryType.getFields())) {
-    rootResolvers[name] = (_root, _args, context, info) => context.answer[info.path.key];
+    rootResolvers[name] = (_root, _args, context, info) =>
+      context.answers[context.operationId ?? 0]![info.path.key];
   }
 
   const app = Fastify({ logger: false, bodyLimit: 16 * 1024 * 1024 });
@@ -63,16 +77,13 @@ export async function buildStackFloor(options: StackFloorOptions): Promise<Fasti
     path: '/graphql',
     graphiql: false,
     jit: options.jitAfter,
-    allowBatchedQueries: false,
+    // As the service takes them: the REST service sends its concurrent requests as one batch.
+    allowBatchedQueries: true,
     // The body Fastify parsed, written back: JSON.stringify of a parsed JSON.stringify text is that text again.
+    // A batch's operations are kept one by one, as the REST service's batches mix them anew every time.
     context: async (request): Promise<FloorContext> => {
-      const body = JSON.stringify(request.body);
-      let answer = answers.get(body);
-      if (!answer) {
-        answer = await fromUpstream(body);
-        answers.set(body, answer);
-      }
-      return { answer };
+      if (!Array.isArray(request.body)) return { answers: [await keptAnswer(request.body)] };
+      return { answers: await Promise.all((request.body as unknown[]).map(keptAnswer)) };
     },
   });
   app.get('/health', async () => ({ status: 'ok', answers: answers.size }));

@@ -76,5 +76,9 @@ describe('stack floor', () => {
     await sample.service.close();
     const remembered = await Promise.all(requests.map((request) => post(floorUrl, request)));
     expect(remembered.map(({ answer }) => answer)).toEqual(fromService.map(({ answer }) => answer));
+    // A batch of learned requests (as the REST service sends them) is answered operation by operation.
+    const batch = await post(floorUrl, [requests[1], requests[0], requests[1]]);
+    expect(batch.status).toBe(200);
+    expect(batch.answer).toEqual([fromService[1]!.answer, fromService[0]!.answer, fromService[1]!.answer]);
   });
 });

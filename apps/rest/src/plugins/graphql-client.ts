@@ -10,6 +10,16 @@ export interface GraphqlClientOptions {
   connectTimeoutMs: number;
   timeoutMs: number;
   connections: number;
+  /**
+   * Most calls of one event-loop turn sent together as one batch (a JSON array of operations); 1 (the default)
+   * sends each alone.
+   */
+  maxBatch?: number;
+  /**
+   * Upstream requests (batches or single calls) out at once before further calls wait to leave together; as many
+   * as the GraphQL service has processes. 1 by default.
+   */
+  maxBatchesInFlight?: number;
   /** Called once per call with the operation name, its outcome and its duration (for metrics). */
   observe?: (
     operation: string,
@@ -82,6 +92,20 @@ function outcomeOf(error: unknown): 'graphql_error' | 'unavailable' | 'timeout' 
   return 'unavailable';
 }
 
+/**
+ * Longest a call waits for the batches in flight before it leaves anyway: a slow operation (a long list) must not
+ * hold up the point lookups queued behind it for longer than this.
+ */
+const LONGEST_HOLD_MS = 2;
+
+/** One call waiting for the next batch: its request body as text, and how to settle it. */
+interface QueuedCall {
+  body: string;
+  requestId: string;
+  resolve: (result: GraphqlResult<unknown>) => void;
+  reject: (error: unknown) => void;
+}
+
 export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClient {
   const endpoint = new URL(options.url);
   const path = `${endpoint.pathname}${endpoint.search}`;
@@ -92,6 +116,7 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
     bodyTimeout: options.timeoutMs,
     keepAliveTimeout: 4000,
   });
+  const maxBatch = options.maxBatch ?? 1;
 
   async function post(body: string, requestId: string): Promise<{ statusCode: number; text: string }> {
     const response = await pool.request({
@@ -103,23 +128,15 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
     return { statusCode: response.statusCode, text: await response.body.text() };
   }
 
-  async function postWithRetry(
-    body: string,
-    requestId: string,
-  ): Promise<{ statusCode: number; text: string }> {
+  /** POSTs `body`; transport failures become UpstreamTimeoutError or UpstreamUnavailableError. */
+  async function exchange(body: string, requestId: string): Promise<{ statusCode: number; text: string }> {
     try {
-      return await post(body, requestId);
-    } catch (error) {
-      if (STALE_SOCKET_CODES.has(errorCode(error) ?? '')) return post(body, requestId);
-      throw error;
-    }
-  }
-
-  async function execute<TData>(request: GraphqlRequest): Promise<GraphqlResult<TData>> {
-    const body = JSON.stringify({ query: request.query, variables: request.variables });
-    let answer: { statusCode: number; text: string };
-    try {
-      answer = await postWithRetry(body, request.requestId);
+      try {
+        return await post(body, requestId);
+      } catch (error) {
+        if (STALE_SOCKET_CODES.has(errorCode(error) ?? '')) return await post(body, requestId);
+        throw error;
+      }
     } catch (error) {
       const code = errorCode(error);
       if (TIMEOUT_CODES.has(code ?? '')) {
@@ -134,34 +151,143 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
       }
       throw error;
     }
-    let parsed: GraphqlWireResponse;
+  }
+
+  /** One operation's answer (a whole response, or one entry of a batch's) as data, or the error it stands for. */
+  function resultOf<TData>(statusCode: number, parsed: unknown): GraphqlResult<TData> {
+    if (parsed === null || typeof parsed !== 'object') {
+      throw new UpstreamUnavailableError(
+        `the GraphQL service answered HTTP ${statusCode} with an unexpected body`,
+      );
+    }
+    const answer = parsed as GraphqlWireResponse;
+    if (Array.isArray(answer.errors) && answer.errors.length > 0) {
+      const argument = answer.errors
+        .map((entry) => entry?.extensions?.argument)
+        .find((name) => typeof name === 'string');
+      throw new GraphqlResponseError(
+        answer.errors.map((entry) => String(entry?.message ?? 'unknown GraphQL error')),
+        argument as string | undefined,
+      );
+    }
+    if (statusCode >= 400 || answer.data === null || typeof answer.data !== 'object') {
+      throw new UpstreamUnavailableError(`the GraphQL service answered HTTP ${statusCode} without data`);
+    }
+    return { data: answer.data as TData };
+  }
+
+  function parseAnswer(answer: { statusCode: number; text: string }): unknown {
     try {
-      parsed = JSON.parse(answer.text) as GraphqlWireResponse;
+      return JSON.parse(answer.text);
     } catch {
       throw new UpstreamUnavailableError(
         `the GraphQL service answered HTTP ${answer.statusCode} without a JSON body`,
       );
     }
-    if (parsed === null || typeof parsed !== 'object') {
-      throw new UpstreamUnavailableError(
-        `the GraphQL service answered HTTP ${answer.statusCode} with an unexpected body`,
-      );
+  }
+
+  async function executeAlone<TData>(body: string, requestId: string): Promise<GraphqlResult<TData>> {
+    const answer = await exchange(body, requestId);
+    return resultOf<TData>(answer.statusCode, parseAnswer(answer));
+  }
+
+  /** Settles `call` with the answer to `answer`'s exchange (its only operation). */
+  function settleFrom(call: QueuedCall, statusCode: number, parsed: () => unknown): void {
+    try {
+      call.resolve(resultOf(statusCode, parsed()));
+    } catch (error) {
+      call.reject(error);
     }
-    if (Array.isArray(parsed.errors) && parsed.errors.length > 0) {
-      const argument = parsed.errors
-        .map((entry) => entry?.extensions?.argument)
-        .find((name) => typeof name === 'string');
-      throw new GraphqlResponseError(
-        parsed.errors.map((entry) => String(entry?.message ?? 'unknown GraphQL error')),
-        argument as string | undefined,
-      );
+  }
+
+  /**
+   * Sends one call, or several as one JSON array under the first call's request id; the GraphQL service answers an
+   * array of their answers in order, each settled as a call of its own would be. `release` runs as soon as the
+   * answer is in, before the calls are settled: the next batch is then on its way while this service finishes
+   * these calls' answers. A batch refused as a whole (a fault in one of its operations, or a service that takes no
+   * batches) is sent again call by call, so one caller's bad input never fails the others.
+   */
+  async function exchangeCalls(calls: QueuedCall[], release: () => void): Promise<void> {
+    const body = calls.length === 1 ? calls[0]!.body : `[${calls.map((call) => call.body).join(',')}]`;
+    let answer: { statusCode: number; text: string };
+    try {
+      answer = await exchange(body, calls[0]!.requestId);
+    } catch (error) {
+      release();
+      for (const call of calls) call.reject(error);
+      return;
     }
-    if (answer.statusCode >= 400 || parsed.data === null || typeof parsed.data !== 'object') {
-      throw new UpstreamUnavailableError(
-        `the GraphQL service answered HTTP ${answer.statusCode} without data`,
-      );
+    release();
+    if (calls.length === 1) {
+      settleFrom(calls[0]!, answer.statusCode, () => parseAnswer(answer));
+      return;
     }
-    return { data: parsed.data as TData };
+    let answers: unknown;
+    try {
+      answers = answer.statusCode === 200 ? JSON.parse(answer.text) : undefined;
+    } catch {
+      answers = undefined;
+    }
+    if (!Array.isArray(answers) || answers.length !== calls.length) {
+      for (const call of calls) executeAlone(call.body, call.requestId).then(call.resolve, call.reject);
+      return;
+    }
+    calls.forEach((call, index) => settleFrom(call, 200, () => answers[index]));
+  }
+
+  // Calls leave in batches: those made in one turn of the event loop leave together at its end, and while
+  // maxBatchesInFlight upstream requests are out, later calls queue and leave together when one comes back (or
+  // after LONGEST_HOLD_MS). Under load a batch thus holds what arrived during the last one. A batch costs the
+  // GraphQL service one HTTP request, one context and one loader batch per key kind for all its operations, and
+  // this service one upstream request (docs/performance.md, thirty-first round).
+  const queued: QueuedCall[] = [];
+  let inFlight = 0;
+  let flushScheduled = false;
+  let holdTimer: NodeJS.Timeout | undefined;
+  const maxInFlight = options.maxBatchesInFlight ?? 1;
+
+  function dispatch(calls: QueuedCall[]): void {
+    inFlight += 1;
+    void exchangeCalls(calls, () => {
+      inFlight -= 1;
+      if (queued.length > 0) flushQueued(false);
+    });
+  }
+
+  function flushQueued(force: boolean): void {
+    flushScheduled = false;
+    while (queued.length > 0 && (force || inFlight < maxInFlight)) {
+      dispatch(queued.splice(0, maxBatch));
+    }
+    if (queued.length === 0) {
+      clearTimeout(holdTimer);
+      holdTimer = undefined;
+    } else if (holdTimer === undefined) {
+      holdTimer = setTimeout(() => {
+        holdTimer = undefined;
+        flushQueued(true);
+      }, LONGEST_HOLD_MS);
+    }
+  }
+
+  function scheduleFlush(): void {
+    if (flushScheduled) return;
+    flushScheduled = true;
+    setImmediate(() => flushQueued(false));
+  }
+
+  function send<TData>(request: GraphqlRequest): Promise<GraphqlResult<TData>> {
+    const body = JSON.stringify({ query: request.query, variables: request.variables });
+    if (maxBatch <= 1) return executeAlone<TData>(body, request.requestId);
+    return new Promise<GraphqlResult<TData>>((resolve, reject) => {
+      scheduleFlush();
+      queued.push({
+        body,
+        requestId: request.requestId,
+        resolve: resolve as (result: GraphqlResult<unknown>) => void,
+        reject,
+      });
+    });
   }
 
   return {
@@ -169,7 +295,7 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
       const started = process.hrtime.bigint();
       const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
       try {
-        const result = await execute<TData>(request);
+        const result = await send<TData>(request);
         options.observe?.(operationNameOf(request.query), 'ok', seconds());
         return result;
       } catch (error) {
@@ -177,7 +303,10 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
         throw error;
       }
     },
-    close: () => pool.close(),
+    close: () => {
+      clearTimeout(holdTimer);
+      return pool.close();
+    },
   };
 }
 
