@@ -191,7 +191,7 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
     return resultOf<TData>(answer.statusCode, parseAnswer(answer));
   }
 
-  /** Settles `call` with the answer to `answer`'s exchange (its only operation). */
+  /** Settles `call` with its operation's answer, which `parsed` reads (a failure to read it rejects the call). */
   function settleFrom(call: QueuedCall, statusCode: number, parsed: () => unknown): void {
     try {
       call.resolve(resultOf(statusCode, parsed()));
