@@ -56,6 +56,15 @@ export function answerProblem(status: number, contentType: string | null, body: 
   } catch {
     return `HTTP ${status} with a body that is not JSON`;
   }
+  if (Array.isArray(parsed)) {
+    // A batch (a JSON array of operations) is answered 200 with one GraphQL result per operation.
+    if (status !== 200 || parsed.length === 0)
+      return `HTTP ${status} with a JSON array: ${body.slice(0, 200)}`;
+    const entryProblem = parsed
+      .map((entry) => answerProblem(status, contentType, JSON.stringify(entry)))
+      .find((problem) => problem !== undefined);
+    return entryProblem === undefined ? undefined : `a batch entry: ${entryProblem}`;
+  }
   if (parsed === null || typeof parsed !== 'object')
     return `HTTP ${status} with a JSON body that is not an object`;
   const record = parsed as Record<string, unknown>;

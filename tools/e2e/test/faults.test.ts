@@ -174,6 +174,7 @@ describe('SIGTERM with requests in flight', () => {
 async function startHoldingProxy(target: string): Promise<{
   url: string;
   hold(): void;
+  /** GraphQL operations held so far (a batch holds several). */
   held(): number;
   release(): void;
   close(): Promise<void>;
@@ -188,7 +189,9 @@ async function startHoldingProxy(target: string): Promise<{
     request.on('end', () => {
       void (async () => {
         if (holding) {
-          heldCount += 1;
+          // The REST service sends concurrent requests as batches (a JSON array of operations): count operations.
+          const body: unknown = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : null;
+          heldCount += Array.isArray(body) ? body.length : 1;
           await gate;
         }
         try {
