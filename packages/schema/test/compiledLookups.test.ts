@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { runCompiled } from '../src/compiledLookups';
+import { createContext } from '../src/context';
 import { LOAD_TIMEOUT_MS, openLoadedStore, STORE_KINDS, type LoadedStore } from './support/store';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
@@ -85,6 +86,49 @@ describe.each(STORE_KINDS)('compiled lookups on %s', (kind) => {
       expect(new Set(texts).size).toBe(1);
     });
   }
+
+  it('runs a loader batch of several keys from SQL compiled once, whatever the number of keys', async () => {
+    const { db } = store.handle;
+    const latest = store.dates.at(-1)!;
+    const stored = await db
+      .selectFrom('asns')
+      .select(['asn', 'asn_name'])
+      .where('date', '=', latest)
+      .orderBy('asn')
+      .limit(7)
+      .execute();
+    expect(stored).toHaveLength(7);
+    const counts = { built: 0, executed: 0 };
+    // Through Kysely (no pg pool, no statement cache), so a plugin sees each build (transformQuery, at compile) and
+    // each execution (transformResult).
+    const handle = {
+      ...store.handle,
+      postgres: undefined,
+      readRows: undefined,
+      db: db.withPlugin({
+        transformQuery: (args) => {
+          counts.built += 1;
+          return args.node;
+        },
+        transformResult: async (args) => {
+          counts.executed += 1;
+          return args.result;
+        },
+      }),
+    };
+    for (const batch of [stored.slice(0, 3), stored.slice(2, 7)]) {
+      const records = await createContext(handle).loaders.asn.loadMany([
+        ...batch.map((row) => ({ date: latest, id: Number(row.asn) })),
+        { date: latest, id: 4294967294 },
+      ]);
+      expect(
+        records.map((record) => (record instanceof Error || record === null ? record : record.asn_name)),
+      ).toEqual([...batch.map((row) => row.asn_name), null]);
+    }
+    // Two batches of four and six keys: two executions of one statement, built once (Kysely's build is what the
+    // compiled statement spares; a build per batch would count two).
+    expect(counts).toEqual({ built: 1, executed: 2 });
+  });
 
   it('refuses a shape whose compiled parameters are not only its placeholders', async () => {
     const { db } = store.handle;
