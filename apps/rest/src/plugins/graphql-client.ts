@@ -1,6 +1,7 @@
 // The one way this service reaches data: POST a GraphQL query to the GraphQL service over a keep-alive
-// connection pool. Every failure becomes a typed error that the errors plugin turns into a JSON answer
-// (502 unreachable, 504 timed out, 400 GraphQL errors), so a request never hangs on a dead upstream.
+// connection pool, concurrent queries together as one batch (see createGraphqlClient). Every failure becomes a
+// typed error that the errors plugin turns into a JSON answer (502 unreachable, 504 timed out, 400 GraphQL
+// errors), so a request never hangs on a dead upstream.
 import fp from 'fastify-plugin';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { FastifyInstance } from 'fastify';
