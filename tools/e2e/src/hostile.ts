@@ -61,10 +61,15 @@ export function answerProblem(status: number, contentType: string | null, body: 
     if (status !== 200 || parsed.length === 0)
       return `HTTP ${status} with a JSON array: ${body.slice(0, 200)}`;
     const entryProblem = parsed
-      .map((entry) => answerProblem(status, contentType, JSON.stringify(entry)))
+      .map((entry) => resultProblem(status, entry, body))
       .find((problem) => problem !== undefined);
     return entryProblem === undefined ? undefined : `a batch entry: ${entryProblem}`;
   }
+  return resultProblem(status, parsed, body);
+}
+
+/** What is wrong with one parsed answer (a whole body, or one entry of a batch's), `body` quoted in the message. */
+function resultProblem(status: number, parsed: unknown, body: string): string | undefined {
   if (parsed === null || typeof parsed !== 'object')
     return `HTTP ${status} with a JSON body that is not an object`;
   const record = parsed as Record<string, unknown>;
