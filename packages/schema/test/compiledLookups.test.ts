@@ -16,6 +16,19 @@ describe.each(STORE_KINDS)('compiled lookups on %s', (kind) => {
   }, LOAD_TIMEOUT_MS);
   afterAll(() => store?.close());
 
+  /** The latest month's first `count` ASNs by number, with their names, read with a plain query. */
+  async function firstAsnsOfLatestMonth(count: number) {
+    const rows = await store.handle.db
+      .selectFrom('asns')
+      .select(['asn', 'asn_name'])
+      .where('date', '=', store.dates.at(-1)!)
+      .orderBy('asn')
+      .limit(count)
+      .execute();
+    expect(rows).toHaveLength(count);
+    return rows;
+  }
+
   /**
    * Looks the latest month's first three ASNs up one by one through one compiled `shape` run on `handle`, checks
    * each answer against a plain query, and returns what the statement observer saw.
@@ -26,14 +39,7 @@ describe.each(STORE_KINDS)('compiled lookups on %s', (kind) => {
   ): Promise<string[]> {
     const { db } = store.handle;
     const latest = store.dates.at(-1)!;
-    const expected = await db
-      .selectFrom('asns')
-      .select(['asn', 'asn_name'])
-      .where('date', '=', latest)
-      .orderBy('asn')
-      .limit(3)
-      .execute();
-    expect(expected).toHaveLength(3);
+    const expected = await firstAsnsOfLatestMonth(3);
     const observed: string[] = [];
     const build = (date: unknown, asn: unknown) =>
       db
@@ -90,14 +96,7 @@ describe.each(STORE_KINDS)('compiled lookups on %s', (kind) => {
   it('runs a loader batch of several keys from SQL compiled once, whatever the number of keys', async () => {
     const { db } = store.handle;
     const latest = store.dates.at(-1)!;
-    const stored = await db
-      .selectFrom('asns')
-      .select(['asn', 'asn_name'])
-      .where('date', '=', latest)
-      .orderBy('asn')
-      .limit(7)
-      .execute();
-    expect(stored).toHaveLength(7);
+    const stored = await firstAsnsOfLatestMonth(7);
     const counts = { built: 0, executed: 0 };
     // Through Kysely (no pg pool, no statement cache), so a plugin sees each build (transformQuery, at compile) and
     // each execution (transformResult).
