@@ -257,6 +257,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     records?: (rows: Row[]) => Row[];
   }) => {
     const records = spec.records ?? ((rows: Row[]) => rows);
+    const manyShape = `${spec.shape}|many`;
     return new DataLoader<DatedKey<Id>, Row | null, string>(
       (keys) =>
         loadByDate(
@@ -275,7 +276,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
                   )
                 : await runCompiled<Row>(
                     handle,
-                    `${spec.shape}|many`,
+                    manyShape,
                     spec.table,
                     spec.many,
                     DATE_AND_LIST_PLACEHOLDERS,
