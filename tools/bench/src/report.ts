@@ -29,7 +29,7 @@ export interface WorkloadReport {
   meanResponseBytes: number;
   service: ThroughputFigures;
   ceiling: ThroughputFigures;
-  /** The stack floor (Fastify + Mercurius answering from memory); null where not measured (the cached W1). */
+  /** The stack floor (Fastify + Mercurius answering from memory); null where not measured (the variants of W1 reported apart). */
   floor?: ThroughputFigures | null;
   raw: { microsPerRequest: number; rowsPerRequest: number } | null;
   target: Target;
