@@ -14,7 +14,7 @@
 // memory) is measured the same way, so each workload shows what the fixed stack costs before our own layers.
 //
 // Usage: pnpm bench [--asns N] [--months N] [--duration S] [--rounds N] [--connections N] [--only W1,W5] [--skip-real]
-//   [--skip-postgres] [--store sqlite|postgres] [--profile] [--workers N (the GraphQL service's WORKERS)]
+//   [--skip-postgres] [--store sqlite|postgres] [--profile] [--perf] [--workers N (the GraphQL service's WORKERS)]
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +23,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { SERVICE_NODE_FLAGS, codeCacheDirectory } from '@asrank/graphql';
 import { MEASURED_CONE_WALKS, medianWalkIndex, walkConeStreamInChild } from './cone-walk';
 import { BENCH_ROOT, REPO_ROOT, prepareGenerated, prepareReal, type PreparedStores } from './datasets';
-import { parseSuiteOptions, runSuiteEntryPoint, type SuiteOptions } from './options';
+import { parseSuiteOptions, runSuiteEntryPoint, UsageError, type SuiteOptions } from './options';
+import { formatPerfTables, perfTablesOf, perfVersion, startPerfRecord } from './perf-record';
 import { combineRounds, roundRate, type RoundMeasurement } from './rounds';
 import {
   CEILING_MAIN,
@@ -33,6 +34,7 @@ import {
   REST_MAIN,
   cpuSeconds,
   localPostgresServerPid,
+  processTree,
   rssMb,
   startService,
   type ServiceProcess,
@@ -165,13 +167,32 @@ async function measureInRounds(
   contenders: readonly Contender[],
   requests: readonly HttpRequestSpec[],
   options: SuiteOptions,
+  perfStem: string | null = null,
 ): Promise<ThroughputFigures[]> {
   const rounds = contenders.map((): RoundMeasurement[] => []);
   const seconds = options.duration / options.rounds;
   for (let round = 1; round <= options.rounds; round++) {
     for (const [index, contender] of contenders.entries()) {
+      // perf records the last round only (the first may still be compiling a fresh process's hot code): its
+      // sampling costs the measured processes a little CPU.
+      const perfFile =
+        perfStem && round === 1
+          ? `${perfStem}-${contender.name.replace(/\W+/g, '-').toLowerCase()}.data`
+          : null;
+      const recording = perfFile
+        ? await startPerfRecord(
+            contender.answering.filter((pid): pid is number => pid !== undefined).flatMap(processTree),
+            perfFile,
+          )
+        : null;
       const measured = await measure(contender.baseUrl, requests, options, contender.answering, seconds);
       rounds[index]!.push(measured);
+      if (recording && perfFile) {
+        await recording.stop();
+        const summary = formatPerfTables(perfTablesOf(perfFile), measured.total, 25);
+        writeFileSync(perfFile.replace(/\.data$/, '.txt'), `${summary}\n`);
+        log(`${id}: ${contender.name} under perf, ${summary.split('\n').slice(0, 11).join('\n    ')}`);
+      }
     }
     log(
       `${id}: round ${round}/${options.rounds}: ` +
@@ -319,7 +340,14 @@ async function runThroughput(
       ...(services.databaseServerPid === undefined ? [] : [services.databaseServerPid]),
     ],
   });
-  const figures = await measureInRounds(workload.id, contenders, requests, options);
+  const perfDir = options.perf ? path.join(RESULTS_DIR, 'perf', `${store.key}-${dialect}`) : null;
+  if (perfDir) mkdirSync(perfDir, { recursive: true });
+  // A variant of W1 (its title's part after the dash) records into files of its own.
+  const variant = workload.title.split(' — ')[1];
+  const perfStem = perfDir
+    ? path.join(perfDir, workload.id + (variant ? `-${variant.replace(/\W+/g, '-').toLowerCase()}` : ''))
+    : null;
+  const figures = await measureInRounds(workload.id, contenders, requests, options, perfStem);
   const ceiling = figures[0]!;
   const floor = measureFloor ? figures[1]! : null;
   const measured = figures.at(-1)!;
@@ -489,6 +517,7 @@ async function runStore(
     readyPath: '/health',
     logDir,
     profileDir,
+    perfMap: options.perf,
   });
   const started: ServiceProcess[] = [graphql];
   try {
@@ -499,6 +528,7 @@ async function runStore(
       readyPath: '/restful/doc/json',
       logDir,
       profileDir,
+      perfMap: options.perf,
     });
     started.push(rest);
     const ceiling = await startService({
@@ -509,6 +539,7 @@ async function runStore(
       readyPath: '/health',
       logDir,
       profileDir,
+      perfMap: options.perf,
     });
     started.push(ceiling);
     const floor = await startService({
@@ -519,6 +550,7 @@ async function runStore(
       readyPath: '/health',
       logDir,
       profileDir,
+      perfMap: options.perf,
     });
     started.push(floor);
     const restFloor = await startService({
@@ -528,6 +560,7 @@ async function runStore(
       readyPath: '/restful/doc/json',
       logDir,
       profileDir,
+      perfMap: options.perf,
     });
     started.push(restFloor);
     const services: Services = { graphql, rest, ceiling, floor, restFloor };
@@ -573,6 +606,7 @@ async function runStore(
           env: { DATABASE_URL: databaseUrl, ...variant.env },
           readyPath: '/health',
           logDir,
+          perfMap: options.perf,
         });
         try {
           await runThroughput(
@@ -619,6 +653,10 @@ function machine(): SuiteReport['machine'] {
 
 async function main(): Promise<void> {
   const options = parseSuiteOptions();
+  if (options.perf && !perfVersion())
+    throw new UsageError(
+      '--perf needs Linux perf, which is not installed (Debian: apt-get install linux-perf)',
+    );
   const pgServer = options.skipPostgres ? null : (process.env.DATABASE_URL_PG ?? null);
   if (!pgServer && !options.skipPostgres) log('DATABASE_URL_PG is not set: the PostgreSQL runs are skipped.');
   for (const entry of [GRAPHQL_MAIN, REST_MAIN]) {

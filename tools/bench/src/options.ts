@@ -23,6 +23,11 @@ export interface SuiteOptions {
   only: Set<string> | null;
   /** Run the services, the ceiling and the stack floor under `node --cpu-prof` (results/profiles/STORE/PROCESS/). */
   profile: boolean;
+  /**
+   * Record each contender's answering processes with Linux perf during its last round (results/perf/STORE/), and
+   * print where their CPU went; the processes run with --perf-basic-prof. perf-tables.ts says why perf.
+   */
+  perf: boolean;
   /** Processes of the GraphQL service (its WORKERS setting). */
   workers: number;
 }
@@ -44,6 +49,8 @@ export const SUITE_USAGE = `usage: pnpm bench [options]   (pnpm bench:prepare ta
   --workers N          processes of the GraphQL service (its WORKERS setting, default 1)
   --profile            run the services, the ceiling and the stack floor under node --cpu-prof
                        (results/profiles/STORE/PROCESS/; read them with dist/profile-summary.js)
+  --perf               record each contender with Linux perf during its last round and print where its
+                       CPU went (results/perf/STORE/; needs perf: apt-get install linux-perf)
   --help               this text`;
 
 /** A mistaken command line: reported as its message and the usage, without a stack. */
@@ -102,6 +109,7 @@ function parseCommandLine(argv: readonly string[]) {
       'skip-real': { type: 'boolean', default: false },
       'skip-postgres': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
+      perf: { type: 'boolean', default: false },
       workers: { type: 'string' },
       store: { type: 'string', default: 'both' },
     },
@@ -149,6 +157,7 @@ export function parseSuiteOptions(argv: readonly string[] = process.argv.slice(2
     connections: integerOption(values, 'connections', 1) ?? 10,
     only,
     profile: values.profile ?? false,
+    perf: values.perf ?? false,
     workers: integerOption(values, 'workers', 1) ?? 1,
   };
 }

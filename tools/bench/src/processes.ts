@@ -1,7 +1,7 @@
 // Starts the measured services as separate processes (so the load generator never shares their event loop),
 // waits until they answer, samples their memory, and stops them by pid.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
@@ -35,6 +35,8 @@ export interface StartOptions {
   profileDir?: string | null;
   /** Flags for `node` itself (the GraphQL service's SERVICE_NODE_FLAGS). */
   nodeFlags?: readonly string[];
+  /** Start with `--perf-basic-prof`, so Linux perf can name its compiled JavaScript (the suite's --perf). */
+  perfMap?: boolean;
   timeoutMs?: number;
 }
 
@@ -63,6 +65,14 @@ export async function startService(options: StartOptions): Promise<ServiceProces
     ...(options.nodeFlags ?? []),
     ...(options.profileDir
       ? ['--cpu-prof', `--cpu-prof-dir=${path.join(options.profileDir, options.name)}`]
+      : []),
+    // The V8 log --perf-basic-prof turns on goes to the run's log directory instead of the working directory.
+    ...(options.perfMap
+      ? [
+          '--perf-basic-prof',
+          '--no-logfile-per-isolate',
+          `--logfile=${path.join(options.logDir, `${options.name}-v8.log`)}`,
+        ]
       : []),
   ];
   const started = process.hrtime.bigint();
@@ -103,8 +113,11 @@ export async function startService(options: StartOptions): Promise<ServiceProces
     child,
     readyMs,
     baseUrl,
-    stop: () =>
-      new Promise<void>((resolve) => {
+    stop: async () => {
+      // Node writes /tmp/perf-PID.map for each process of the tree under --perf-basic-prof and never removes it.
+      const perfMaps =
+        options.perfMap && child.pid ? processTree(child.pid).map((pid) => `/tmp/perf-${pid}.map`) : [];
+      await new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
         const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
         child.once('exit', () => {
@@ -112,7 +125,9 @@ export async function startService(options: StartOptions): Promise<ServiceProces
           resolve();
         });
         child.kill('SIGTERM');
-      }),
+      });
+      for (const file of perfMaps) rmSync(file, { force: true });
+    },
   };
 }
 
@@ -137,6 +152,11 @@ export function rssMb(pid: number | undefined): number {
     const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${one}/status`, 'utf8'));
     return match ? Number(match[1]) / 1024 : Number.NaN;
   });
+}
+
+/** A process and all its descendants (the processes `perf record -p` must be given one by one). */
+export function processTree(pid: number): number[] {
+  return [pid, ...childPids(pid).flatMap(processTree)];
 }
 
 function childPids(pid: number): number[] {

@@ -7,7 +7,18 @@ describe('parseSuiteOptions', () => {
   it('defaults to the full-Internet store: 80,000 ASNs, 500,000 links, 1,000,000 prefixes, 12 months', () => {
     const options = parseSuiteOptions([]);
     expect(options.spec).toMatchObject({ asns: 80_000, links: 500_000, prefixes: 1_000_000, months: 12 });
-    expect(options).toMatchObject({ stores: 'both', connections: 10, only: null, profile: false });
+    expect(options).toMatchObject({
+      stores: 'both',
+      connections: 10,
+      only: null,
+      profile: false,
+      perf: false,
+    });
+  });
+
+  it('records with Linux perf only when --perf is given', () => {
+    expect(parseSuiteOptions(['--perf']).perf).toBe(true);
+    expect(() => parseSuiteOptions(['--perf=yes'])).toThrow(UsageError);
   });
 
   it('splits each measurement into three interleaved rounds unless --rounds says otherwise', () => {

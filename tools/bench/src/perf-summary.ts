@@ -1,0 +1,61 @@
+// `node dist/perf-summary.js FILE.data [--requests N] [--top N]`: where a process's CPU time went, from a perf
+// recording (the suite writes them with --perf, results/perf/STORE/): by kernel call, SQLite, the GC and the
+// innermost JavaScript frame's package or file, and by JavaScript function (perf-tables.ts says why perf).
+import { parseArgs } from 'node:util';
+import { formatPerfTables, perfTablesOf, perfVersion } from './perf-record';
+import { runSuiteEntryPoint, UsageError } from './options';
+
+const PERF_SUMMARY_USAGE = `usage: node dist/perf-summary.js FILE.data [--requests N] [--top N]
+  --requests N   requests answered while recording: adds µs a request to each row
+  --top N        rows of each table (default 30)
+  --help         this text`;
+
+export interface PerfSummaryOptions {
+  file: string;
+  requests: number | null;
+  top: number;
+}
+
+function positiveInteger(name: string, value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) {
+    throw new UsageError(`--${name} must be a positive integer, got ${JSON.stringify(value)}`);
+  }
+  return number;
+}
+
+/** The command line, checked: one recording and positive --requests / --top, or a UsageError saying what is wrong. */
+export function parsePerfSummaryArgs(argv: readonly string[]): PerfSummaryOptions {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: { requests: { type: 'string' }, top: { type: 'string', default: '30' } },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length !== 1)
+    throw new UsageError(`one perf recording is needed, got ${positionals.length}`);
+  return {
+    file: positionals[0]!,
+    requests: positiveInteger('requests', values.requests),
+    top: positiveInteger('top', values.top) ?? 30,
+  };
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const { file, requests, top } = parsePerfSummaryArgs(argv);
+  if (!perfVersion())
+    throw new UsageError('Linux perf is not installed (Debian: apt-get install linux-perf)');
+  console.log(`${file}: ${formatPerfTables(perfTablesOf(file), requests, top)}`);
+}
+
+// Run as a script only: the tests import parsePerfSummaryArgs.
+if (require.main === module) {
+  const argv = process.argv.slice(2);
+  runSuiteEntryPoint(() => main(argv), argv, PERF_SUMMARY_USAGE);
+}
