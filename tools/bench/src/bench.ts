@@ -4,7 +4,8 @@
 //   1. sends each request once (warm-up; checks the answers carry no error; records the response bytes),
 //   2. loads those bytes into the ceiling (bare Fastify, answers from memory),
 //   3. measures the ceiling, the stack floor and the service with autocannon, rotating through the requests (many
-//      different keys), in interleaved rounds (rounds.ts: a host that changes speed weighs on all three alike),
+//      different keys), each after 2 s of the same load unmeasured, in interleaved rounds (rounds.ts: a host that
+//      changes speed weighs on all three alike),
 //   4. times the same rows read straight from SQLite with better-sqlite3 prepared statements.
 // W5 walks asnConesStream page by page on one connection, from a client process of its own (cone-walk.ts), and
 // samples the service's RSS and CPU meanwhile.
@@ -162,6 +163,9 @@ interface Contender {
  * Measures the contenders in `options.rounds` interleaved rounds (each `options.duration / options.rounds` seconds,
  * in the contenders' order, round after round) and combines each one's rounds (rounds.ts says why).
  */
+/** Seconds of unmeasured load each contender answers before a workload's rounds. */
+const LOAD_WARM_UP_SECONDS = 2;
+
 async function measureInRounds(
   id: string,
   contenders: readonly Contender[],
@@ -171,6 +175,19 @@ async function measureInRounds(
 ): Promise<ThroughputFigures[]> {
   const rounds = contenders.map((): RoundMeasurement[] => []);
   const seconds = options.duration / options.rounds;
+  // Each contender first answers the same load unmeasured: the recording pass sends its requests one at a time,
+  // which leaves V8 still compiling the paths ten connections take (at 23:36 on 2026-11-26 the first rounds of
+  // W1 and W6 read 13,038 and 6,058 req/s against 17,476-18,292 and 8,963-9,160 after, and perf found TurboFan
+  // still at work in the REST service).
+  for (const contender of contenders) {
+    await measure(
+      contender.baseUrl,
+      requests,
+      options,
+      contender.answering,
+      Math.min(LOAD_WARM_UP_SECONDS, seconds),
+    );
+  }
   for (let round = 1; round <= options.rounds; round++) {
     for (const [index, contender] of contenders.entries()) {
       // perf records the last round only (the first may still be compiling a fresh process's hot code): its
