@@ -25,7 +25,14 @@ import { SERVICE_NODE_FLAGS, codeCacheDirectory } from '@asrank/graphql';
 import { MEASURED_CONE_WALKS, medianWalkIndex, walkConeStreamInChild } from './cone-walk';
 import { BENCH_ROOT, REPO_ROOT, prepareGenerated, prepareReal, type PreparedStores } from './datasets';
 import { parseSuiteOptions, runSuiteEntryPoint, UsageError, type SuiteOptions } from './options';
-import { formatPerfTables, perfTablesOf, perfVersion, startPerfRecord } from './perf-record';
+import {
+  formatPerfComparison,
+  formatPerfTables,
+  perfTablesOf,
+  perfVersion,
+  startPerfRecord,
+  type RecordedContender,
+} from './perf-record';
 import { combineRounds, roundRate, type RoundMeasurement } from './rounds';
 import {
   CEILING_MAIN,
@@ -188,12 +195,13 @@ async function measureInRounds(
       Math.min(LOAD_WARM_UP_SECONDS, seconds),
     );
   }
+  const recorded: RecordedContender[] = [];
   for (let round = 1; round <= options.rounds; round++) {
     for (const [index, contender] of contenders.entries()) {
       // perf records the last round only (the first may still be compiling a fresh process's hot code): its
       // sampling costs the measured processes a little CPU.
       const perfFile =
-        perfStem && round === 1
+        perfStem && round === options.rounds
           ? `${perfStem}-${contender.name.replace(/\W+/g, '-').toLowerCase()}.data`
           : null;
       const recording = perfFile
@@ -206,7 +214,9 @@ async function measureInRounds(
       rounds[index]!.push(measured);
       if (recording && perfFile) {
         await recording.stop();
-        const summary = formatPerfTables(perfTablesOf(perfFile), measured.total, 25);
+        const tables = perfTablesOf(perfFile);
+        recorded.push({ name: contender.name, tables, requests: measured.total });
+        const summary = formatPerfTables(tables, measured.total, 25);
         writeFileSync(perfFile.replace(/\.data$/, '.txt'), `${summary}\n`);
         log(`${id}: ${contender.name} under perf, ${summary.split('\n').slice(0, 11).join('\n    ')}`);
       }
@@ -218,6 +228,9 @@ async function measureInRounds(
           .join(', ') +
         ' req/s',
     );
+  }
+  if (perfStem && recorded.length > 1) {
+    writeFileSync(`${perfStem}-side-by-side.txt`, `${formatPerfComparison(recorded, 30)}\n`);
   }
   return rounds.map((measured) => combineRounds(measured));
 }

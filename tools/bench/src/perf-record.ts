@@ -96,3 +96,36 @@ export function formatPerfTables(tables: PerfTables, requests: number | null, to
   print('By the innermost JavaScript function (the native code it calls included)', tables.functions);
   return lines.join('\n');
 }
+
+/** One contender's recording: its name, its tables, and the requests it answered meanwhile. */
+export interface RecordedContender {
+  name: string;
+  tables: PerfTables;
+  requests: number;
+}
+
+/**
+ * The contenders' categories side by side in µs a request, the last contender's (the service) against the one
+ * before it (the stack floor, when measured) in the last column, largest difference first: where the service
+ * spends what the floor does not.
+ */
+export function formatPerfComparison(contenders: readonly RecordedContender[], top: number): string {
+  const perRequest = (contender: RecordedContender, category: string) =>
+    (contender.tables.categories.get(category) ?? 0) / 1e3 / contender.requests;
+  const last = contenders.at(-1)!;
+  const before = contenders.at(-2)!;
+  const categories = [...new Set(contenders.flatMap((contender) => [...contender.tables.categories.keys()]))];
+  const difference = (category: string) => perRequest(last, category) - perRequest(before, category);
+  const rows = categories.sort((a, b) => difference(b) - difference(a)).slice(0, top);
+  const cell = (micros: number) => micros.toFixed(2);
+  const lines = [
+    `| µs a request | ${contenders.map((contender) => contender.name).join(' | ')} | ${last.name} − ${before.name} |`,
+    `|---|${contenders.map(() => '---:|').join('')}---:|`,
+    `| all of it | ${contenders.map((contender) => cell(contender.tables.totalNanos / 1e3 / contender.requests)).join(' | ')} | ${cell(last.tables.totalNanos / 1e3 / last.requests - before.tables.totalNanos / 1e3 / before.requests)} |`,
+    ...rows.map(
+      (category) =>
+        `| ${category} | ${contenders.map((contender) => cell(perRequest(contender, category))).join(' | ')} | ${cell(difference(category))} |`,
+    ),
+  ];
+  return lines.join('\n');
+}

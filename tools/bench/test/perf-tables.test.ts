@@ -13,7 +13,7 @@ import {
   shortOrigin,
   type PerfSample,
 } from '../src/perf-tables';
-import { formatPerfTables } from '../src/perf-record';
+import { formatPerfComparison, formatPerfTables } from '../src/perf-record';
 import { parsePerfSummaryArgs } from '../src/perf-summary';
 import { UsageError } from '../src/options';
 
@@ -142,6 +142,46 @@ describe('perfCategoryOf and perfTables', () => {
     // The largest category first, at most `top` rows per table: three of six categories, both functions.
     expect(text).toMatch(/\n\s+0\.01 µs\s+43\.5%\s+SQLite \(better-sqlite3, C\)\n/);
     expect(text.split('\n').filter((line) => line.includes('%'))).toHaveLength(5);
+  });
+});
+
+describe('formatPerfComparison', () => {
+  it('puts the contenders side by side per request, the largest excess of the last over the one before first', () => {
+    const tables = (entries: [string, number][]) => ({
+      totalNanos: entries.reduce((sum, [, nanos]) => sum + nanos, 0),
+      categories: new Map(entries),
+      functions: new Map<string, number>(),
+    });
+    const text = formatPerfComparison(
+      [
+        {
+          name: 'stack floor',
+          requests: 10,
+          tables: tables([
+            ['kernel: writev', 70_000],
+            ['fastify@5.12.8', 30_000],
+          ]),
+        },
+        {
+          name: 'service',
+          requests: 20,
+          tables: tables([
+            ['kernel: writev', 160_000],
+            ['fastify@5.12.8', 80_000],
+            ['SQLite (better-sqlite3, C)', 100_000],
+          ]),
+        },
+      ],
+      10,
+    );
+    expect(text.split('\n')).toEqual([
+      '| µs a request | stack floor | service | service − stack floor |',
+      '|---|---:|---:|---:|',
+      '| all of it | 10.00 | 17.00 | 7.00 |',
+      '| SQLite (better-sqlite3, C) | 0.00 | 5.00 | 5.00 |',
+      '| kernel: writev | 7.00 | 8.00 | 1.00 |',
+      '| fastify@5.12.8 | 3.00 | 4.00 | 1.00 |',
+    ]);
   });
 });
 
