@@ -28,6 +28,7 @@ import { parseSuiteOptions, runSuiteEntryPoint, UsageError, type SuiteOptions } 
 import {
   formatPerfComparison,
   formatPerfTables,
+  keepJitMaps,
   perfTablesOf,
   perfVersion,
   startPerfRecord,
@@ -214,6 +215,7 @@ async function measureInRounds(
       rounds[index]!.push(measured);
       if (recording && perfFile) {
         await recording.stop();
+        keepJitMaps(recording.pids, perfFile);
         const tables = perfTablesOf(perfFile);
         recorded.push({ name: contender.name, tables, requests: measured.total });
         const summary = formatPerfTables(tables, measured.total, 25);

@@ -2,6 +2,8 @@
 // runs, then the tables of perf-tables.ts from `perf script`. The processes are started with `--perf-basic-prof`
 // so perf can name V8's compiled JavaScript (Node writes /tmp/perf-PID.map).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { sourceMappedFrames } from './profile-tables';
 import { parsePerfScript, perfTables, type PerfTables } from './perf-tables';
 
@@ -21,6 +23,8 @@ export function perfVersion(): string | null {
 }
 
 export interface PerfRecording {
+  /** The processes recorded. */
+  pids: readonly number[];
   /** Stops recording and waits until perf has written its file. */
   stop(): Promise<void>;
 }
@@ -54,6 +58,7 @@ export async function startPerfRecord(pids: readonly number[], outputFile: strin
   if (early !== 'running')
     throw new Error(`perf record of ${pids.join(',')} exited with ${early}: ${stderr.trim()}`);
   return {
+    pids,
     stop: async () => {
       child.kill('SIGINT');
       const code = await exited;
@@ -62,13 +67,55 @@ export async function startPerfRecord(pids: readonly number[], outputFile: strin
   };
 }
 
+/** Where Node's --perf-basic-prof writes a process's names of compiled JavaScript, which perf reads by pid. */
+const jitMapOf = (pid: number) => `/tmp/perf-${pid}.map`;
+
+/**
+ * Keeps the JavaScript names of the recorded processes beside the recording (`FILE.maps/`): Node never removes
+ * /tmp/perf-PID.map and the suite removes them with the processes, after which perf script could no longer name
+ * a frame of compiled JavaScript in the recording.
+ */
+export function keepJitMaps(pids: readonly number[], file: string): void {
+  const dir = `${file}.maps`;
+  mkdirSync(dir, { recursive: true });
+  for (const pid of pids) {
+    if (existsSync(jitMapOf(pid))) copyFileSync(jitMapOf(pid), path.join(dir, path.basename(jitMapOf(pid))));
+  }
+}
+
 /** The tables of a recorded file, JavaScript frames traced back through the scripts' source maps. */
 export function perfTablesOf(file: string): PerfTables {
-  const text = execFileSync('perf', ['script', '-i', file, '-F', 'period,ip,sym,dso'], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 29,
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+  // The kept names go back where perf looks for them for the time it reads the recording (unless a live process
+  // of the same pid has its own there).
+  const restored: string[] = [];
+  const kept = `${file}.maps`;
+  if (existsSync(kept)) {
+    for (const name of readdirSync(kept)) {
+      const target = path.join('/tmp', name);
+      if (existsSync(target)) continue;
+      copyFileSync(path.join(kept, name), target);
+      restored.push(target);
+    }
+  }
+  try {
+    return perfTablesOfRecording(file);
+  } finally {
+    for (const target of restored) rmSync(target, { force: true });
+  }
+}
+
+function perfTablesOfRecording(file: string): PerfTables {
+  let text: string;
+  try {
+    text = execFileSync('perf', ['script', '-i', file, '-F', 'period,ip,sym,dso'], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 29,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr?.trim();
+    throw new Error(`perf script cannot read ${file}${stderr ? `: ${stderr.split('\n')[0]}` : ''}`);
+  }
   return perfTables(parsePerfScript(text), sourceMappedFrames());
 }
 

@@ -1,6 +1,7 @@
 // `node dist/perf-summary.js FILE.data [--requests N] [--top N]`: where a process's CPU time went, from a perf
 // recording (the suite writes them with --perf, results/perf/STORE/): by kernel call, SQLite, the GC and the
 // innermost JavaScript frame's package or file, and by JavaScript function (perf-tables.ts says why perf).
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { formatPerfTables, perfTablesOf, perfVersion } from './perf-record';
 import { runSuiteEntryPoint, UsageError } from './options';
@@ -51,7 +52,15 @@ async function main(argv: readonly string[]): Promise<void> {
   const { file, requests, top } = parsePerfSummaryArgs(argv);
   if (!perfVersion())
     throw new UsageError('Linux perf is not installed (Debian: apt-get install linux-perf)');
-  console.log(`${file}: ${formatPerfTables(perfTablesOf(file), requests, top)}`);
+  if (!existsSync(file)) throw new UsageError(`${file} does not exist`);
+  let tables;
+  try {
+    tables = perfTablesOf(file);
+  } catch (error) {
+    // Not a recording perf can read: said in one line, like any other mistaken argument.
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  console.log(`${file}: ${formatPerfTables(tables, requests, top)}`);
 }
 
 // Run as a script only: the tests import parsePerfSummaryArgs.

@@ -1,7 +1,7 @@
 // The perf tables must book each sample where its CPU really went: to the kernel call it runs for, to SQLite's or
 // the GC's native code, or to the innermost JavaScript frame (traced through a bundle's source map), or the
 // thirty-fourth round's evidence in docs/performance.md would read the wrong item.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sourceMappedFrames } from '../src/profile-tables';
@@ -13,7 +13,7 @@ import {
   shortOrigin,
   type PerfSample,
 } from '../src/perf-tables';
-import { formatPerfComparison, formatPerfTables } from '../src/perf-record';
+import { formatPerfComparison, formatPerfTables, keepJitMaps } from '../src/perf-record';
 import { parsePerfSummaryArgs } from '../src/perf-summary';
 import { UsageError } from '../src/options';
 
@@ -197,5 +197,26 @@ describe('parsePerfSummaryArgs', () => {
       new UsageError('--top must be a positive integer, got "0"'),
     );
     expect(() => parsePerfSummaryArgs(['a.data', '--requests', 'many'])).toThrow(UsageError);
+  });
+});
+
+describe('keepJitMaps', () => {
+  it('copies the recorded processes’ /tmp/perf-PID.map beside the recording, and skips those without one', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perf-maps-'));
+    // pids far above any kernel's pid_max, so no live process owns these names.
+    const withMap = 2_000_000_001;
+    const withoutMap = 2_000_000_002;
+    const map = `/tmp/perf-${withMap}.map`;
+    writeFileSync(map, '7f0000001000 40 JS:*resolve /srv/dist/service.js:1:1\n');
+    try {
+      keepJitMaps([withMap, withoutMap], path.join(dir, 'W1-service.data'));
+      expect(readFileSync(path.join(dir, 'W1-service.data.maps', `perf-${withMap}.map`), 'utf8')).toContain(
+        'JS:*resolve',
+      );
+      expect(existsSync(path.join(dir, 'W1-service.data.maps', `perf-${withoutMap}.map`))).toBe(false);
+    } finally {
+      rmSync(map, { force: true });
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
