@@ -167,13 +167,18 @@ interface Contender {
   answering: readonly (number | undefined)[];
 }
 
+/** Seconds of unmeasured load each contender answers before a workload's rounds. */
+const LOAD_WARM_UP_SECONDS = 2;
+
+/** A name as part of a file or process name: runs of other characters as one dash, lower case. */
+function fileSlug(name: string): string {
+  return name.replace(/\W+/g, '-').toLowerCase();
+}
+
 /**
  * Measures the contenders in `options.rounds` interleaved rounds (each `options.duration / options.rounds` seconds,
  * in the contenders' order, round after round) and combines each one's rounds (rounds.ts says why).
  */
-/** Seconds of unmeasured load each contender answers before a workload's rounds. */
-const LOAD_WARM_UP_SECONDS = 2;
-
 async function measureInRounds(
   id: string,
   contenders: readonly Contender[],
@@ -202,9 +207,7 @@ async function measureInRounds(
       // perf records the last round only (the first may still be compiling a fresh process's hot code): its
       // sampling costs the measured processes a little CPU.
       const perfFile =
-        perfStem && round === options.rounds
-          ? `${perfStem}-${contender.name.replace(/\W+/g, '-').toLowerCase()}.data`
-          : null;
+        perfStem && round === options.rounds ? `${perfStem}-${fileSlug(contender.name)}.data` : null;
       const recording = perfFile
         ? await startPerfRecord(
             contender.answering.filter((pid): pid is number => pid !== undefined).flatMap(processTree),
@@ -377,7 +380,7 @@ async function runThroughput(
   // A variant of W1 (its title's part after the dash) records into files of its own.
   const variant = workload.title.split(' — ')[1];
   const perfStem = perfDir
-    ? path.join(perfDir, workload.id + (variant ? `-${variant.replace(/\W+/g, '-').toLowerCase()}` : ''))
+    ? path.join(perfDir, workload.id + (variant ? `-${fileSlug(variant)}` : ''))
     : null;
   const figures = await measureInRounds(workload.id, contenders, requests, options, perfStem);
   const ceiling = figures[0]!;
@@ -632,7 +635,7 @@ async function runStore(
         });
       for (const variant of variants) {
         const second = await startService({
-          name: `graphql-${variant.label.replace(/\W+/g, '-').toLowerCase()}-${dialect}`,
+          name: `graphql-${fileSlug(variant.label)}-${dialect}`,
           script: GRAPHQL_MAIN,
           nodeFlags: SERVICE_NODE_FLAGS,
           env: { DATABASE_URL: databaseUrl, ...variant.env },

@@ -70,17 +70,17 @@ export function javaScriptFrame(symbol: string): CallFrame | null {
 const GC_SYMBOL =
   /^v8::internal::(Scavenger|ScavengerCollector|Heap::|MarkCompact|Sweeper|.*Evacuat|GCTracer|.*Marking|MinorMarkCompact|ConcurrentMarking)/;
 
+/** A pnpm package directory without its peers and patch (`fastify-metrics@12.1.0_fastify@5.12.8` → `fastify-metrics@12.1.0`). */
+export function shortOrigin(origin: string): string {
+  return origin.replace(/^((?:@[^/@]+\/)?[^/@]+@[^_/]+)_.*$/, '$1');
+}
+
 /**
  * The category a sample's CPU time is booked to: the kernel, by the system call it runs for (the first user-space
  * frame under it); SQLite's C code; V8's garbage collector; else the innermost JavaScript frame's origin (package,
  * workspace file or Node internal), so V8's builtins and the C++ a function calls count with it; samples with no
  * JavaScript frame at all (libuv, llhttp before it calls back) by their innermost object.
  */
-/** A pnpm package directory without its peers and patch (`fastify-metrics@12.1.0_fastify@5.12.8` → `fastify-metrics@12.1.0`). */
-export function shortOrigin(origin: string): string {
-  return origin.replace(/^((?:@[^/@]+\/)?[^/@]+@[^_/]+)_.*$/, '$1');
-}
-
 export function perfCategoryOf(sample: PerfSample, resolveFrame: (frame: CallFrame) => CallFrame): string {
   const leaf = sample.frames[0];
   if (!leaf) return '(no frames)';
