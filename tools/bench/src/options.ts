@@ -83,6 +83,19 @@ export function runSuiteEntryPoint(
 const LINKS_PER_ASN = 6.25;
 const PREFIXES_PER_ASN = 12.5;
 
+/**
+ * A positive whole number given as `--NAME` to one of the suite's readers of results (profile-summary.js,
+ * perf-summary.js), null when absent, or a UsageError saying what is wrong.
+ */
+export function positiveIntegerOption(name: string, value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) {
+    throw new UsageError(`--${name} must be a positive integer, got ${JSON.stringify(value)}`);
+  }
+  return number;
+}
+
 function integerOption(values: Record<string, unknown>, name: string, min: number): number | undefined {
   const raw = values[name];
   if (raw === undefined) return undefined;

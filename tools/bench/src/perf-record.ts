@@ -159,6 +159,8 @@ export interface RecordedContender {
 export function formatPerfComparison(contenders: readonly RecordedContender[], top: number): string {
   const perRequest = (contender: RecordedContender, category: string) =>
     (contender.tables.categories.get(category) ?? 0) / 1e3 / contender.requests;
+  const totalPerRequest = (contender: RecordedContender) =>
+    contender.tables.totalNanos / 1e3 / contender.requests;
   const last = contenders.at(-1)!;
   const before = contenders.at(-2)!;
   const categories = [...new Set(contenders.flatMap((contender) => [...contender.tables.categories.keys()]))];
@@ -168,7 +170,7 @@ export function formatPerfComparison(contenders: readonly RecordedContender[], t
   const lines = [
     `| µs a request | ${contenders.map((contender) => contender.name).join(' | ')} | ${last.name} − ${before.name} |`,
     `|---|${contenders.map(() => '---:|').join('')}---:|`,
-    `| all of it | ${contenders.map((contender) => cell(contender.tables.totalNanos / 1e3 / contender.requests)).join(' | ')} | ${cell(last.tables.totalNanos / 1e3 / last.requests - before.tables.totalNanos / 1e3 / before.requests)} |`,
+    `| all of it | ${contenders.map((contender) => cell(totalPerRequest(contender))).join(' | ')} | ${cell(totalPerRequest(last) - totalPerRequest(before))} |`,
     ...rows.map(
       (category) =>
         `| ${category} | ${contenders.map((contender) => cell(perRequest(contender, category))).join(' | ')} | ${cell(difference(category))} |`,

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { formatPerfTables, perfTablesOf, perfVersion } from './perf-record';
-import { runSuiteEntryPoint, UsageError } from './options';
+import { positiveIntegerOption, runSuiteEntryPoint, UsageError } from './options';
 
 const PERF_SUMMARY_USAGE = `usage: node dist/perf-summary.js FILE.data [--requests N] [--top N]
   --requests N   requests answered while recording: adds µs a request to each row
@@ -15,15 +15,6 @@ export interface PerfSummaryOptions {
   file: string;
   requests: number | null;
   top: number;
-}
-
-function positiveInteger(name: string, value: string | undefined): number | null {
-  if (value === undefined) return null;
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 1) {
-    throw new UsageError(`--${name} must be a positive integer, got ${JSON.stringify(value)}`);
-  }
-  return number;
 }
 
 /** The command line, checked: one recording and positive --requests / --top, or a UsageError saying what is wrong. */
@@ -43,8 +34,8 @@ export function parsePerfSummaryArgs(argv: readonly string[]): PerfSummaryOption
     throw new UsageError(`one perf recording is needed, got ${positionals.length}`);
   return {
     file: positionals[0]!,
-    requests: positiveInteger('requests', values.requests),
-    top: positiveInteger('top', values.top) ?? 30,
+    requests: positiveIntegerOption('requests', values.requests),
+    top: positiveIntegerOption('top', values.top) ?? 30,
   };
 }
 

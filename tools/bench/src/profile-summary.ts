@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { LAYERS, profileTables, sourceMappedFrames, type CpuProfile } from './profile-tables';
-import { runSuiteEntryPoint, UsageError } from './options';
+import { positiveIntegerOption, runSuiteEntryPoint, UsageError } from './options';
 
 const PROFILE_SUMMARY_USAGE = `usage: node dist/profile-summary.js FILE.cpuprofile [--top N]
   --top N    rows of the per-package and per-function tables (default 25)
@@ -34,11 +34,7 @@ export function parseProfileSummaryArgs(argv: readonly string[]): ProfileSummary
   if (positionals.length !== 1) {
     throw new UsageError(`one profile file is needed, got ${positionals.length}`);
   }
-  const top = Number(values.top);
-  if (!Number.isInteger(top) || top < 1) {
-    throw new UsageError(`--top must be a positive integer, got ${JSON.stringify(values.top)}`);
-  }
-  return { file: positionals[0]!, top };
+  return { file: positionals[0]!, top: positiveIntegerOption('top', values.top) ?? 25 };
 }
 
 async function main(argv: readonly string[]): Promise<void> {
