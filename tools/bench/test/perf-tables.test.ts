@@ -16,8 +16,7 @@ import {
 import { formatPerfComparison, formatPerfTables, keepJitMaps } from '../src/perf-record';
 import { parsePerfSummaryArgs } from '../src/perf-summary';
 import { UsageError } from '../src/options';
-
-const WORKSPACE_ROOT = path.resolve(__dirname, '..', '..', '..');
+import { FASTIFY_REPLY_SOURCE, writeTwoSourceBundle } from './two-source-bundle';
 
 describe('parsePerfScript', () => {
   it('reads each sample’s period and frames, innermost first, from perf script’s text', () => {
@@ -74,21 +73,12 @@ describe('perfCategoryOf and perfTables', () => {
 
   beforeAll(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'perf-tables-'));
-    bundle = path.join(dir, 'service.js');
-    writeFileSync(bundle, 'function all(){}\nfunction resolve(){}\n');
-    // Line 1 of the bundle comes from the statement cache, line 2 from Fastify (VLQ "C" = next source).
-    writeFileSync(
-      `${bundle}.map`,
-      JSON.stringify({
-        version: 3,
-        file: 'service.js',
-        sources: [
-          path.join(WORKSPACE_ROOT, 'apps/graphql/src/statement-cache.ts'),
-          path.join(WORKSPACE_ROOT, 'node_modules/.pnpm/fastify@5.12.8/node_modules/fastify/lib/reply.js'),
-        ],
-        names: [],
-        mappings: 'AAAA;ACAA',
-      }),
+    // Line 1 of the bundle comes from the statement cache, line 2 from Fastify.
+    bundle = writeTwoSourceBundle(
+      dir,
+      'service.js',
+      ['all', 'resolve'],
+      ['apps/graphql/src/statement-cache.ts', FASTIFY_REPLY_SOURCE],
     );
   });
 

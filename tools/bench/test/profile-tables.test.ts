@@ -1,12 +1,12 @@
 // The profile tables must book a bundled service's time to the packages and files it came from, or the layer
 // figures in docs/performance.md (serializer, SQLite, Mercurius) read zero for the service as it really runs.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { originOf, profileTables, sourceMappedFrames, type CpuProfile } from '../src/profile-tables';
+import { FASTIFY_REPLY_SOURCE, WORKSPACE_ROOT, writeTwoSourceBundle } from './two-source-bundle';
 
-const WORKSPACE_ROOT = path.resolve(__dirname, '..', '..', '..');
 const SERIALIZER_LAYER = "Fastify's response serializer (JSON.stringify inside it included)";
 
 describe('profileTables', () => {
@@ -15,23 +15,14 @@ describe('profileTables', () => {
 
   beforeAll(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'profile-tables-'));
-    const bundle = path.join(dir, 'main.js');
-    bundleUrl = pathToFileURL(bundle).href;
-    writeFileSync(bundle, 'function serialize(){}\nfunction resolve(){}\n');
-    // Line 1 of the bundle comes from Fastify's reply.js, line 2 from a workspace file (VLQ "C" = next source).
-    writeFileSync(
-      `${bundle}.map`,
-      JSON.stringify({
-        version: 3,
-        file: 'main.js',
-        sources: [
-          path.join(WORKSPACE_ROOT, 'node_modules/.pnpm/fastify@5.12.8/node_modules/fastify/lib/reply.js'),
-          path.join(WORKSPACE_ROOT, 'packages/schema/src/types/asn.ts'),
-        ],
-        names: [],
-        mappings: 'AAAA;ACAA',
-      }),
+    // Line 1 of the bundle comes from Fastify's reply.js, line 2 from a workspace file.
+    const bundle = writeTwoSourceBundle(
+      dir,
+      'main.js',
+      ['serialize', 'resolve'],
+      [FASTIFY_REPLY_SOURCE, 'packages/schema/src/types/asn.ts'],
     );
+    bundleUrl = pathToFileURL(bundle).href;
   });
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
