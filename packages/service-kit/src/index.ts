@@ -6,3 +6,4 @@ export * from './large-answers';
 export * from './json-bytes';
 export * from './environment';
 export * from './request-id';
+export * from './route-timing';

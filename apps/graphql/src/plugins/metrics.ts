@@ -1,11 +1,17 @@
 // Prometheus metrics at /metrics (root, not published by nginx): HTTP request counts and latency by route
-// (fastify-metrics), GraphQL operations by operation name and outcome, result-cache hits, database query
-// timings by statement kind and table (a Kysely plugin on the handle the schema uses), process metrics.
-// Each app has its own registry, so several instances in one process (tests) never collide.
+// (service-kit's routeTiming), GraphQL operations by operation name and outcome, result-cache hits, database query
+// timings by statement kind and table (a Kysely plugin on the handle the schema uses), process metrics
+// (fastify-metrics, which also serves the endpoint). Each app has its own registry, so several instances in one
+// process (tests) never collide.
 import fastifyMetrics from 'fastify-metrics';
 import { Counter, Histogram, Registry } from 'prom-client';
 import fp from 'fastify-plugin';
-import { serveWorkerMetrics } from '@asrank/service-kit';
+import {
+  ROUTE_HISTOGRAM_HELP,
+  routeTiming,
+  serveWorkerMetrics,
+  type RouteHistogram,
+} from '@asrank/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type {
   KyselyPlugin,
@@ -20,6 +26,7 @@ const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 
 export interface ServiceMetrics {
   registry: Registry;
+  httpRequests: RouteHistogram;
   graphqlOperations: Histogram<'operation' | 'outcome'>;
   resultCache: Counter<'outcome'>;
   databaseQueries: Histogram<'kind' | 'table'>;
@@ -29,6 +36,13 @@ export function createServiceMetrics(): ServiceMetrics {
   const registry = new Registry();
   return {
     registry,
+    httpRequests: new Histogram({
+      name: 'asrank_graphql_http_request_duration_seconds',
+      help: ROUTE_HISTOGRAM_HELP,
+      labelNames: ['method', 'route', 'status_code'],
+      buckets: BUCKETS,
+      registers: [registry],
+    }),
     graphqlOperations: new Histogram({
       name: 'asrank_graphql_operation_duration_seconds',
       help: 'GraphQL requests by operation name (bounded set, else "other") and outcome',
@@ -108,24 +122,10 @@ async function metricsPluginBody(
   await app.register(fastifyMetrics, {
     endpoint: clustered ? null : '/metrics',
     defaultMetrics: { enabled: true, register: metrics.registry },
-    routeMetrics: {
-      // The histogram gives quantiles at query time (histogram_quantile); the summary's per-request t-digest
-      // update cost a few percent of a point lookup's CPU for no extra information.
-      enabled: { histogram: true, summary: false },
-      // Unknown paths share one label so hostile URLs cannot grow the label set.
-      registeredRoutesOnly: false,
-      invalidRouteGroup: '__unknown__',
-      overrides: {
-        histogram: {
-          name: 'asrank_graphql_http_request_duration_seconds',
-          buckets: BUCKETS,
-          registers: [metrics.registry],
-        },
-        // Created by fastify-metrics even when disabled: kept in our registry, under our name, never observed.
-        summary: { name: 'asrank_graphql_http_request_summary_seconds', registers: [metrics.registry] },
-      },
-    },
+    // Timed by routeTiming instead (a histogram: quantiles at query time with histogram_quantile).
+    routeMetrics: { enabled: false },
   });
+  await app.register(routeTiming, { histogram: metrics.httpRequests });
 }
 
 // fastify-plugin: the hooks must apply to every route of the app, not only inside this plugin.

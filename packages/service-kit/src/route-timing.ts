@@ -1,0 +1,46 @@
+// Request latency by method, route and status for /metrics: one histogram observation per answer, from Fastify's
+// own elapsed time, in one onResponse hook. fastify-metrics' route metrics did the same with an onRequest hook that
+// started a prom-client timer per request and kept it in a WeakMap until the answer; with them, the point lookup
+// cost ~6 µs more a request than without metrics at all (docs/performance.md, thirty-fifth round). fastify-metrics
+// still serves /metrics and the process metrics; the histogram keeps its name, labels and buckets.
+import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
+import type { Histogram } from 'prom-client';
+
+export type RouteHistogram = Histogram<'method' | 'route' | 'status_code'>;
+
+export interface RouteTimingOptions {
+  histogram: RouteHistogram;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Leaves a route's answers out of the request histogram (the probes). */
+    disableMetrics?: boolean;
+  }
+}
+
+/** The route label of a request no route matched: hostile URLs cannot grow the label set. */
+export const UNKNOWN_ROUTE = '__unknown__';
+/** Methods left out, as fastify-metrics left them out. */
+const UNTIMED_METHODS = new Set(['HEAD', 'OPTIONS', 'TRACE', 'CONNECT']);
+export const ROUTE_HISTOGRAM_HELP = 'request duration in seconds';
+
+async function routeTimingPlugin(app: FastifyInstance, { histogram }: RouteTimingOptions): Promise<void> {
+  // Callback style: the hook never waits, and an async hook costs a promise and a microtask per request.
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.routeOptions.config.disableMetrics !== true && !UNTIMED_METHODS.has(request.method))
+      histogram.observe(
+        {
+          method: request.method,
+          route: request.routeOptions.url ?? UNKNOWN_ROUTE,
+          status_code: reply.statusCode,
+        },
+        reply.elapsedTime / 1000,
+      );
+    done();
+  });
+}
+
+// fastify-plugin: the hook must apply to every route of the app, not only inside this plugin.
+export const routeTiming = fp(routeTimingPlugin, { name: 'route-timing', fastify: '5.x' });
