@@ -1,7 +1,7 @@
 // Builds the GraphQL service as a Fastify instance (ready, not listening): database, /graphql, /graphiql and
 // /health under the configured base path; request ids, metrics, load shedding and the probes (/healthz,
 // /readyz, /metrics) at the root; input guards and the result cache on /graphql. service.ts listens; tests
-// call this directly.
+// call this directly; the benchmark also builds it with `dataPathOnly` (below).
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createSchema } from '@asrank/schema';
 import { largeAnswersAsBytes, requestIdFor, requestIdPlugin } from '@asrank/service-kit';
@@ -20,10 +20,25 @@ import { operationTimingPlugin } from './plugins/operation-timing';
 import { resultCache } from './plugins/result-cache';
 import { largeAnswersBySlices } from './plugins/large-answers';
 
-export async function buildGraphqlApp(config: GraphqlConfig): Promise<FastifyInstance> {
+export interface GraphqlAppOptions {
+  /**
+   * Only what an answer needs: the database, Mercurius over the schema (with its query limits and error formatter)
+   * and the routes. Left out: request ids and logging, metrics, load shedding, the oversized-body and input guards,
+   * ETags and the result cache, the large-answer hooks. For the benchmark, which measures the point lookup against
+   * this beside the service to show what those features cost a request (docs/performance.md, thirty-fifth round);
+   * never for serving.
+   */
+  dataPathOnly?: boolean;
+}
+
+export async function buildGraphqlApp(
+  config: GraphqlConfig,
+  { dataPathOnly = false }: GraphqlAppOptions = {},
+): Promise<FastifyInstance> {
+  const features = !dataPathOnly;
   const handle = await openServingDatabase(config.databaseUrl, config.statementTimeoutMs);
   const app = Fastify({
-    logger: {
+    logger: features && {
       level: config.logLevel,
       // A GET /graphql URL carries the query and its variables: log the path only, never the query text.
       serializers: {
@@ -40,7 +55,7 @@ export async function buildGraphqlApp(config: GraphqlConfig): Promise<FastifyIns
     // Closing finishes in-flight requests and drops idle keep-alive sockets so shutdown is prompt.
     forceCloseConnections: 'idle',
     // The REST service forwards its request id so both services log the same id for one client request.
-    genReqId: requestIdFor,
+    ...(features && { genReqId: requestIdFor }),
     requestIdHeader: false,
     // Route schemas (Mercurius' and ours) are fixed and tested: checking them against the JSON Schema meta-schema on
     // every start made Ajv compile that meta-schema first, ~30-50 ms of start-up (docs/performance.md, twenty-eighth
@@ -53,43 +68,48 @@ export async function buildGraphqlApp(config: GraphqlConfig): Promise<FastifyIns
   try {
     const schema = createSchema();
     const metrics = createServiceMetrics();
-    await app.register(metricsPlugin, { metrics });
-    await app.register(requestIdPlugin);
-    await app.register(operationTimingPlugin, { metrics, operationLabel: operationLabeler() });
-    await app.register(overloadPlugin, {
-      maxEventLoopDelayMs: config.maxEventLoopDelayMs,
-      maxHeapUsedBytes: config.maxHeapUsedBytes,
-    });
-    await app.register(oversizedBodyPlugin);
+    if (features) {
+      await app.register(metricsPlugin, { metrics });
+      await app.register(requestIdPlugin);
+      await app.register(operationTimingPlugin, { metrics, operationLabel: operationLabeler() });
+      await app.register(overloadPlugin, {
+        maxEventLoopDelayMs: config.maxEventLoopDelayMs,
+        maxHeapUsedBytes: config.maxHeapUsedBytes,
+      });
+      await app.register(oversizedBodyPlugin);
+    }
     await app.register(probesPlugin, { handle });
     // The schema's queries go through a timed view of the same connection (database query metrics).
-    const timedHandle = {
-      ...handle,
-      db: handle.db.withPlugin(new QueryTimingPlugin(metrics.databaseQueries)),
-    };
+    const servingHandle = features
+      ? { ...handle, db: handle.db.withPlugin(new QueryTimingPlugin(metrics.databaseQueries)) }
+      : handle;
     const graphqlPath = `${config.basePath}/graphql`;
     await app.register(
       async (scoped) => {
-        // Hooks of these two apply to the /graphql routes Mercurius adds in the child context below.
-        await scoped.register(inputGuards, { graphqlPath, maxBatchOperations: config.maxBatchOperations });
-        await scoped.register(resultCache, {
-          graphqlPath,
-          readDataVersion: dataVersionReader(handle),
-          maxBytes: config.resultCacheMb * 1024 * 1024,
-          maxAgeSeconds: config.cacheMaxAgeSeconds,
-          metrics,
-        });
-        // Clean answers with a large list leave the serializer as bytes, which the result cache keeps as they are.
-        await scoped.register(largeAnswersBySlices, { graphqlPath });
-        // Any other large answer (an error answer, a list the slicer did not spot) is made bytes after the result
-        // cache's onSend hook, which stores what it is given.
-        await scoped.register(largeAnswersAsBytes);
+        if (features) {
+          // Hooks of these two apply to the /graphql routes Mercurius adds in the child context below.
+          await scoped.register(inputGuards, { graphqlPath, maxBatchOperations: config.maxBatchOperations });
+          await scoped.register(resultCache, {
+            graphqlPath,
+            readDataVersion: dataVersionReader(handle),
+            maxBytes: config.resultCacheMb * 1024 * 1024,
+            maxAgeSeconds: config.cacheMaxAgeSeconds,
+            metrics,
+          });
+          // Clean answers with a large list leave the serializer as bytes, which the result cache keeps as they are.
+          await scoped.register(largeAnswersBySlices, { graphqlPath });
+          // Any other large answer (an error answer, a list the slicer did not spot) is made bytes after the result
+          // cache's onSend hook, which stores what it is given.
+          await scoped.register(largeAnswersAsBytes);
+        }
         await scoped.register(graphqlPlugin, {
           schema,
-          handle: timedHandle,
+          handle: servingHandle,
           config,
-          observeStatement: (kind, table, seconds) =>
-            metrics.databaseQueries.observe({ kind, table }, seconds),
+          ...(features && {
+            observeStatement: (kind, table, seconds) =>
+              metrics.databaseQueries.observe({ kind, table }, seconds),
+          }),
         });
         await scoped.register(graphiqlPlugin, { basePath: config.basePath });
         await scoped.register(healthPlugin, { handle });

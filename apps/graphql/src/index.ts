@@ -1,4 +1,4 @@
-export { buildGraphqlApp } from './app';
+export { buildGraphqlApp, type GraphqlAppOptions } from './app';
 export { loadConfig, ConfigError, type GraphqlConfig } from './config';
 export { DatabaseNotReadyError, withStatementTimeout } from './database';
 export { queryCost, assertQueryCost } from './query-cost';

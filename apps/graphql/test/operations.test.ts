@@ -193,6 +193,69 @@ describe('result cache and HTTP caching', () => {
   });
 });
 
+/** The best-ranked ASN of the sample's latest month. */
+async function firstAsn(app: Awaited<ReturnType<typeof buildGraphqlApp>>): Promise<string> {
+  const answer = await app.inject({
+    method: 'POST',
+    url: '/graphql',
+    payload: { query: '{ asns(first: 1, sort: "rank") { edges { node { asn } } } }' },
+  });
+  return answer.json().data.asns.edges[0].node.asn;
+}
+
+describe("the data path alone (the benchmark's dataPathOnly build)", () => {
+  it('answers as the service does, without request ids, metrics, ETags or the result cache', async () => {
+    const config = loadConfig({ DATABASE_URL: store.url, LOG_LEVEL: 'silent', MAX_EVENT_LOOP_DELAY_MS: '0' });
+    const full = await buildGraphqlApp(config);
+    const dataPath = await buildGraphqlApp(config, { dataPathOnly: true });
+    try {
+      const lookup = {
+        method: 'POST' as const,
+        url: '/graphql',
+        payload: {
+          query:
+            'query PointLookup($asn: String!) { asn(asn: $asn) { asn asnName rank organization { orgId orgName rank } cone { numberAsns } asnDegree { total } } }',
+          variables: { asn: await firstAsn(full) },
+        },
+      };
+      const fromService = await full.inject(lookup);
+      const fromDataPath = await dataPath.inject(lookup);
+      expect(fromService.statusCode).toBe(200);
+      expect(fromDataPath.statusCode).toBe(200);
+      expect(fromDataPath.json()).toEqual(fromService.json());
+      expect(fromService.json().data.asn.asn).toBe(lookup.payload.variables.asn);
+      for (const header of ['etag', 'cache-control', 'x-request-id'])
+        expect([header, fromService.headers[header] !== undefined, fromDataPath.headers[header]]).toEqual([
+          header,
+          true,
+          undefined,
+        ]);
+      // The cache would answer the repeat; the data path has none.
+      expect((await full.inject(lookup)).headers['x-cache']).toBe('hit');
+      expect((await dataPath.inject(lookup)).headers['x-cache']).toBeUndefined();
+      expect((await full.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
+      expect((await dataPath.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(404);
+      // Mercurius' limits and the error formatter are part of the answer, so they stay.
+      const refused = await dataPath.inject({
+        method: 'POST',
+        url: '/graphql',
+        payload: { query: '{ asns(first: 100000) { totalCount } }' },
+      });
+      const refusedByService = await full.inject({
+        method: 'POST',
+        url: '/graphql',
+        payload: { query: '{ asns(first: 100000) { totalCount } }' },
+      });
+      expect(refused.statusCode).toBe(refusedByService.statusCode);
+      expect(refused.json()).toEqual(refusedByService.json());
+      expect(refused.json().errors[0].message).toMatch(/first/);
+    } finally {
+      await full.close();
+      await dataPath.close();
+    }
+  });
+});
+
 describe('input guards', () => {
   it.each([['"abc"'], ['123'], ['{"kind":"Document","definitions":[{}]}'], ['[]']])(
     'refuses JSON query text %s with a 400 syntax error',

@@ -37,6 +37,7 @@ import {
 import { combineRounds, roundRate, type RoundMeasurement } from './rounds';
 import {
   CEILING_MAIN,
+  DATA_PATH_MAIN,
   FLOOR_MAIN,
   GRAPHQL_BUNDLE,
   GRAPHQL_MAIN,
@@ -618,13 +619,14 @@ async function runStore(
         report.failures = [...(report.failures ?? []), `${workload.id}: ${message}`];
       }
     }
-    // Reported apart, each against a second instance of the service: W1 with the result cache on, and W1 with one
+    // Reported apart, each against a second instance of the service: W1 with the result cache on; W1 with one
     // service process per core (WORKERS=auto, counted by the service itself), which is how a deployment would use
-    // this machine; every other figure is the default single process's. `cores` names the variant and skips it on
-    // a machine of one core.
+    // this machine; and W1 against the service's data path alone (data-path-server.ts), so a run shows what the
+    // features left out there cost a request. Every other figure is the default single process's. `cores` names
+    // the variant and skips it on a machine of one core.
     const pointLookup = throughput.find((workload) => workload.id === 'W1');
     if (pointLookup && (!options.only || options.only.has('W1'))) {
-      const variants: { label: string; env: Record<string, string> }[] = [
+      const variants: { label: string; env: Record<string, string>; script?: string }[] = [
         { label: 'result cache ON', env: { MAX_EVENT_LOOP_DELAY_MS: '0', WORKERS: String(options.workers) } },
       ];
       const cores = os.availableParallelism();
@@ -633,10 +635,15 @@ async function runStore(
           label: `WORKERS=${cores}, one per core`,
           env: { ...GRAPHQL_ENV, WORKERS: 'auto' },
         });
+      variants.push({
+        label: 'data path only, no request ids, logs, metrics, guards or ETags',
+        env: GRAPHQL_ENV,
+        script: DATA_PATH_MAIN,
+      });
       for (const variant of variants) {
         const second = await startService({
           name: `graphql-${fileSlug(variant.label)}-${dialect}`,
-          script: GRAPHQL_MAIN,
+          script: variant.script ?? GRAPHQL_MAIN,
           nodeFlags: SERVICE_NODE_FLAGS,
           env: { DATABASE_URL: databaseUrl, ...variant.env },
           readyPath: '/health',

@@ -13,6 +13,8 @@ export const GRAPHQL_BUNDLE = path.join(REPO_ROOT, 'apps', 'graphql', 'dist', 's
 export const REST_MAIN = path.join(REPO_ROOT, 'apps', 'rest', 'dist', 'main.js');
 export const CEILING_MAIN = path.join(__dirname, 'ceiling-server.js');
 export const FLOOR_MAIN = path.join(__dirname, 'floor-server.js');
+/** The GraphQL service's data path alone (data-path-server.ts), measured beside the service for W1. */
+export const DATA_PATH_MAIN = path.join(__dirname, 'data-path-server.js');
 
 export interface ServiceProcess {
   name: string;
