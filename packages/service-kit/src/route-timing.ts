@@ -5,7 +5,7 @@
 // still serves /metrics and the process metrics; the histogram keeps its name, labels and buckets.
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import type { Histogram } from 'prom-client';
+import { Histogram, type Registry } from 'prom-client';
 
 export type RouteHistogram = Histogram<'method' | 'route' | 'status_code'>;
 
@@ -24,7 +24,17 @@ declare module 'fastify' {
 export const UNKNOWN_ROUTE = '__unknown__';
 /** Methods left out, as fastify-metrics left them out. */
 const UNTIMED_METHODS = new Set(['HEAD', 'OPTIONS', 'TRACE', 'CONNECT']);
-export const ROUTE_HISTOGRAM_HELP = 'request duration in seconds';
+
+/** A service's request histogram, by method, route and status, in its own registry. */
+export function createRouteHistogram(name: string, buckets: number[], registry: Registry): RouteHistogram {
+  return new Histogram({
+    name,
+    help: 'request duration in seconds',
+    labelNames: ['method', 'route', 'status_code'],
+    buckets,
+    registers: [registry],
+  });
+}
 
 async function routeTimingPlugin(app: FastifyInstance, { histogram }: RouteTimingOptions): Promise<void> {
   // Callback style: the hook never waits, and an async hook costs a promise and a microtask per request.

@@ -2,8 +2,8 @@
 // requests no route matched share one label; probes (disableMetrics) and HEAD requests are left out.
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { Histogram, Registry } from 'prom-client';
-import { UNKNOWN_ROUTE, routeTiming, type RouteHistogram } from '../src';
+import { Registry } from 'prom-client';
+import { UNKNOWN_ROUTE, createRouteHistogram, routeTiming, type RouteHistogram } from '../src';
 
 describe('routeTiming', () => {
   let app: FastifyInstance;
@@ -13,13 +13,7 @@ describe('routeTiming', () => {
 
   beforeAll(async () => {
     registry = new Registry();
-    histogram = new Histogram({
-      name: 'test_http_request_duration_seconds',
-      help: 'request duration in seconds',
-      labelNames: ['method', 'route', 'status_code'],
-      buckets: [0.001, 0.01, 0.1, 1],
-      registers: [registry],
-    });
+    histogram = createRouteHistogram('test_http_request_duration_seconds', [0.001, 0.01, 0.1, 1], registry);
     app = Fastify();
     await app.register(routeTiming, { histogram });
     app.get('/items/:id', async (request, reply) => {

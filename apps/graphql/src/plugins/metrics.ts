@@ -7,7 +7,7 @@ import fastifyMetrics from 'fastify-metrics';
 import { Counter, Histogram, Registry } from 'prom-client';
 import fp from 'fastify-plugin';
 import {
-  ROUTE_HISTOGRAM_HELP,
+  createRouteHistogram,
   routeTiming,
   serveWorkerMetrics,
   type RouteHistogram,
@@ -36,13 +36,7 @@ export function createServiceMetrics(): ServiceMetrics {
   const registry = new Registry();
   return {
     registry,
-    httpRequests: new Histogram({
-      name: 'asrank_graphql_http_request_duration_seconds',
-      help: ROUTE_HISTOGRAM_HELP,
-      labelNames: ['method', 'route', 'status_code'],
-      buckets: BUCKETS,
-      registers: [registry],
-    }),
+    httpRequests: createRouteHistogram('asrank_graphql_http_request_duration_seconds', BUCKETS, registry),
     graphqlOperations: new Histogram({
       name: 'asrank_graphql_operation_duration_seconds',
       help: 'GraphQL requests by operation name (bounded set, else "other") and outcome',

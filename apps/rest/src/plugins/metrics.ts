@@ -5,7 +5,7 @@
 // collide.
 import fp from 'fastify-plugin';
 import fastifyMetrics from 'fastify-metrics';
-import { ROUTE_HISTOGRAM_HELP, routeTiming, serveWorkerMetrics } from '@asrank/service-kit';
+import { createRouteHistogram, routeTiming, serveWorkerMetrics } from '@asrank/service-kit';
 import { Histogram, Registry } from 'prom-client';
 import type { FastifyInstance } from 'fastify';
 
@@ -32,14 +32,9 @@ async function metricsPlugin(app: FastifyInstance): Promise<void> {
     // Timed by routeTiming instead (a histogram: quantiles at query time with histogram_quantile).
     routeMetrics: { enabled: false },
   });
-  const requests = new Histogram({
-    name: 'asrank_rest_http_request_duration_seconds',
-    help: ROUTE_HISTOGRAM_HELP,
-    labelNames: ['method', 'route', 'status_code'],
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
+  await app.register(routeTiming, {
+    histogram: createRouteHistogram('asrank_rest_http_request_duration_seconds', LATENCY_BUCKETS, registry),
   });
-  await app.register(routeTiming, { histogram: requests });
   const upstream = new Histogram({
     name: 'asrank_rest_graphql_call_duration_seconds',
     help: 'Time spent calling the GraphQL service, by GraphQL operation and outcome',
