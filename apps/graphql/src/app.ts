@@ -4,7 +4,7 @@
 // call this directly; the benchmark also builds it with `dataPathOnly` (below).
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createSchema } from '@asrank/schema';
-import { largeAnswersAsBytes, requestIdFor, requestIdPlugin } from '@asrank/service-kit';
+import { largeAnswersAsBytes, requestIdFor, requestIdPlugin, writeCoalescing } from '@asrank/service-kit';
 import type { GraphqlConfig } from './config';
 import { openServingDatabase } from './database';
 import { graphqlPlugin } from './plugins/graphql';
@@ -68,6 +68,8 @@ export async function buildGraphqlApp(
   try {
     const schema = createSchema();
     const metrics = createServiceMetrics();
+    // How answers reach their sockets, not a feature: the data path writes the same way.
+    await app.register(writeCoalescing);
     if (features) {
       await app.register(metricsPlugin, { metrics });
       await app.register(requestIdPlugin);

@@ -1,7 +1,7 @@
 // Assembles the REST service: metrics, request ids, JSON errors, the GraphQL client, load shedding, HTTP
 // caching, probes, the OpenAPI guide and the routes (the last two under BASE_PATH). Builds a ready Fastify instance; main.ts decides when to listen.
 import Fastify, { type FastifyInstance } from 'fastify';
-import { largeAnswersAsBytes, requestIdFor, requestIdPlugin } from '@asrank/service-kit';
+import { largeAnswersAsBytes, requestIdFor, requestIdPlugin, writeCoalescing } from '@asrank/service-kit';
 import type { RestConfig } from './config';
 import docs from './plugins/docs';
 import errors from './plugins/errors';
@@ -46,6 +46,8 @@ export async function buildRestApp(config: BuildRestAppConfig): Promise<FastifyI
     // Closing lets in-flight requests finish and drops idle keep-alive sockets, so shutdown is prompt.
     forceCloseConnections: 'idle',
   });
+  // First, so the other onSend hooks run when the turn's answers are written together.
+  await app.register(writeCoalescing);
   await app.register(metrics);
   await app.register(requestIdPlugin);
   await app.register(errors, { basePath: config.basePath });

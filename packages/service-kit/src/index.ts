@@ -7,3 +7,4 @@ export * from './json-bytes';
 export * from './environment';
 export * from './request-id';
 export * from './route-timing';
+export * from './write-coalescing';
