@@ -4,7 +4,13 @@
 // call this directly; the benchmark also builds it with `dataPathOnly` (below).
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createSchema } from '@asrank/schema';
-import { largeAnswersAsBytes, requestIdFor, requestIdPlugin, writeCoalescing } from '@asrank/service-kit';
+import {
+  deferredRequestLoggers,
+  largeAnswersAsBytes,
+  requestIdFor,
+  requestIdPlugin,
+  writeCoalescing,
+} from '@asrank/service-kit';
 import type { GraphqlConfig } from './config';
 import { openServingDatabase } from './database';
 import { graphqlPlugin } from './plugins/graphql';
@@ -55,7 +61,7 @@ export async function buildGraphqlApp(
     // Closing finishes in-flight requests and drops idle keep-alive sockets so shutdown is prompt.
     forceCloseConnections: 'idle',
     // The REST service forwards its request id so both services log the same id for one client request.
-    ...(features && { genReqId: requestIdFor }),
+    ...(features && { genReqId: requestIdFor, childLoggerFactory: deferredRequestLoggers }),
     requestIdHeader: false,
     // Route schemas (Mercurius' and ours) are fixed and tested: checking them against the JSON Schema meta-schema on
     // every start made Ajv compile that meta-schema first, ~30-50 ms of start-up (docs/performance.md, twenty-eighth
@@ -73,7 +79,6 @@ export async function buildGraphqlApp(
     if (features) {
       await app.register(metricsPlugin, { metrics });
       await app.register(requestIdPlugin);
-      await app.register(operationTimingPlugin, { metrics, operationLabel: operationLabeler() });
       await app.register(overloadPlugin, {
         maxEventLoopDelayMs: config.maxEventLoopDelayMs,
         maxHeapUsedBytes: config.maxHeapUsedBytes,
@@ -85,26 +90,29 @@ export async function buildGraphqlApp(
     const servingHandle = features
       ? { ...handle, db: handle.db.withPlugin(new QueryTimingPlugin(metrics.databaseQueries)) }
       : handle;
-    const graphqlPath = `${config.basePath}/graphql`;
+    // The GraphQL routes in a context of their own: the hooks of the plugins registered there (input guards, result
+    // cache, large answers, operation timing) apply to those routes only, with no per-request test of the route.
     await app.register(
-      async (scoped) => {
+      async (graphqlRoutes) => {
         if (features) {
-          // Hooks of these two apply to the /graphql routes Mercurius adds in the child context below.
-          await scoped.register(inputGuards, { graphqlPath, maxBatchOperations: config.maxBatchOperations });
-          await scoped.register(resultCache, {
-            graphqlPath,
+          await graphqlRoutes.register(operationTimingPlugin, {
+            metrics,
+            operationLabel: operationLabeler(),
+          });
+          await graphqlRoutes.register(inputGuards, { maxBatchOperations: config.maxBatchOperations });
+          await graphqlRoutes.register(resultCache, {
             readDataVersion: dataVersionReader(handle),
             maxBytes: config.resultCacheMb * 1024 * 1024,
             maxAgeSeconds: config.cacheMaxAgeSeconds,
             metrics,
           });
           // Clean answers with a large list leave the serializer as bytes, which the result cache keeps as they are.
-          await scoped.register(largeAnswersBySlices, { graphqlPath });
+          await graphqlRoutes.register(largeAnswersBySlices);
           // Any other large answer (an error answer, a list the slicer did not spot) is made bytes after the result
           // cache's onSend hook, which stores what it is given.
-          await scoped.register(largeAnswersAsBytes);
+          await graphqlRoutes.register(largeAnswersAsBytes);
         }
-        await scoped.register(graphqlPlugin, {
+        await graphqlRoutes.register(graphqlPlugin, {
           schema,
           handle: servingHandle,
           config,
@@ -113,8 +121,13 @@ export async function buildGraphqlApp(
               metrics.databaseQueries.observe({ kind, table }, seconds),
           }),
         });
-        await scoped.register(graphiqlPlugin, { basePath: config.basePath });
-        await scoped.register(healthPlugin, { handle });
+      },
+      { prefix: config.basePath },
+    );
+    await app.register(
+      async (pages) => {
+        await pages.register(graphiqlPlugin, { basePath: config.basePath });
+        await pages.register(healthPlugin, { handle });
       },
       { prefix: config.basePath },
     );

@@ -6,7 +6,14 @@
 import type { DatabaseHandle } from '@asrank/db';
 import { turnSnapshot } from './turn-snapshot';
 
-export type DataVersionReader = () => Promise<string>;
+export interface DataVersionReader {
+  (): Promise<string>;
+  /**
+   * This turn's version if it is known without waiting (SQLite reads it synchronously), else undefined: a hook
+   * that can use it needs no promise and no microtask per request.
+   */
+  now(): string | undefined;
+}
 
 /**
  * One read shared by the requests handled in the same turn of the event loop. Every request handled in a turn had
@@ -23,13 +30,32 @@ function sharedWithinTurn(read: () => Promise<string>): DataVersionReader {
   const forgetAtTurnEnd = () => {
     readThisTurn = undefined;
   };
-  return () => {
+  const reader = () => {
     if (readThisTurn === undefined) {
       readThisTurn = read();
       setImmediate(forgetAtTurnEnd);
     }
     return readThisTurn;
   };
+  return Object.assign(reader, { now: () => undefined });
+}
+
+/** The same sharing for a version read synchronously, which `now()` also returns. */
+function sharedWithinTurnNow(readNow: () => string): DataVersionReader {
+  let knownThisTurn: string | undefined;
+  let promisedThisTurn: Promise<string> | undefined;
+  const forgetAtTurnEnd = () => {
+    knownThisTurn = undefined;
+    promisedThisTurn = undefined;
+  };
+  const now = () => {
+    if (knownThisTurn === undefined) {
+      knownThisTurn = readNow();
+      setImmediate(forgetAtTurnEnd);
+    }
+    return knownThisTurn;
+  };
+  return Object.assign(() => (promisedThisTurn ??= Promise.resolve(now())), { now });
 }
 
 export function dataVersionReader(handle: DatabaseHandle): DataVersionReader {
@@ -38,9 +64,9 @@ export function dataVersionReader(handle: DatabaseHandle): DataVersionReader {
     const statement = handle.sqlite.prepare(`select value from meta where key = 'data_version'`).pluck();
     // The turn's read transaction: the version and the rows the turn's requests read come from one snapshot.
     const snapshot = turnSnapshot(handle.sqlite);
-    return sharedWithinTurn(() => {
+    return sharedWithinTurnNow(() => {
       snapshot.enter();
-      return Promise.resolve(String(statement.get() ?? '0'));
+      return String(statement.get() ?? '0');
     });
   }
   if (handle.postgres) {
@@ -54,7 +80,7 @@ export function dataVersionReader(handle: DatabaseHandle): DataVersionReader {
       return rows[0]?.value ?? '0';
     });
   }
-  return async () => {
+  const readThroughKysely = async () => {
     const row = await handle.db
       .selectFrom('meta')
       .select('value')
@@ -62,4 +88,5 @@ export function dataVersionReader(handle: DatabaseHandle): DataVersionReader {
       .executeTakeFirst();
     return row?.value ?? '0';
   };
+  return Object.assign(readThroughKysely, { now: () => undefined });
 }

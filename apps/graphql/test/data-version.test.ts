@@ -57,6 +57,19 @@ describe('dataVersionReader on SQLite', () => {
       await expect(readVersion()).resolves.toBe(version);
     }
   });
+
+  it('knows the version of the turn without waiting, from the same read as the promise', async () => {
+    const readVersion = dataVersionReader(reader);
+    setVersion('12');
+    await nextTurn();
+    expect(readVersion.now()).toBe('12');
+    setVersion('13');
+    expect(readVersion.now()).toBe('12');
+    await expect(readVersion()).resolves.toBe('12');
+    await nextTurn();
+    expect(readVersion.now()).toBe('13');
+    await expect(readVersion()).resolves.toBe('13');
+  });
 });
 
 if (!pgAdminUrl) {
@@ -107,6 +120,8 @@ if (!pgAdminUrl) {
     expect(sameTurn).toBe(first);
     await expect(sameTurn).resolves.toBe('7');
     expect(statements).toHaveLength(1);
+    // A round trip is never known without waiting.
+    expect(readVersion.now()).toBeUndefined();
     await setVersion('8');
     await nextTurn();
     await expect(readVersion()).resolves.toBe('8');

@@ -38,13 +38,16 @@ describe('largeAnswersBySlices', () => {
 
   beforeAll(async () => {
     app = Fastify();
-    await app.register(largeAnswersBySlices, { graphqlPath: '/graphql' });
     app.addHook('onSend', async (request, _reply, payload) => {
       payloadKinds[request.url] = Buffer.isBuffer(payload) ? 'bytes' : typeof payload;
       return payload;
     });
-    app.post('/graphql', { schema: { response: responseSchema } }, async (request) => {
-      return answers[(request.body as { answer: string }).answer];
+    // As the service registers it: in the context of the GraphQL routes, beside which other routes live.
+    await app.register(async (graphqlRoutes) => {
+      await graphqlRoutes.register(largeAnswersBySlices);
+      graphqlRoutes.post('/graphql', { schema: { response: responseSchema } }, async (request) => {
+        return answers[(request.body as { answer: string }).answer];
+      });
     });
     app.post('/other', { schema: { response: responseSchema } }, async () => answers['clean']);
     await app.listen({ port: 0, host: '127.0.0.1' });

@@ -1,7 +1,13 @@
 // Assembles the REST service: metrics, request ids, JSON errors, the GraphQL client, load shedding, HTTP
 // caching, probes, the OpenAPI guide and the routes (the last two under BASE_PATH). Builds a ready Fastify instance; main.ts decides when to listen.
 import Fastify, { type FastifyInstance } from 'fastify';
-import { largeAnswersAsBytes, requestIdFor, requestIdPlugin, writeCoalescing } from '@asrank/service-kit';
+import {
+  deferredRequestLoggers,
+  largeAnswersAsBytes,
+  requestIdFor,
+  requestIdPlugin,
+  writeCoalescing,
+} from '@asrank/service-kit';
 import type { RestConfig } from './config';
 import docs from './plugins/docs';
 import errors from './plugins/errors';
@@ -41,6 +47,8 @@ export async function buildRestApp(config: BuildRestAppConfig): Promise<FastifyI
     // Path parameters longer than their schema's maxLength reach validation and get a 400 naming them.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     genReqId: requestIdFor,
+    // pino's child logger only for a request that logs a line.
+    childLoggerFactory: deferredRequestLoggers,
     requestIdHeader: false,
     trustProxy: config.trustProxy ?? false,
     // Closing lets in-flight requests finish and drops idle keep-alive sockets, so shutdown is prompt.

@@ -8,3 +8,4 @@ export * from './environment';
 export * from './request-id';
 export * from './route-timing';
 export * from './write-coalescing';
+export * from './request-logger';

@@ -9,12 +9,12 @@
 // - a batch (a JSON array of operations) longer than GRAPHQL_MAX_BATCH or empty: every operation of a batch costs
 //   what a request costs, so its length is bounded like any other per-request limit. A fault in any one operation
 //   refuses the whole batch, naming the operation by its index.
+// Registered in the context of the GraphQL routes only, whose every request it checks.
 import fp from 'fastify-plugin';
 import { GraphQLError, Kind, parse, visit, type DocumentNode } from 'graphql';
 import type { FastifyInstance } from 'fastify';
 
 export interface InputGuardsOptions {
-  graphqlPath: string;
   /** Most operations a POST may carry as a JSON array. */
   maxBatchOperations: number;
 }
@@ -62,14 +62,10 @@ function nulPath(value: unknown, path: string): string | undefined {
 
 async function inputGuardsPlugin(
   app: FastifyInstance,
-  { graphqlPath, maxBatchOperations }: InputGuardsOptions,
+  { maxBatchOperations }: InputGuardsOptions,
 ): Promise<void> {
   // Callback style: the check never waits, and an async hook costs a promise and a microtask per request.
   app.addHook('preHandler', (request, _reply, done) => {
-    if (request.routeOptions.url !== graphqlPath) {
-      done();
-      return;
-    }
     let refusal: Error | undefined;
     try {
       refusal =

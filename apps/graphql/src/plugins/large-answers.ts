@@ -6,10 +6,6 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { holdsLargeArray, largeJsonBytes } from '@asrank/service-kit';
 
-export interface LargeAnswersOptions {
-  graphqlPath: string;
-}
-
 /**
  * A clean answer: `data` and perhaps `extensions`, which Mercurius' response schema passes through as they are, and
  * no errors, whose fields that schema picks. Other answers keep Mercurius' serializer.
@@ -24,14 +20,10 @@ function isCleanAnswer(payload: unknown): boolean {
   return true;
 }
 
-async function largeAnswers(app: FastifyInstance, options: LargeAnswersOptions): Promise<void> {
+async function largeAnswers(app: FastifyInstance): Promise<void> {
   // A callback hook, not an async one: it runs on every answer, and nearly all pass through untouched.
-  app.addHook('preSerialization', (request, reply, payload, done) => {
-    if (
-      request.routeOptions.url === options.graphqlPath &&
-      isCleanAnswer(payload) &&
-      holdsLargeArray(payload)
-    ) {
+  app.addHook('preSerialization', (_request, reply, payload, done) => {
+    if (isCleanAnswer(payload) && holdsLargeArray(payload)) {
       // Fastify sends a Buffer from a serializer as it is; its types only name strings.
       reply.serializer(largeJsonBytes as unknown as (payload: unknown) => string);
     }
@@ -39,5 +31,5 @@ async function largeAnswers(app: FastifyInstance, options: LargeAnswersOptions):
   });
 }
 
-/** Serializes clean GraphQL answers that hold a large list to bytes by slices. */
+/** Serializes clean GraphQL answers that hold a large list to bytes by slices (register it with the GraphQL routes). */
 export const largeAnswersBySlices = fp(largeAnswers, { name: 'large-answers-by-slices', fastify: '5.x' });

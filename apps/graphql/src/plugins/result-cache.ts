@@ -15,8 +15,6 @@ import type { DataVersionReader } from '../data-version';
 import type { ServiceMetrics } from './metrics';
 
 export interface ResultCacheOptions {
-  /** The /graphql path including the base path. */
-  graphqlPath: string;
   readDataVersion: DataVersionReader;
   maxBytes: number;
   maxAgeSeconds: number;
@@ -76,15 +74,34 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
   app.decorateRequest('graphqlErrors', undefined);
   const count = (outcome: string) => options.metrics?.resultCache.inc({ outcome });
 
-  app.addHook('preHandler', async (request, reply) => {
-    if (
-      request.routeOptions.url !== options.graphqlPath ||
-      (request.method !== 'GET' && request.method !== 'POST')
-    )
+  // Callback style: on SQLite the data version is known at once (readDataVersion.now()), and an async hook would
+  // cost a promise and a microtask per request.
+  app.addHook('preHandler', (request, reply, done) => {
+    if (request.method !== 'GET' && request.method !== 'POST') {
+      done();
       return;
+    }
     const partialKey = requestKey(request);
-    if (partialKey === undefined) return;
-    const version = await options.readDataVersion();
+    if (partialKey === undefined) {
+      done();
+      return;
+    }
+    const version = options.readDataVersion.now();
+    if (version !== undefined) {
+      answerFromCache(request, reply, partialKey, version, done);
+      return;
+    }
+    options.readDataVersion().then((read) => answerFromCache(request, reply, partialKey, read, done), done);
+  });
+
+  /** Answers 304 or from the cache when it can (and does not call `done` then: the answer is sent). */
+  function answerFromCache(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    partialKey: string,
+    version: string,
+    done: (error?: Error) => void,
+  ): void {
     const key = `${version}\u0000${partialKey}`;
     const etag = `"${version}-${hash(key)}"`;
     const state: CacheState = { version, key, etag, hit: false };
@@ -92,26 +109,29 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
     if (matches(request.headers['if-none-match'], etag)) {
       count('not_modified');
       state.hit = true;
-      return reply
+      void reply
         .code(304)
         .header('etag', etag)
         .header('cache-control', `public, max-age=${options.maxAgeSeconds}`)
         .send();
+      return;
     }
     const cached = cache?.get(key);
     if (cached !== undefined) {
       count('hit');
       state.hit = true;
-      return reply
+      void reply
         .code(200)
         .header('etag', etag)
         .header('cache-control', `public, max-age=${options.maxAgeSeconds}`)
         .header('x-cache', 'hit')
         .type('application/json; charset=utf-8')
         .send(cached);
+      return;
     }
     count('miss');
-  });
+    done();
+  }
 
   // Callback style (this hook never waits): an async hook costs a promise and a microtask per answer.
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -120,7 +140,6 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
   });
 
   function keepAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown): void {
-    if (request.routeOptions.url !== options.graphqlPath) return;
     const state = request.resultCache;
     if (!state || state.hit) return;
     // Mercurius answers errors with 200 when some data came back; only clean answers are cacheable. The GraphQL
