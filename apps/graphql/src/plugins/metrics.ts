@@ -68,8 +68,9 @@ export function operationLabeler(): (name: unknown) => string {
   const seen = new Set<string>();
   return (name) => {
     if (typeof name !== 'string' || name === '') return 'anonymous';
-    if (!OPERATION_NAME.test(name)) return 'other';
+    // A name seen before passed the pattern then: no regular expression per request for the usual names.
     if (seen.has(name)) return name;
+    if (!OPERATION_NAME.test(name)) return 'other';
     if (seen.size >= MAX_OPERATION_LABELS) return 'other';
     seen.add(name);
     return name;
