@@ -81,9 +81,10 @@ export async function runPrepared<Row>(
   values: readonly unknown[] = compiled.parameters,
   observe?: StatementObserver,
 ): Promise<Row[]> {
-  const started = observe ? process.hrtime.bigint() : 0n;
+  // performance.now(), not hrtime.bigint(): a double, no BigInt allocated twice per statement on the hot path.
+  const started = observe ? performance.now() : 0;
   const rows = await rowsOf(handle, compiled, values);
-  observe?.('select', table, Number(process.hrtime.bigint() - started) / 1e9);
+  observe?.('select', table, (performance.now() - started) / 1000);
   return rows;
 }
 

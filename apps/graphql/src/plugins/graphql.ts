@@ -76,8 +76,9 @@ export async function graphqlPlugin(
   });
 
   // The cost check needs the request's variables (`first: $n`), so it runs per request before execution,
-  // after Mercurius' cached parse and validation.
-  app.graphql.addHook('preExecution', async (executionSchema, document, context, variables) => {
+  // after Mercurius' cached parse and validation. Not async: it never waits, and Mercurius awaits what a hook returns
+  // (a refusal thrown here rejects its hook runner as an async hook's would).
+  app.graphql.addHook('preExecution', (executionSchema, document, context, variables) => {
     const request = context.reply?.request;
     const operationName = requestedOperationName(
       request?.body,
