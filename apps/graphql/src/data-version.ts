@@ -25,37 +25,20 @@ export interface DataVersionReader {
  * requests; on SQLite the read, cold in the CPU's caches between requests, cost ~14 µs per request
  * (docs/performance.md, fourteenth round), on PostgreSQL a round trip (twenty-second round).
  */
-function sharedWithinTurn(read: () => Promise<string>): DataVersionReader {
-  let readThisTurn: Promise<string> | undefined;
+function onceThisTurn<T>(compute: () => T): () => T {
+  let computed = false;
+  let value: T;
   const forgetAtTurnEnd = () => {
-    readThisTurn = undefined;
+    computed = false;
   };
-  const reader = () => {
-    if (readThisTurn === undefined) {
-      readThisTurn = read();
+  return () => {
+    if (!computed) {
+      value = compute();
+      computed = true;
       setImmediate(forgetAtTurnEnd);
     }
-    return readThisTurn;
+    return value;
   };
-  return Object.assign(reader, { now: () => undefined });
-}
-
-/** The same sharing for a version read synchronously, which `now()` also returns. */
-function sharedWithinTurnNow(readNow: () => string): DataVersionReader {
-  let knownThisTurn: string | undefined;
-  let promisedThisTurn: Promise<string> | undefined;
-  const forgetAtTurnEnd = () => {
-    knownThisTurn = undefined;
-    promisedThisTurn = undefined;
-  };
-  const now = () => {
-    if (knownThisTurn === undefined) {
-      knownThisTurn = readNow();
-      setImmediate(forgetAtTurnEnd);
-    }
-    return knownThisTurn;
-  };
-  return Object.assign(() => (promisedThisTurn ??= Promise.resolve(now())), { now });
 }
 
 export function dataVersionReader(handle: DatabaseHandle): DataVersionReader {
@@ -64,21 +47,28 @@ export function dataVersionReader(handle: DatabaseHandle): DataVersionReader {
     const statement = handle.sqlite.prepare(`select value from meta where key = 'data_version'`).pluck();
     // The turn's read transaction: the version and the rows the turn's requests read come from one snapshot.
     const snapshot = turnSnapshot(handle.sqlite);
-    return sharedWithinTurnNow(() => {
+    const now = onceThisTurn(() => {
       snapshot.enter();
       return String(statement.get() ?? '0');
     });
+    // The promise too is the turn's one, so every caller of a turn is handed the same.
+    return Object.assign(
+      onceThisTurn(() => Promise.resolve(now())),
+      { now },
+    );
   }
   if (handle.postgres) {
     // A named statement, parsed and planned once per connection (Kysely sends each statement unnamed).
     const pool = handle.postgres;
-    return sharedWithinTurn(async () => {
+    const read = onceThisTurn(async () => {
       const { rows } = await pool.query<{ value: string }>({
         name: 'asrank_data_version',
         text: `select value from meta where key = 'data_version'`,
       });
       return rows[0]?.value ?? '0';
     });
+    // A round trip is never known without waiting.
+    return Object.assign(read, { now: () => undefined });
   }
   const readThroughKysely = async () => {
     const row = await handle.db
