@@ -88,7 +88,7 @@ export async function buildGraphqlApp(
     await app.register(probesPlugin, { handle });
     // The schema's queries go through a timed view of the same connection (database query metrics).
     const servingHandle = features
-      ? { ...handle, db: handle.db.withPlugin(new QueryTimingPlugin(metrics.databaseQueries)) }
+      ? { ...handle, db: handle.db.withPlugin(new QueryTimingPlugin(metrics.statementSeries)) }
       : handle;
     // The GraphQL routes in a context of their own: the hooks of the plugins registered there (input guards, result
     // cache, large answers, operation timing) apply to those routes only, with no per-request test of the route.
@@ -117,8 +117,7 @@ export async function buildGraphqlApp(
           handle: servingHandle,
           config,
           ...(features && {
-            observeStatement: (kind, table, seconds) =>
-              metrics.databaseQueries.observe({ kind, table }, seconds),
+            observeStatement: (kind, table, seconds) => metrics.statementSeries(kind, table).observe(seconds),
           }),
         });
       },

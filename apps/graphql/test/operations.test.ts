@@ -133,6 +133,21 @@ describe('result cache and HTTP caching', () => {
     // The repeat runs JIT-compiled; its errors must be flagged the same way.
     expect((await post(partial)).headers.get('cache-control')).toBe('no-store');
     expect((await post(partial)).headers.get('x-cache')).toBeNull();
+
+    // The lookups are counted by outcome (kept in plain numbers, added to the counter when /metrics is read).
+    const counted = (text: string, outcome: string) =>
+      Number(
+        new RegExp(`asrank_graphql_result_cache_total\\{outcome="${outcome}"\\} (\\d+)`).exec(text)?.[1] ?? 0,
+      );
+    const before = await (await fetch(`${root}/metrics`)).text();
+    await post(body);
+    await post(body, { 'if-none-match': etag as string });
+    await post({ query: '{ datasets { totalCount } }', variables: { unique: Date.now() } });
+    const after = await (await fetch(`${root}/metrics`)).text();
+    expect(counted(before, 'hit')).toBeGreaterThanOrEqual(1);
+    expect(counted(after, 'hit') - counted(before, 'hit')).toBe(1);
+    expect(counted(after, 'not_modified') - counted(before, 'not_modified')).toBe(1);
+    expect(counted(after, 'miss') - counted(before, 'miss')).toBe(1);
   });
 
   it('caches a large answer too, though it leaves as bytes (service-kit largeAnswersAsBytes)', async () => {

@@ -9,3 +9,4 @@ export * from './request-id';
 export * from './route-timing';
 export * from './write-coalescing';
 export * from './request-logger';
+export * from './series-histogram';

@@ -2,12 +2,14 @@
 // own elapsed time, in one onResponse hook. fastify-metrics' route metrics did the same with an onRequest hook that
 // started a prom-client timer per request and kept it in a WeakMap until the answer; with them, the point lookup
 // cost ~6 µs more a request than without metrics at all (docs/performance.md, thirty-fifth round). fastify-metrics
-// still serves /metrics and the process metrics; the histogram keeps its name, labels and buckets.
+// still serves /metrics and the process metrics; the histogram keeps its name, labels and buckets. Its series are
+// held per (route, method, status) (series-histogram.ts): prom-client's observe builds and looks up a key per call.
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import { Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { SeriesHistogram, seriesLookup } from './series-histogram';
 
-export type RouteHistogram = Histogram<'method' | 'route' | 'status_code'>;
+export type RouteHistogram = SeriesHistogram<'method' | 'route' | 'status_code'>;
 
 export interface RouteTimingOptions {
   histogram: RouteHistogram;
@@ -27,7 +29,7 @@ const UNTIMED_METHODS = new Set(['HEAD', 'OPTIONS', 'TRACE', 'CONNECT']);
 
 /** A service's request histogram, by method, route and status, in its own registry. */
 export function createRouteHistogram(name: string, buckets: number[], registry: Registry): RouteHistogram {
-  return new Histogram({
+  return new SeriesHistogram({
     name,
     help: 'request duration in seconds',
     labelNames: ['method', 'route', 'status_code'],
@@ -37,13 +39,13 @@ export function createRouteHistogram(name: string, buckets: number[], registry: 
 }
 
 async function routeTimingPlugin(app: FastifyInstance, { histogram }: RouteTimingOptions): Promise<void> {
+  const seriesOf = seriesLookup(histogram, ['route', 'method', 'status_code']);
   // Callback style: the hook never waits, and an async hook costs a promise and a microtask per request.
   app.addHook('onResponse', (request, reply, done) => {
     // Read once: Fastify builds a new routeOptions object on every access.
     const route = request.routeOptions;
     if (route.config.disableMetrics !== true && !UNTIMED_METHODS.has(request.method))
-      histogram.observe(
-        { method: request.method, route: route.url ?? UNKNOWN_ROUTE, status_code: reply.statusCode },
+      seriesOf(route.url ?? UNKNOWN_ROUTE, request.method, reply.statusCode).observe(
         reply.elapsedTime / 1000,
       );
     done();

@@ -4,12 +4,15 @@
 // (fastify-metrics, which also serves the endpoint). Each app has its own registry, so several instances in one
 // process (tests) never collide.
 import fastifyMetrics from 'fastify-metrics';
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
 import fp from 'fastify-plugin';
 import {
   createRouteHistogram,
   routeTiming,
   serveWorkerMetrics,
+  SeriesHistogram,
+  seriesLookup,
+  type HistogramSeries,
   type RouteHistogram,
 } from '@asrank/service-kit';
 import type { FastifyInstance } from 'fastify';
@@ -24,39 +27,63 @@ import type {
 
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+/** Outcomes of a result-cache lookup (the label of asrank_graphql_result_cache_total). */
+export type ResultCacheOutcome = 'hit' | 'miss' | 'not_modified';
+
 export interface ServiceMetrics {
   registry: Registry;
   httpRequests: RouteHistogram;
-  graphqlOperations: Histogram<'operation' | 'outcome'>;
+  graphqlOperations: SeriesHistogram<'operation' | 'outcome'>;
+  /**
+   * Counts one result-cache lookup. Kept in plain numbers and added to the counter when it is scraped: the
+   * counter's inc builds and looks up a key string from its labels on every call.
+   */
+  countResultCache(outcome: ResultCacheOutcome): void;
   resultCache: Counter<'outcome'>;
-  databaseQueries: Histogram<'kind' | 'table'>;
+  databaseQueries: SeriesHistogram<'kind' | 'table'>;
+  /** The series of a statement kind and table (held per pair: see series-histogram.ts). */
+  statementSeries(kind: string, table: string): HistogramSeries;
 }
 
 export function createServiceMetrics(): ServiceMetrics {
   const registry = new Registry();
+  const uncountedResultCache: Record<ResultCacheOutcome, number> = { hit: 0, miss: 0, not_modified: 0 };
+  const databaseQueries = new SeriesHistogram({
+    name: 'asrank_graphql_db_query_duration_seconds',
+    help: 'Database statements by kind and first table',
+    labelNames: ['kind', 'table'],
+    buckets: BUCKETS,
+    registers: [registry],
+  });
   return {
     registry,
     httpRequests: createRouteHistogram('asrank_graphql_http_request_duration_seconds', BUCKETS, registry),
-    graphqlOperations: new Histogram({
+    graphqlOperations: new SeriesHistogram({
       name: 'asrank_graphql_operation_duration_seconds',
       help: 'GraphQL requests by operation name (bounded set, else "other") and outcome',
       labelNames: ['operation', 'outcome'],
       buckets: BUCKETS,
       registers: [registry],
     }),
+    countResultCache: (outcome) => {
+      uncountedResultCache[outcome] += 1;
+    },
     resultCache: new Counter({
       name: 'asrank_graphql_result_cache_total',
       help: 'Result cache lookups by outcome (hit, miss, not_modified)',
       labelNames: ['outcome'],
       registers: [registry],
+      // prom-client calls this before every read of the counter (/metrics, and the workers' sums).
+      collect() {
+        for (const outcome of Object.keys(uncountedResultCache) as ResultCacheOutcome[]) {
+          if (uncountedResultCache[outcome] === 0) continue;
+          this.inc({ outcome }, uncountedResultCache[outcome]);
+          uncountedResultCache[outcome] = 0;
+        }
+      },
     }),
-    databaseQueries: new Histogram({
-      name: 'asrank_graphql_db_query_duration_seconds',
-      help: 'Database statements by kind and first table',
-      labelNames: ['kind', 'table'],
-      buckets: BUCKETS,
-      registers: [registry],
-    }),
+    databaseQueries,
+    statementSeries: seriesLookup(databaseQueries, ['kind', 'table']),
   };
 }
 
@@ -88,7 +115,7 @@ function describeNode(node: RootOperationNode): { kind: string; table: string } 
 /** Times every statement from compilation to result (Kysely has no execution hook; this is the closest). */
 export class QueryTimingPlugin implements KyselyPlugin {
   private readonly started = new WeakMap<object, { at: bigint; kind: string; table: string }>();
-  constructor(private readonly histogram: Histogram<'kind' | 'table'>) {}
+  constructor(private readonly seriesOf: (kind: string, table: string) => HistogramSeries) {}
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
     this.started.set(args.queryId, { at: process.hrtime.bigint(), ...describeNode(args.node) });
@@ -98,10 +125,7 @@ export class QueryTimingPlugin implements KyselyPlugin {
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
     const start = this.started.get(args.queryId);
     if (start) {
-      this.histogram.observe(
-        { kind: start.kind, table: start.table },
-        Number(process.hrtime.bigint() - start.at) / 1e9,
-      );
+      this.seriesOf(start.kind, start.table).observe(Number(process.hrtime.bigint() - start.at) / 1e9);
       this.started.delete(args.queryId);
     }
     return args.result;

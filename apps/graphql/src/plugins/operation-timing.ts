@@ -3,6 +3,7 @@
 // times.
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
+import { seriesLookup } from '@asrank/service-kit';
 import type { ServiceMetrics } from './metrics';
 
 export interface OperationTimingOptions {
@@ -20,6 +21,8 @@ async function plugin(
   app: FastifyInstance,
   { metrics, operationLabel }: OperationTimingOptions,
 ): Promise<void> {
+  // Series held per (operation, outcome): operation labels are a bounded set (operationLabel).
+  const seriesOf = seriesLookup(metrics.graphqlOperations, ['operation', 'outcome']);
   // Callback style: the hook never waits, and an async hook costs a promise and a microtask per request.
   app.addHook('onResponse', (request, reply, done) => {
     const source = request.method === 'GET' ? request.query : request.body;
@@ -30,10 +33,7 @@ async function plugin(
       { operationName?: unknown } | null | undefined
     )[];
     for (const operation of operations) {
-      metrics.graphqlOperations.observe(
-        { operation: operationLabel(operation?.operationName), outcome },
-        seconds,
-      );
+      seriesOf(operationLabel(operation?.operationName), outcome).observe(seconds);
     }
     done();
   });

@@ -12,7 +12,7 @@ import { LRUCache } from 'lru-cache';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { contentHash } from '@asrank/service-kit';
 import type { DataVersionReader } from '../data-version';
-import type { ServiceMetrics } from './metrics';
+import type { ResultCacheOutcome, ServiceMetrics } from './metrics';
 
 export interface ResultCacheOptions {
   readDataVersion: DataVersionReader;
@@ -72,7 +72,7 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
   const hash = await contentHash();
   app.decorateRequest('resultCache', undefined);
   app.decorateRequest('graphqlErrors', undefined);
-  const count = (outcome: string) => options.metrics?.resultCache.inc({ outcome });
+  const count = (outcome: ResultCacheOutcome) => options.metrics?.countResultCache(outcome);
 
   // Callback style: on SQLite the data version is known at once (readDataVersion.now()), and an async hook would
   // cost a promise and a microtask per request.

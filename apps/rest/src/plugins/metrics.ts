@@ -5,8 +5,14 @@
 // collide.
 import fp from 'fastify-plugin';
 import fastifyMetrics from 'fastify-metrics';
-import { createRouteHistogram, routeTiming, serveWorkerMetrics } from '@asrank/service-kit';
-import { Histogram, Registry } from 'prom-client';
+import {
+  createRouteHistogram,
+  routeTiming,
+  serveWorkerMetrics,
+  SeriesHistogram,
+  seriesLookup,
+} from '@asrank/service-kit';
+import { Registry } from 'prom-client';
 import type { FastifyInstance } from 'fastify';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -35,16 +41,18 @@ async function metricsPlugin(app: FastifyInstance): Promise<void> {
   await app.register(routeTiming, {
     histogram: createRouteHistogram('asrank_rest_http_request_duration_seconds', LATENCY_BUCKETS, registry),
   });
-  const upstream = new Histogram({
+  const upstream = new SeriesHistogram({
     name: 'asrank_rest_graphql_call_duration_seconds',
     help: 'Time spent calling the GraphQL service, by GraphQL operation and outcome',
     labelNames: ['operation', 'outcome'],
     buckets: LATENCY_BUCKETS,
     registers: [registry],
   });
+  // Held per (operation, outcome), both this service's own bounded sets (see series-histogram.ts).
+  const upstreamSeries = seriesLookup(upstream, ['operation', 'outcome']);
   app.decorate('upstreamTimer', {
     observe: (operation: string, outcome: string, seconds: number) =>
-      upstream.observe({ operation, outcome }, seconds),
+      upstreamSeries(operation, outcome).observe(seconds),
   });
 }
 
