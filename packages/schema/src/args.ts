@@ -57,6 +57,19 @@ export async function monthsIn(context: AsrankContext, interval: DateInterval | 
 }
 
 /** The month of a single-record query: the given date, or the latest loaded month (null when none is loaded). */
+/**
+ * monthOf without waiting: the month `date` names, or the latest when the context knows it at once
+ * (latestDateNow); undefined when only monthOf can tell.
+ */
+export function monthNow(
+  context: AsrankContext,
+  date: string | null | undefined,
+  argument = 'date',
+): string | null | undefined {
+  if (date != null && date !== '') return parseDateArgument(date, argument);
+  return context.latestDateNow();
+}
+
 export async function monthOf(
   context: AsrankContext,
   date: string | null | undefined,

@@ -13,7 +13,7 @@ import type {
   OrganizationsTable,
 } from '@asrank/db';
 import { boundList, byPrimaryKey, dataVersionColumn, inBoundList, inValues } from './sql';
-import { runCompiled, runPrepared, type StatementObserver } from './compiledLookups';
+import { runCompiled, runCompiledNow, runPrepared, type StatementObserver } from './compiledLookups';
 import { PageBookmarks, waitedHopsFor, type PageBookmarksOptions } from './pageBookmarks';
 import { ListTotals } from './listTotals';
 import type { AsnColumn, OrganizationColumn } from './asnColumns';
@@ -83,6 +83,22 @@ export interface AsrankContext {
   organizationLoader(
     columns: readonly OrganizationColumn[] | null,
   ): DataLoader<DatedKey<string>, OrganizationRow | null, string>;
+  /**
+   * The record of ASN `asn` in month `date` as asnLoader(columns, { organization }) would load it (null: none), read
+   * at once when the store reads synchronously (the service's SQLite); undefined otherwise, and the caller loads it.
+   * better-sqlite3 answers at once: a loader's batch only adds promises to a lookup of one key.
+   */
+  asnNow(
+    columns: readonly AsnColumn[] | null,
+    organization: readonly OrganizationColumn[] | undefined,
+    date: string,
+    asn: number,
+  ): AsnRow | null | undefined;
+  /**
+   * The latest loaded month (null: none) when it is known without waiting: this request's data version is read and
+   * its months are in memory. Undefined otherwise (see availableDates).
+   */
+  latestDateNow(): string | null | undefined;
 }
 
 /** Bound in place of (date, key) when a lookup's SQL is compiled; any value the SQL never binds otherwise. */
@@ -91,6 +107,20 @@ const DATE_AND_KEY_PLACEHOLDERS = ['\u0000date', '\u0000key'] as const;
 const DATE_AND_LIST_PLACEHOLDERS = ['\u0000date', '\u0000list'] as const;
 
 const datedKey = <Id extends number | string>(key: DatedKey<Id>) => `${key.date}|${key.id}`;
+
+/**
+ * How a loader reads records by (date, key): a batch of one key runs `one`'s statement, a larger batch `many`'s, each
+ * compiled once per `shape`; `records` post-processes what either read.
+ */
+interface RecordSpec<Id extends number | string, Row> {
+  shape: string;
+  table: string;
+  one: (month: unknown, key: unknown) => Compilable<Row>;
+  many: (month: unknown, list: unknown) => Compilable<Row>;
+  kind: 'bigint' | 'text';
+  idOf: (row: Row) => Id;
+  records?: (rows: Row[]) => Row[];
+}
 
 /** Groups keys by month and answers each month with one query. */
 async function loadByDate<Id extends number | string, Row>(
@@ -143,6 +173,8 @@ export interface StoreFacts {
   countries(version: string): Promise<ReadonlyMap<string, CountryRow>>;
   /** The table `countries` read for exactly `version`, if it is already in memory. */
   knownCountries(version: string): ReadonlyMap<string, CountryRow> | undefined;
+  /** The loaded months as of exactly `version`, if they are already in memory. */
+  knownDates(version: string): readonly string[] | undefined;
 }
 
 /**
@@ -212,6 +244,7 @@ export function createStoreFacts(
     availableDates: (version) => dates.get(version),
     countries: (version) => countries.get(version),
     knownCountries: (version) => countries.ready(version),
+    knownDates: (version) => dates.ready(version),
   };
 }
 
@@ -247,15 +280,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
    * Larger batches come from nested lookups and from the REST service's batches of requests, whose Kysely build per
    * batch was 9.6% of the GraphQL service's CPU under W6 (docs/performance.md, thirty-first round).
    */
-  const recordLoader = <Id extends number | string, Row>(spec: {
-    shape: string;
-    table: string;
-    one: (month: unknown, key: unknown) => Compilable<Row>;
-    many: (month: unknown, list: unknown) => Compilable<Row>;
-    kind: 'bigint' | 'text';
-    idOf: (row: Row) => Id;
-    records?: (rows: Row[]) => Row[];
-  }) => {
+  const recordLoader = <Id extends number | string, Row>(spec: RecordSpec<Id, Row>) => {
     const records = spec.records ?? ((rows: Row[]) => rows);
     const manyShape = `${spec.shape}|many`;
     return new DataLoader<DatedKey<Id>, Row | null, string>(
@@ -311,14 +336,35 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       idOf: (row) => row.org_id,
     });
   };
+  /** The one record of (date, id) read at once by `spec`'s one-key statement, as its loader would (see asnNow). */
+  const recordNow = <Id extends number | string, Row>(
+    spec: RecordSpec<Id, Row>,
+    date: string,
+    id: Id,
+  ): Row | null | undefined => {
+    const rows = runCompiledNow<Row>(
+      handle,
+      spec.shape,
+      spec.table,
+      spec.one,
+      DATE_AND_KEY_PLACEHOLDERS,
+      [date, id],
+      observe,
+    );
+    if (rows === undefined) return undefined;
+    const wanted = String(id); // compared as loadByDate compares
+    for (const row of spec.records ? spec.records(rows) : rows)
+      if (String(spec.idOf(row)) === wanted) return row;
+    return null;
+  };
   /**
-   * ASN records by (date, asn), reading `columns` only, or whole rows when null; with `organization` (the columns to
-   * read of it), each record also carries its organization (joinedOrganization.ts).
+   * How ASN records are read by (date, asn): `columns` only, or whole rows when null; with `organization` (the
+   * columns to read of it), each record also carries its organization (joinedOrganization.ts).
    */
-  const asnRowsLoader = (
+  const asnRecords = (
     columns: readonly AsnColumn[] | null,
     organization: readonly OrganizationColumn[] | undefined,
-  ) => {
+  ): RecordSpec<number, AsnRow> => {
     const selected = () => {
       const query = db.selectFrom(byPrimaryKey(dialect, 'asns', 'a'));
       const rows = columns
@@ -331,7 +377,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
         )
         .select(organizationColumnsAlongside(organization)) as unknown as typeof rows;
     };
-    return recordLoader<number, AsnRow>({
+    return {
       shape: `asn|${columns?.join(',') ?? '*'}|${organization?.join(',') ?? ''}`,
       table: 'asns',
       one: (month, asn) =>
@@ -347,8 +393,12 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       records: organization
         ? (rows) => withJoinedOrganizations(rows as unknown as Record<string, unknown>[], organization)
         : undefined,
-    });
+    };
   };
+  const asnRowsLoader = (
+    columns: readonly AsnColumn[] | null,
+    organization: readonly OrganizationColumn[] | undefined,
+  ) => recordLoader(asnRecords(columns, organization));
   let dates: Promise<string[]> | undefined;
   /** The request's data version once known (given by the caller, or read), for synchronous per-version lookups. */
   let versionRead: string | undefined = options.dataVersion;
@@ -427,6 +477,16 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
         organizationLoaders.set(key, loader);
       }
       return loader;
+    },
+    asnNow(columns, organization, date, asn) {
+      // Checked first: on other stores the statement's spec is not worth building.
+      if (!handle.readRows) return undefined;
+      return recordNow(asnRecords(columns, organization), date, asn);
+    },
+    latestDateNow() {
+      if (versionRead === undefined) return undefined;
+      const known = shared.knownDates(versionRead);
+      return known === undefined ? undefined : (known.at(-1) ?? null);
     },
     asnLoader(columns, options = {}) {
       const { organization } = options;

@@ -4,7 +4,7 @@ import type { Database } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext } from '../context';
-import { intervalOf, monthOf, monthsIn, pageOf, parseAsnArgument, parseAsnList } from '../args';
+import { intervalOf, monthNow, monthOf, monthsIn, pageOf, parseAsnArgument, parseAsnList } from '../args';
 import { listTotal, monthListScope } from '../listTotals';
 import {
   boundDateIn,
@@ -271,17 +271,25 @@ builder.queryFields((t) => ({
       asn: t.arg.string({ required: true, description: 'The ASN as decimal digits.' }),
       date: t.arg.string({ description: 'Month (YYYY-MM-DD or YYYYMMDD); default the latest.' }),
     },
-    resolve: async (_root, args, context, info) => {
+    resolve: (_root, args, context, info) => {
       const asn = parseAsnArgument(args.asn, 'asn');
-      const date = await monthOf(context, args.date);
-      if (!date) return null;
       // The organization's columns when the selection shows it (null: whole rows, or pruning is off, which tests
       // compare with the loader): read in the same statement.
-      const organization = selectedOrganizationColumnsAt(info, ['organization']);
-      const loader = organization
-        ? context.asnLoader(selectedAsnColumns(info), { organization })
-        : context.asnLoader(selectedAsnColumns(info));
-      return loader.load({ date, id: asn });
+      const organization = selectedOrganizationColumnsAt(info, ['organization']) || undefined;
+      const columns = selectedAsnColumns(info);
+      // On SQLite the month and the record are known at once: no promise on the way (context.asnNow).
+      const month = monthNow(context, args.date);
+      if (month === null) return null;
+      const record = month === undefined ? undefined : context.asnNow(columns, organization, month, asn);
+      if (record !== undefined) return record;
+      return (async () => {
+        const date = month ?? (await monthOf(context, args.date));
+        if (!date) return null;
+        const loader = organization
+          ? context.asnLoader(columns, { organization })
+          : context.asnLoader(columns);
+        return loader.load({ date, id: asn });
+      })();
     },
   }),
   asns: t.field({
