@@ -38,7 +38,8 @@ export async function graphqlPlugin(
   { schema, handle, config, observeStatement }: GraphqlPluginOptions,
 ): Promise<void> {
   // Loaded months are re-read only when the data version moves, not on every request.
-  const facts = createStoreFacts(handle, dataVersionReader(handle));
+  const readDataVersion = dataVersionReader(handle);
+  const facts = createStoreFacts(handle, readDataVersion);
   // Bookmarks found in the background stop before the database closes (this plugin's hooks run before the app's).
   app.addHook('onClose', async () => {
     await facts.pageBookmarks.stop();
@@ -48,8 +49,14 @@ export async function graphqlPlugin(
     path: '/graphql',
     // Our own offline page is served by the graphiql plugin; Mercurius' page loads its scripts from a CDN.
     graphiql: false,
+    // The version the result cache answered at; else, on SQLite, this turn's (known at once), so a request the cache
+    // does not key (a batch of operations from the REST service) is answered without waiting where it can too.
     context: (request) =>
-      createContext(handle, { facts, dataVersion: request.resultCache?.version, observeStatement }),
+      createContext(handle, {
+        facts,
+        dataVersion: request.resultCache?.version ?? readDataVersion.now(),
+        observeStatement,
+      }),
     jit: config.jitAfter,
     // Mercurius hands these to graphql-jit (its documented `compilerOptions`, not in its types).
     ...{ compilerOptions: { customSerializers: leafSerializers } },
