@@ -80,24 +80,33 @@ export class SeriesHistogram<T extends string = string> extends Histogram<T> {
         throw new Error(
           `Added label "${name}" is not included in initial labelset: ${this.names.join(', ')}`,
         );
-    // One key per label set: the names in declared order, an undefined value left out (as prom-client does).
-    const present = this.names.filter((name) => values[name] !== undefined);
-    const key = present.map((name) => `${name}:${String(values[name])},`).join('');
+    const key = this.keyOf(values);
     let series = this.seriesByKey.get(key);
     if (!series) {
       const own: Record<string, string | number> = {};
-      for (const name of present) own[name] = values[name]!;
+      for (const name of this.names) if (values[name] !== undefined) own[name] = values[name];
       series = new Series(own, this.bounds);
       this.seriesByKey.set(key, series);
     }
     return series;
   }
 
+  /** One key per label set: the names in declared order, an undefined value left out (as prom-client does). */
+  private keyOf(labels: Record<string, unknown>): string {
+    let key = '';
+    for (const name of this.names) if (labels[name] !== undefined) key += `${name}:${String(labels[name])},`;
+    return key;
+  }
+
+  /** The labels of `labels()` and `remove()`: one object, or the values in the order of the label names. */
+  private labelsOf(values: unknown[]): LabelValues<T> {
+    if (values.length === 1 && typeof values[0] === 'object' && values[0] !== null)
+      return values[0] as LabelValues<T>;
+    return Object.fromEntries(this.names.map((name, index) => [name, values[index]])) as LabelValues<T>;
+  }
+
   override labels(...values: unknown[]): Histogram.Internal<T> {
-    const labels =
-      values.length === 1 && typeof values[0] === 'object' && values[0] !== null
-        ? (values[0] as LabelValues<T>)
-        : (Object.fromEntries(this.names.map((name, index) => [name, values[index]])) as LabelValues<T>);
+    const labels = this.labelsOf(values);
     const series = this.series(labels);
     return {
       observe: (value: number) => series.observe(value),
@@ -113,16 +122,7 @@ export class SeriesHistogram<T extends string = string> extends Histogram<T> {
   }
 
   override remove(...values: unknown[]): void {
-    const labels = (
-      values.length === 1 && typeof values[0] === 'object' && values[0] !== null
-        ? values[0]
-        : Object.fromEntries(this.names.map((name, index) => [name, values[index]]))
-    ) as Record<string, unknown>;
-    const key = this.names
-      .filter((name) => labels[name] !== undefined)
-      .map((name) => `${name}:${String(labels[name])},`)
-      .join('');
-    this.seriesByKey.delete(key);
+    this.seriesByKey.delete(this.keyOf(this.labelsOf(values) as Record<string, unknown>));
   }
 
   /** Empties every series. Series held by callers stay theirs and count on from zero. */
