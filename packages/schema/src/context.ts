@@ -18,6 +18,7 @@ import { PageBookmarks, waitedHopsFor, type PageBookmarksOptions } from './pageB
 import { ListTotals } from './listTotals';
 import type { AsnColumn, OrganizationColumn } from './asnColumns';
 import { organizationColumnsAlongside, withJoinedOrganizations } from './joinedOrganization';
+import { perHandle } from './perHandle';
 
 export type AsnRow = AsnsTable;
 export type OrganizationRow = OrganizationsTable;
@@ -120,6 +121,53 @@ interface RecordSpec<Id extends number | string, Row> {
   kind: 'bigint' | 'text';
   idOf: (row: Row) => Id;
   records?: (rows: Row[]) => Row[];
+}
+
+/** A request's batch of record keys, answered in order (null: no such record). */
+type RecordBatch<Id extends number | string, Row> = (
+  keys: readonly DatedKey<Id>[],
+) => Promise<(Row | null)[]>;
+
+/**
+ * On PostgreSQL the record lookups of every request handled in one turn of the event loop run together: one
+ * statement per shape and month a turn instead of one per request. Each statement is a round trip, and its write wakes
+ * the server's backend: under the point lookup that was ~20 µs of the service's CPU and ~67 of the server's a request
+ * (Linux perf and /proc, docs/performance.md, thirty-seventh round). Requests keep their own loaders (and caches);
+ * only their batches meet here, at the end of the turn (setImmediate), so no request waits longer than its turn.
+ * Nothing is kept between batches (cache: false): rows are read fresh, as each request's own statement read them.
+ */
+const turnBatchersOf = perHandle<
+  object,
+  Map<StatementObserver | undefined, Map<string, DataLoader<DatedKey<number | string>, unknown, string>>>
+>(() => new Map());
+/** Shapes shared per handle at most (selections make shapes, so hostile variety must not grow the map). */
+const MAX_TURN_BATCHERS = 256;
+/** Keys per statement at most: a larger turn runs several. */
+const MAX_TURN_BATCH_KEYS = 1000;
+
+function turnBatcher<Id extends number | string, Row>(
+  db: object,
+  observe: StatementObserver | undefined,
+  shape: string,
+  load: RecordBatch<Id, Row>,
+): DataLoader<DatedKey<Id>, Row | null, string> | undefined {
+  const byObserver = turnBatchersOf(db);
+  let byShape = byObserver.get(observe);
+  if (!byShape) {
+    byShape = new Map();
+    byObserver.set(observe, byShape);
+  }
+  let batcher = byShape.get(shape);
+  if (!batcher) {
+    if (byShape.size >= MAX_TURN_BATCHERS) return undefined;
+    batcher = new DataLoader(load as unknown as RecordBatch<number | string, unknown>, {
+      cache: false,
+      batchScheduleFn: (dispatch) => setImmediate(dispatch),
+      maxBatchSize: MAX_TURN_BATCH_KEYS,
+    });
+    byShape.set(shape, batcher);
+  }
+  return batcher as unknown as DataLoader<DatedKey<Id>, Row | null, string>;
 }
 
 /** Groups keys by month and answers each month with one query. */
@@ -283,34 +331,36 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
   const recordLoader = <Id extends number | string, Row>(spec: RecordSpec<Id, Row>) => {
     const records = spec.records ?? ((rows: Row[]) => rows);
     const manyShape = `${spec.shape}|many`;
+    const load: RecordBatch<Id, Row> = (keys) =>
+      loadByDate(
+        keys,
+        async (date, ids) =>
+          records(
+            ids.length === 1
+              ? await runCompiled<Row>(
+                  handle,
+                  spec.shape,
+                  spec.table,
+                  spec.one,
+                  DATE_AND_KEY_PLACEHOLDERS,
+                  [date, ids[0]],
+                  observe,
+                )
+              : await runCompiled<Row>(
+                  handle,
+                  manyShape,
+                  spec.table,
+                  spec.many,
+                  DATE_AND_LIST_PLACEHOLDERS,
+                  [date, boundList(dialect, ids, spec.kind)],
+                  observe,
+                ),
+          ),
+        spec.idOf,
+      );
+    const shared = handle.postgres ? turnBatcher(handle.db, observe, spec.shape, load) : undefined;
     return new DataLoader<DatedKey<Id>, Row | null, string>(
-      (keys) =>
-        loadByDate(
-          keys,
-          async (date, ids) =>
-            records(
-              ids.length === 1
-                ? await runCompiled<Row>(
-                    handle,
-                    spec.shape,
-                    spec.table,
-                    spec.one,
-                    DATE_AND_KEY_PLACEHOLDERS,
-                    [date, ids[0]],
-                    observe,
-                  )
-                : await runCompiled<Row>(
-                    handle,
-                    manyShape,
-                    spec.table,
-                    spec.many,
-                    DATE_AND_LIST_PLACEHOLDERS,
-                    [date, boundList(dialect, ids, spec.kind)],
-                    observe,
-                  ),
-            ),
-          spec.idOf,
-        ),
+      shared ? (keys) => shared.loadMany(keys) as Promise<(Row | null | Error)[]> : load,
       { cacheKeyFn: datedKey },
     );
   };
