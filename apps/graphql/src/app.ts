@@ -90,6 +90,8 @@ export async function buildGraphqlApp(
     const servingHandle = features
       ? { ...handle, db: handle.db.withPlugin(new QueryTimingPlugin(metrics.statementSeries)) }
       : handle;
+    // One reader of the data version a turn, shared by the result cache and the GraphQL contexts.
+    const readDataVersion = dataVersionReader(handle);
     // The GraphQL routes in a context of their own: the hooks of the plugins registered there (input guards, result
     // cache, large answers, operation timing) apply to those routes only, with no per-request test of the route.
     await app.register(
@@ -101,7 +103,7 @@ export async function buildGraphqlApp(
           });
           await graphqlRoutes.register(inputGuards, { maxBatchOperations: config.maxBatchOperations });
           await graphqlRoutes.register(resultCache, {
-            readDataVersion: dataVersionReader(handle),
+            readDataVersion,
             maxBytes: config.resultCacheMb * 1024 * 1024,
             maxAgeSeconds: config.cacheMaxAgeSeconds,
             metrics,
@@ -115,6 +117,7 @@ export async function buildGraphqlApp(
         await graphqlRoutes.register(graphqlPlugin, {
           schema,
           handle: servingHandle,
+          readDataVersion,
           config,
           ...(features && {
             observeStatement: (kind, table, seconds) => metrics.statementSeries(kind, table).observe(seconds),

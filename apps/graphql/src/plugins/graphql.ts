@@ -5,7 +5,7 @@ import mercurius from 'mercurius';
 import { getOperationAST, type GraphQLSchema } from 'graphql';
 import type { DatabaseHandle } from '@asrank/db';
 import { createContext, createStoreFacts, type StatementObserver } from '@asrank/schema';
-import { dataVersionReader } from '../data-version';
+import type { DataVersionReader } from '../data-version';
 import type { GraphqlConfig } from '../config';
 import { asrankErrorFormatter } from '../errors';
 import { assertQueryCost } from '../query-cost';
@@ -15,6 +15,8 @@ import { leafSerializers } from '../leaf-serializers';
 export interface GraphqlPluginOptions {
   schema: GraphQLSchema;
   handle: DatabaseHandle;
+  /** The store's data version, read once a turn (the result cache's reader, so both use one read). */
+  readDataVersion: DataVersionReader;
   config: GraphqlConfig;
   /** Times the lookups the schema runs from SQL compiled once (the handle's Kysely plugins do not see them). */
   observeStatement?: StatementObserver;
@@ -35,10 +37,9 @@ function requestedOperationName(body: unknown, query: unknown, operationId: unkn
 
 export async function graphqlPlugin(
   app: FastifyInstance,
-  { schema, handle, config, observeStatement }: GraphqlPluginOptions,
+  { schema, handle, readDataVersion, config, observeStatement }: GraphqlPluginOptions,
 ): Promise<void> {
   // Loaded months are re-read only when the data version moves, not on every request.
-  const readDataVersion = dataVersionReader(handle);
   const facts = createStoreFacts(handle, readDataVersion);
   // Bookmarks found in the background stop before the database closes (this plugin's hooks run before the app's).
   app.addHook('onClose', async () => {

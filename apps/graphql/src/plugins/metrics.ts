@@ -40,7 +40,6 @@ export interface ServiceMetrics {
    */
   countResultCache(outcome: ResultCacheOutcome): void;
   resultCache: Counter<'outcome'>;
-  databaseQueries: SeriesHistogram<'kind' | 'table'>;
   /** The series of a statement kind and table (held per pair: see series-histogram.ts). */
   statementSeries(kind: string, table: string): HistogramSeries;
 }
@@ -82,7 +81,6 @@ export function createServiceMetrics(): ServiceMetrics {
         }
       },
     }),
-    databaseQueries,
     statementSeries: seriesLookup(databaseQueries, ['kind', 'table']),
   };
 }
