@@ -1,7 +1,7 @@
 // Per-request context: the Kysely handle plus DataLoaders keyed by (date, id), so nested joins of a page of
 // nodes cost one query per month and relation, never one per node.
 import DataLoader from 'dataloader';
-import type { Compilable, Kysely } from 'kysely';
+import { sql, type Compilable, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type {
   AsnsTable,
   CountriesTable,
@@ -100,6 +100,34 @@ export interface AsrankContext {
    * its months are in memory. Undefined otherwise (see availableDates).
    */
   latestDateNow(): string | null | undefined;
+  /**
+   * LATEST_MONTH when this request's record lookups find the latest loaded month in their own statement (PostgreSQL,
+   * when no data version is fixed for the request, as the result cache fixes one); undefined otherwise, and the caller
+   * finds the month first (monthOf).
+   */
+  latestMonthKey(): typeof LATEST_MONTH | undefined;
+}
+
+/**
+ * In place of a month in a record key: the latest loaded month, which the lookup's statement finds itself
+ * (LATEST_LOADED_MONTH), in the same snapshot as the record. On PostgreSQL finding it first costs a round trip for the
+ * data version (the months are kept per version), each waking a server process: ~17 µs of CPU a point lookup between
+ * the service and the server (docs/performance.md, thirty-eighth round). Not a date, so it never meets a real month's key.
+ */
+export const LATEST_MONTH = '\u0000latest';
+/** The latest loaded month, as availableDates().at(-1) would name it (null when none is, and then no record matches). */
+const LATEST_LOADED_MONTH = sql<string>`(select max(latest.date) from datasets as latest)`;
+
+/**
+ * `query`, a record lookup in `month`; when that is LATEST_LOADED_MONTH, also reading the data version
+ * (dataVersionColumn) in the same snapshot. The request adopts it (see recordLoader), so what it reads per version
+ * next (the countries) belongs to the records it was answered with, and needs no round trip of its own.
+ */
+function alongVersionIfLatest<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  month: unknown,
+): Compilable<unknown> {
+  return month === LATEST_LOADED_MONTH ? query.select(dataVersionColumn()) : query;
 }
 
 /** Bound in place of (date, key) when a lookup's SQL is compiled; any value the SQL never binds otherwise. */
@@ -331,36 +359,46 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
   const recordLoader = <Id extends number | string, Row>(spec: RecordSpec<Id, Row>) => {
     const records = spec.records ?? ((rows: Row[]) => rows);
     const manyShape = `${spec.shape}|many`;
+    // The same statements with the latest loaded month in place of the bound one (LATEST_MONTH keys).
+    const latestShape = `${spec.shape}|latest`;
+    const latestManyShape = `${manyShape}|latest`;
+    const latestOne = (_month: unknown, key: unknown) => spec.one(LATEST_LOADED_MONTH, key);
+    const latestMany = (_month: unknown, list: unknown) => spec.many(LATEST_LOADED_MONTH, list);
     const load: RecordBatch<Id, Row> = (keys) =>
       loadByDate(
         keys,
-        async (date, ids) =>
-          records(
+        async (date, ids) => {
+          const latest = date === LATEST_MONTH;
+          return records(
             ids.length === 1
               ? await runCompiled<Row>(
                   handle,
-                  spec.shape,
+                  latest ? latestShape : spec.shape,
                   spec.table,
-                  spec.one,
+                  latest ? latestOne : spec.one,
                   DATE_AND_KEY_PLACEHOLDERS,
                   [date, ids[0]],
                   observe,
                 )
               : await runCompiled<Row>(
                   handle,
-                  manyShape,
+                  latest ? latestManyShape : manyShape,
                   spec.table,
-                  spec.many,
+                  latest ? latestMany : spec.many,
                   DATE_AND_LIST_PLACEHOLDERS,
                   [date, boundList(dialect, ids, spec.kind)],
                   observe,
                 ),
-          ),
+          );
+        },
         spec.idOf,
       );
     const shared = handle.postgres ? turnBatcher(handle.db, observe, spec.shape, load) : undefined;
+    const batch: (keys: readonly DatedKey<Id>[]) => Promise<(Row | null | Error)[]> = shared
+      ? (keys) => shared.loadMany(keys) as Promise<(Row | null | Error)[]>
+      : load;
     return new DataLoader<DatedKey<Id>, Row | null, string>(
-      shared ? (keys) => shared.loadMany(keys) as Promise<(Row | null | Error)[]> : load,
+      (keys) => (version === undefined ? batch(keys).then(adoptVersionOf) : batch(keys)),
       { cacheKeyFn: datedKey },
     );
   };
@@ -375,13 +413,19 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       shape: `organization|${columns?.join(',') ?? '*'}`,
       table: 'organizations',
       one: (month, orgId) =>
-        selected()
-          .where('date', '=', month as string)
-          .where('org_id', '=', orgId as string) as unknown as Compilable<OrganizationRow>,
+        alongVersionIfLatest(
+          selected()
+            .where('date', '=', month as string)
+            .where('org_id', '=', orgId as string),
+          month,
+        ) as Compilable<OrganizationRow>,
       many: (month, orgIds) =>
-        selected()
-          .where('date', '=', month as string)
-          .where(inBoundList(dialect, 'org_id', orgIds, 'text')) as unknown as Compilable<OrganizationRow>,
+        alongVersionIfLatest(
+          selected()
+            .where('date', '=', month as string)
+            .where(inBoundList(dialect, 'org_id', orgIds, 'text')),
+          month,
+        ) as Compilable<OrganizationRow>,
       kind: 'text',
       idOf: (row) => row.org_id,
     });
@@ -431,13 +475,19 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       shape: `asn|${columns?.join(',') ?? '*'}|${organization?.join(',') ?? ''}`,
       table: 'asns',
       one: (month, asn) =>
-        selected()
-          .where('a.date', '=', month as string)
-          .where('a.asn', '=', asn as number) as unknown as Compilable<AsnRow>,
+        alongVersionIfLatest(
+          selected()
+            .where('a.date', '=', month as string)
+            .where('a.asn', '=', asn as number),
+          month,
+        ) as Compilable<AsnRow>,
       many: (month, asns) =>
-        selected()
-          .where('a.date', '=', month as string)
-          .where(inBoundList(dialect, 'a.asn', asns, 'bigint')) as unknown as Compilable<AsnRow>,
+        alongVersionIfLatest(
+          selected()
+            .where('a.date', '=', month as string)
+            .where(inBoundList(dialect, 'a.asn', asns, 'bigint')),
+          month,
+        ) as Compilable<AsnRow>,
       kind: 'bigint',
       idOf: (row) => Number(row.asn),
       records: organization
@@ -459,6 +509,20 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       versionRead = read;
       return read;
     }));
+  /**
+   * The data version a latest-month lookup read with its records (alongVersionIfLatest), made the request's when it
+   * has none yet: it is as fresh as a read of its own (the statement was sent after the request arrived).
+   */
+  const adoptVersionOf = <Row>(rows: (Row | null | Error)[]) => {
+    for (const row of rows) {
+      const read = (row as { data_version?: string | null } | null)?.data_version;
+      if (read !== undefined && version === undefined) {
+        versionRead = read ?? '0';
+        version = Promise.resolve(versionRead);
+      }
+    }
+    return rows;
+  };
   const context: AsrankContext = {
     db,
     dialect,
@@ -532,6 +596,9 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       // Checked first: on other stores the statement's spec is not worth building.
       if (!handle.readRows) return undefined;
       return recordNow(asnRecords(columns, organization), date, asn);
+    },
+    latestMonthKey() {
+      return handle.postgres && options.dataVersion === undefined ? LATEST_MONTH : undefined;
     },
     latestDateNow() {
       if (versionRead === undefined) return undefined;

@@ -282,13 +282,13 @@ builder.queryFields((t) => ({
       if (month === null) return null;
       const record = month === undefined ? undefined : context.asnNow(columns, organization, month, asn);
       if (record !== undefined) return record;
+      const loader = organization ? context.asnLoader(columns, { organization }) : context.asnLoader(columns);
+      // On PostgreSQL the lookup's own statement can find the latest month: no data version to wait for first.
+      const known = month ?? context.latestMonthKey();
+      if (known !== undefined) return loader.load({ date: known, id: asn });
       return (async () => {
-        const date = month ?? (await monthOf(context, args.date));
-        if (!date) return null;
-        const loader = organization
-          ? context.asnLoader(columns, { organization })
-          : context.asnLoader(columns);
-        return loader.load({ date, id: asn });
+        const date = await monthOf(context, args.date);
+        return date ? loader.load({ date, id: asn }) : null;
       })();
     },
   }),
