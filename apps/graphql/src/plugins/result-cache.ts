@@ -3,6 +3,11 @@
 // (query, operation name, variables, data version):
 // - a successful answer carries `ETag` (a hash of that key) and `Cache-Control: public, max-age=N`; a request
 //   whose If-None-Match matches gets 304 before any resolver runs;
+// - except where the version is not known at once (PostgreSQL, a round trip) and no cache needs it
+//   (RESULT_CACHE_MB=0): there the ETag is a digest of the answer's body, as the REST service's, and a matching
+//   If-None-Match gets 304 once the answer is made. Reading the version first cost the point lookup ~17 µs of CPU
+//   between the service and the server (docs/performance.md, thirty-eighth round), and the lookups that need a month
+//   find the latest in their own statement (@asrank/schema LATEST_MONTH);
 // - successful answers are kept in an LRU bounded in bytes (lru-cache), keyed the same way, so a repeated
 //   query is answered without touching the data; after a load the version differs, so no old entry can be
 //   served again (they age out of the LRU).
@@ -25,10 +30,14 @@ export interface ResultCacheOptions {
 const MAX_ENTRY_BYTES = 2 * 1024 * 1024;
 
 interface CacheState {
-  /** The data_version this request is answered at (also handed to the GraphQL context, so it is read once). */
-  version: string;
+  /**
+   * The data_version this request is answered at (also handed to the GraphQL context, so it is read once);
+   * undefined when the answer's ETag is its body's digest.
+   */
+  version: string | undefined;
   key: string;
-  etag: string;
+  /** Undefined until the answer is made when it is the body's digest. */
+  etag: string | undefined;
   hit: boolean;
 }
 
@@ -91,6 +100,11 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
       answerFromCache(request, reply, partialKey, version, done);
       return;
     }
+    if (cache === null) {
+      request.resultCache = { version: undefined, key: partialKey, etag: undefined, hit: false };
+      done();
+      return;
+    }
     options.readDataVersion().then((read) => answerFromCache(request, reply, partialKey, read, done), done);
   });
 
@@ -135,13 +149,13 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
 
   // Callback style (this hook never waits): an async hook costs a promise and a microtask per answer.
   app.addHook('onSend', (request, reply, payload, done) => {
-    keepAnswer(request, reply, payload);
-    done(null, payload);
+    done(null, keepAnswer(request, reply, payload));
   });
 
-  function keepAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown): void {
+  /** Tags (and keeps) a clean answer; what is sent in its place (no body when it is answered 304). */
+  function keepAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
     const state = request.resultCache;
-    if (!state || state.hit) return;
+    if (!state || state.hit) return payload;
     // Mercurius answers errors with 200 when some data came back; only clean answers are cacheable. The GraphQL
     // plugin flags errors from the result object: scanning the text cost 5% of a 370 KB cone-stream page's CPU.
     const clean =
@@ -149,11 +163,26 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
       (typeof payload === 'string' || Buffer.isBuffer(payload)) &&
       request.graphqlErrors !== true;
     if (!clean) {
+      if (state.etag === undefined) count('miss');
       reply.header('cache-control', 'no-store');
-      return;
+      return payload;
     }
-    reply.header('etag', state.etag).header('cache-control', `public, max-age=${options.maxAgeSeconds}`);
-    cache?.set(state.key, payload as string | Buffer);
+    const body = payload as string | Buffer;
+    const etag = state.etag ?? `"${hash(body)}"`;
+    reply.header('etag', etag).header('cache-control', `public, max-age=${options.maxAgeSeconds}`);
+    if (state.etag === undefined) {
+      // Tagged by its body: only now can a matching If-None-Match be answered.
+      const unchanged = matches(request.headers['if-none-match'], etag);
+      count(unchanged ? 'not_modified' : 'miss');
+      if (unchanged) {
+        reply.code(304);
+        // null, not '': Fastify then sends no Content-Length, which a 304 must not carry as 0.
+        return null;
+      }
+      return payload;
+    }
+    cache?.set(state.key, body);
+    return payload;
   }
 }
 

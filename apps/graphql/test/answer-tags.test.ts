@@ -1,0 +1,83 @@
+// ETags of GraphQL answers with the result cache off (RESULT_CACHE_MB=0): where the data version is known at once
+// (SQLite) the tag names it, and a matching If-None-Match is answered 304 before anything runs; on PostgreSQL, where
+// the version costs a round trip, the tag is the digest of the answer's body, checked once the answer is made.
+import { contentHash } from '@asrank/service-kit';
+import { buildGraphqlApp, loadConfig } from '../src';
+import { pgAdminUrl, postgresWithSample, sqliteWithSample, type LoadedDatabase } from './helpers';
+
+if (!pgAdminUrl) console.warn('SKIP answer tags on PostgreSQL: DATABASE_URL_PG is not set (CI sets it).');
+
+const stores: [string, () => Promise<LoadedDatabase>][] = [['SQLite', sqliteWithSample]];
+const pgUrl = pgAdminUrl;
+if (pgUrl) stores.push(['PostgreSQL', () => postgresWithSample(pgUrl)]);
+
+const POINT_LOOKUP =
+  'query PointLookup($asn: String!) { asn(asn: $asn) { asn asnName rank country { iso } organization { orgId orgName } } }';
+
+describe.each(stores)('ETags with the result cache off on %s', (storeName, openStore) => {
+  let store: LoadedDatabase;
+  let app: Awaited<ReturnType<typeof buildGraphqlApp>>;
+  let asns: string[];
+  beforeAll(async () => {
+    store = await openStore();
+    app = await buildGraphqlApp(
+      loadConfig({ DATABASE_URL: store.url, LOG_LEVEL: 'silent', RESULT_CACHE_MB: '0' }),
+    );
+    const latest = [...store.dates].sort().at(-1)!;
+    const rows = await store.reader.db
+      .selectFrom('asns')
+      .select('asn')
+      .where('date', '=', latest)
+      .orderBy('asn')
+      .limit(2)
+      .execute();
+    asns = rows.map((row) => String(row.asn));
+  }, 120_000);
+  afterAll(async () => {
+    await app?.close();
+    await store?.dispose();
+  });
+
+  const lookUp = (asn: string, headers: Record<string, string> = {}) =>
+    app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers,
+      payload: { query: POINT_LOOKUP, variables: { asn } },
+    });
+
+  it(
+    storeName === 'SQLite'
+      ? 'tags an answer with the data version, and answers a matching If-None-Match 304'
+      : 'tags an answer with its body’s digest, and answers a matching If-None-Match 304 without a body',
+    async () => {
+      const first = await lookUp(asns[0]!);
+      expect(first.statusCode).toBe(200);
+      expect(first.json().data.asn.asn).toBe(asns[0]);
+      const etag = first.headers['etag'] as string;
+      expect(first.headers['cache-control']).toBe('public, max-age=60');
+      const digest = (await contentHash())(first.body);
+      if (storeName === 'SQLite') expect(etag).toMatch(/^"[^"-]+-[0-9a-f]{16}"$/);
+      else expect(etag).toBe(`"${digest}"`);
+
+      const revalidated = await lookUp(asns[0]!, { 'if-none-match': etag });
+      expect(revalidated.statusCode).toBe(304);
+      expect(revalidated.body).toBe('');
+      expect(revalidated.headers['content-length']).toBeUndefined();
+      expect(revalidated.headers['etag']).toBe(etag);
+
+      // Another answer has another tag, and an old tag does not make it 304.
+      const other = await lookUp(asns[1]!, { 'if-none-match': etag });
+      expect(other.statusCode).toBe(200);
+      expect(other.json().data.asn.asn).toBe(asns[1]);
+      expect(other.headers['etag']).not.toBe(etag);
+    },
+  );
+
+  it('tags no answer that carries errors', async () => {
+    const failing = await lookUp('AS-not-a-number');
+    expect(failing.json().errors?.[0]?.message).toMatch(/asn/);
+    expect(failing.headers['etag']).toBeUndefined();
+    expect(failing.headers['cache-control']).toBe('no-store');
+  });
+});
