@@ -102,8 +102,8 @@ export interface AsrankContext {
   latestDateNow(): string | null | undefined;
   /**
    * LATEST_MONTH when this request's record lookups find the latest loaded month in their own statement (PostgreSQL,
-   * when no data version is fixed for the request, as the result cache fixes one); undefined otherwise, and the caller
-   * finds the month first (monthOf).
+   * while the request has no data version: none given, as the result cache gives one, and none read yet); undefined
+   * otherwise, and the caller finds the month first (monthOf).
    */
   latestMonthKey(): typeof LATEST_MONTH | undefined;
 }
@@ -598,7 +598,8 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       return recordNow(asnRecords(columns, organization), date, asn);
     },
     latestMonthKey() {
-      return handle.postgres && options.dataVersion === undefined ? LATEST_MONTH : undefined;
+      // Not once the request has a version (given, or read by another of its fields): its months are that version's.
+      return handle.postgres && version === undefined ? LATEST_MONTH : undefined;
     },
     latestDateNow() {
       if (versionRead === undefined) return undefined;

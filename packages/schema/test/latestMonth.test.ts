@@ -101,6 +101,15 @@ describe.each(STORE_KINDS)('the latest month of a point lookup on %s', (kind) =>
         const fresh = await lookUp(facts, { asn });
         const pinned = await lookUp(facts, { asn }, version);
         expect(pinned?.date).toBe(latest);
+        // A request that read the version first (for another field) keeps that version's months.
+        const withSibling = await graphql({
+          schema,
+          source: 'query Both($asn: String!) { datasets { totalCount } asn(asn: $asn) { date } }',
+          contextValue: createContext(store.handle, { facts }),
+          variableValues: { asn },
+        });
+        expect(withSibling.errors).toBeUndefined();
+        expect((withSibling.data as { asn: { date: string } }).asn.date).toBe(latest);
         if (kind === 'postgres') {
           expect(fresh?.date).toBe(NEWER_MONTH);
           expect((fresh?.organization as { orgId: string } | null)?.orgId).toBe(
