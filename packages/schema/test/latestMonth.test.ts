@@ -79,6 +79,39 @@ describe.each(STORE_KINDS)('the latest month of a point lookup on %s', (kind) =>
 
   it(
     kind === 'postgres'
+      ? 'answers organization(orgId:) from the latest month too, reading no data version first'
+      : 'answers organization(orgId:) from the latest month, found from the data version',
+    async () => {
+      const { orgId } = await store.handle.db
+        .selectFrom('asns')
+        .select('org_id as orgId')
+        .where('date', '=', latest)
+        .where('asn', '=', Number(asn))
+        .executeTakeFirstOrThrow();
+      const { facts, versionReads } = countingFacts();
+      const source = `query Owner($orgId: String!, $date: String) {
+        organization(orgId: $orgId, date: $date) { orgId orgName date country { iso } }
+      }`;
+      const run = async (variables: { orgId: string; date?: string }, runFacts: StoreFacts) => {
+        const answer = await graphql({
+          schema,
+          source,
+          contextValue: createContext(store.handle, { facts: runFacts }),
+          variableValues: variables,
+        });
+        expect(answer.errors).toBeUndefined();
+        return (answer.data as { organization: Record<string, unknown> | null }).organization;
+      };
+      const answer = await run({ orgId: orgId! }, facts);
+      expect(answer).toEqual(await run({ orgId: orgId!, date: latest }, createStoreFacts(store.handle)));
+      expect(answer?.date).toBe(latest);
+      expect(await run({ orgId: 'no-such-organization' }, facts)).toBeNull();
+      expect(versionReads()).toBe(kind === 'postgres' ? 0 : 2);
+    },
+  );
+
+  it(
+    kind === 'postgres'
       ? 'reads a month loaded since, even before the data version names it, unless the request has a version'
       : 'reads the months of the data version the request has',
     async () => {

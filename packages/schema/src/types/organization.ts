@@ -161,9 +161,14 @@ builder.queryFields((t) => ({
       orgId: t.arg.string({ required: true }),
       date: t.arg.string({ description: 'Month (YYYY-MM-DD or YYYYMMDD); default the latest.' }),
     },
-    resolve: async (_root, args, context) => {
-      const date = await monthOf(context, args.date);
-      return date ? context.loaders.organization.load({ date, id: args.orgId }) : null;
+    resolve: (_root, args, context) => {
+      // On PostgreSQL the lookup's own statement can find the latest month: no data version to wait for first.
+      const known = args.date == null || args.date === '' ? context.latestMonthKey() : undefined;
+      if (known !== undefined) return context.loaders.organization.load({ date: known, id: args.orgId });
+      return (async () => {
+        const date = await monthOf(context, args.date);
+        return date ? context.loaders.organization.load({ date, id: args.orgId }) : null;
+      })();
     },
   }),
   organizations: t.field({
