@@ -1,7 +1,7 @@
 // ETags of GraphQL answers with the result cache off (RESULT_CACHE_MB=0): where the data version is known at once
 // (SQLite) the tag names it, and a matching If-None-Match is answered 304 before anything runs; on PostgreSQL, where
 // the version costs a round trip, the tag is the digest of the answer's body, checked once the answer is made.
-import { contentHash } from '@asrank/service-kit';
+import { contentHash, LARGE_ARRAY_ELEMENTS } from '@asrank/service-kit';
 import { buildGraphqlApp, loadConfig } from '../src';
 import { pgAdminUrl, postgresWithSample, sqliteWithSample, type LoadedDatabase } from './helpers';
 
@@ -73,6 +73,27 @@ describe.each(stores)('ETags with the result cache off on %s', (storeName, openS
       expect(other.headers['etag']).not.toBe(etag);
     },
   );
+
+  it('tags a large answer, sent as bytes, the same way', async () => {
+    // Every link of every month: a list long enough to be serialized by slices into bytes (plugins/large-answers.ts).
+    const request = {
+      method: 'POST' as const,
+      url: '/graphql',
+      payload: {
+        query:
+          '{ asnLinks(dateStart: "2000-01-01", dateEnd: "2100-01-01", first: 10000) { edges { node { asn0 { asn } asn1 { asn } relationship } } } }',
+      },
+    };
+    const first = await app.inject(request);
+    expect(first.statusCode).toBe(200);
+    expect(first.json().data.asnLinks.edges.length).toBeGreaterThanOrEqual(LARGE_ARRAY_ELEMENTS);
+    const etag = first.headers['etag'] as string;
+    if (storeName === 'SQLite') expect(etag).toMatch(/^"[^"-]+-[0-9a-f]{16}"$/);
+    else expect(etag).toBe(`"${(await contentHash())(first.rawPayload)}"`);
+    const revalidated = await app.inject({ ...request, headers: { 'if-none-match': etag } });
+    expect(revalidated.statusCode).toBe(304);
+    expect(revalidated.rawPayload.length).toBe(0);
+  });
 
   it('tags no answer that carries errors', async () => {
     const failing = await lookUp('AS-not-a-number');
