@@ -1,7 +1,7 @@
 // Per-request context: the Kysely handle plus DataLoaders keyed by (date, id), so nested joins of a page of
 // nodes cost one query per month and relation, never one per node.
 import DataLoader from 'dataloader';
-import { sql, type Compilable, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Compilable, type Kysely } from 'kysely';
 import type {
   AsnsTable,
   CountriesTable,
@@ -118,18 +118,6 @@ export const LATEST_MONTH = '\u0000latest';
 /** The latest loaded month, as availableDates().at(-1) would name it (null when none is, and then no record matches). */
 const LATEST_LOADED_MONTH = sql<string>`(select max(latest.date) from datasets as latest)`;
 
-/**
- * `query`, a record lookup in `month`; when that is LATEST_LOADED_MONTH, also reading the data version
- * (dataVersionColumn) in the same snapshot. The request adopts it (see recordLoader), so what it reads per version
- * next (the countries) belongs to the records it was answered with, and needs no round trip of its own.
- */
-function alongVersionIfLatest<DB, TB extends keyof DB, O>(
-  query: SelectQueryBuilder<DB, TB, O>,
-  month: unknown,
-): Compilable<unknown> {
-  return month === LATEST_LOADED_MONTH ? query.select(dataVersionColumn()) : query;
-}
-
 /** Bound in place of (date, key) when a lookup's SQL is compiled; any value the SQL never binds otherwise. */
 const DATE_AND_KEY_PLACEHOLDERS = ['\u0000date', '\u0000key'] as const;
 /** Bound in place of (date, list of keys) when a lookup of several keys is compiled. */
@@ -144,12 +132,17 @@ const datedKey = <Id extends number | string>(key: DatedKey<Id>) => `${key.date}
 interface RecordSpec<Id extends number | string, Row> {
   shape: string;
   table: string;
-  one: (month: unknown, key: unknown) => Compilable<Row>;
-  many: (month: unknown, list: unknown) => Compilable<Row>;
+  one: (month: unknown, key: unknown) => RecordQuery<Row>;
+  many: (month: unknown, list: unknown) => RecordQuery<Row>;
   kind: 'bigint' | 'text';
   idOf: (row: Row) => Id;
   records?: (rows: Row[]) => Row[];
 }
+
+/** A record lookup's statement, unrun: a select that the latest month's variant reads the data version alongside. */
+type RecordQuery<Row> = Compilable<Row> & {
+  select(column: ReturnType<typeof dataVersionColumn>): Compilable<Row>;
+};
 
 /** A request's batch of record keys, answered in order (null: no such record). */
 type RecordBatch<Id extends number | string, Row> = (
@@ -359,11 +352,15 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
   const recordLoader = <Id extends number | string, Row>(spec: RecordSpec<Id, Row>) => {
     const records = spec.records ?? ((rows: Row[]) => rows);
     const manyShape = `${spec.shape}|many`;
-    // The same statements with the latest loaded month in place of the bound one (LATEST_MONTH keys).
+    // The same statements with the latest loaded month in place of the bound one (LATEST_MONTH keys), reading the
+    // data version in the same snapshot: the request adopts it (adoptVersionOf), so what it reads next by version
+    // (the countries) belongs to the records it was answered with, and needs no round trip of its own.
     const latestShape = `${spec.shape}|latest`;
     const latestManyShape = `${manyShape}|latest`;
-    const latestOne = (_month: unknown, key: unknown) => spec.one(LATEST_LOADED_MONTH, key);
-    const latestMany = (_month: unknown, list: unknown) => spec.many(LATEST_LOADED_MONTH, list);
+    const latestOne = (_month: unknown, key: unknown) =>
+      spec.one(LATEST_LOADED_MONTH, key).select(dataVersionColumn());
+    const latestMany = (_month: unknown, list: unknown) =>
+      spec.many(LATEST_LOADED_MONTH, list).select(dataVersionColumn());
     const load: RecordBatch<Id, Row> = (keys) =>
       loadByDate(
         keys,
@@ -413,19 +410,13 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       shape: `organization|${columns?.join(',') ?? '*'}`,
       table: 'organizations',
       one: (month, orgId) =>
-        alongVersionIfLatest(
-          selected()
-            .where('date', '=', month as string)
-            .where('org_id', '=', orgId as string),
-          month,
-        ) as Compilable<OrganizationRow>,
+        selected()
+          .where('date', '=', month as string)
+          .where('org_id', '=', orgId as string) as unknown as RecordQuery<OrganizationRow>,
       many: (month, orgIds) =>
-        alongVersionIfLatest(
-          selected()
-            .where('date', '=', month as string)
-            .where(inBoundList(dialect, 'org_id', orgIds, 'text')),
-          month,
-        ) as Compilable<OrganizationRow>,
+        selected()
+          .where('date', '=', month as string)
+          .where(inBoundList(dialect, 'org_id', orgIds, 'text')) as unknown as RecordQuery<OrganizationRow>,
       kind: 'text',
       idOf: (row) => row.org_id,
     });
@@ -475,19 +466,13 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       shape: `asn|${columns?.join(',') ?? '*'}|${organization?.join(',') ?? ''}`,
       table: 'asns',
       one: (month, asn) =>
-        alongVersionIfLatest(
-          selected()
-            .where('a.date', '=', month as string)
-            .where('a.asn', '=', asn as number),
-          month,
-        ) as Compilable<AsnRow>,
+        selected()
+          .where('a.date', '=', month as string)
+          .where('a.asn', '=', asn as number) as unknown as RecordQuery<AsnRow>,
       many: (month, asns) =>
-        alongVersionIfLatest(
-          selected()
-            .where('a.date', '=', month as string)
-            .where(inBoundList(dialect, 'a.asn', asns, 'bigint')),
-          month,
-        ) as Compilable<AsnRow>,
+        selected()
+          .where('a.date', '=', month as string)
+          .where(inBoundList(dialect, 'a.asn', asns, 'bigint')) as unknown as RecordQuery<AsnRow>,
       kind: 'bigint',
       idOf: (row) => Number(row.asn),
       records: organization
@@ -510,16 +495,20 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       return read;
     }));
   /**
-   * The data version a latest-month lookup read with its records (alongVersionIfLatest), made the request's when it
-   * has none yet: it is as fresh as a read of its own (the statement was sent after the request arrived).
+   * The data version a latest-month lookup read with its records (recordLoader's latest statements), made the
+   * request's when it has none yet: it is as fresh as a read of its own (the statement was sent after the request
+   * arrived).
    */
   const adoptVersionOf = <Row>(rows: (Row | null | Error)[]) => {
     for (const row of rows) {
       const read = (row as { data_version?: string | null } | null)?.data_version;
-      if (read !== undefined && version === undefined) {
+      if (read === undefined) continue;
+      // Another of the request's reads may have given it a version while this batch ran: that one stays.
+      if (version === undefined) {
         versionRead = read ?? '0';
         version = Promise.resolve(versionRead);
       }
+      break;
     }
     return rows;
   };

@@ -2,7 +2,7 @@
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
-import { intervalOf, monthOf, monthsIn, pageOf } from '../args';
+import { intervalOf, monthNow, monthOf, monthsIn, pageOf } from '../args';
 import { listTotal, monthListScope } from '../listTotals';
 import { boundDateIn, byPrimaryKey, dateIn, inValues, orderByList, type SortColumn } from '../sql';
 import { listPage, monthBookmarks } from '../listPage';
@@ -162,8 +162,10 @@ builder.queryFields((t) => ({
       date: t.arg.string({ description: 'Month (YYYY-MM-DD or YYYYMMDD); default the latest.' }),
     },
     resolve: (_root, args, context) => {
+      const month = monthNow(context, args.date);
+      if (month === null) return null;
       // On PostgreSQL the lookup's own statement can find the latest month: no data version to wait for first.
-      const known = args.date == null || args.date === '' ? context.latestMonthKey() : undefined;
+      const known = month ?? context.latestMonthKey();
       if (known !== undefined) return context.loaders.organization.load({ date: known, id: args.orgId });
       return (async () => {
         const date = await monthOf(context, args.date);
