@@ -59,8 +59,9 @@ export function dataVersionReader(handle: DatabaseHandle): DataVersionReader {
     );
   }
   if (handle.postgres) {
-    // A named statement, parsed and planned once per connection (Kysely sends each statement unnamed).
-    const pool = handle.postgres;
+    // A named statement, parsed and planned once per connection (Kysely sends each statement unnamed); short, so on
+    // the pipelined connection where the handle has one.
+    const pool = handle.postgresPipelined ?? handle.postgres;
     const read = onceThisTurn(async () => {
       const { rows } = await pool.query<{ value: string }>({
         name: 'asrank_data_version',

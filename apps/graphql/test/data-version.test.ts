@@ -96,9 +96,10 @@ if (!pgAdminUrl) {
     await migrateToLatest(writer.db, writer.dialect);
     await setVersion('7');
     reader = openDatabase(url.toString(), { poolSize: 2 });
-    // Counts the statements the reader's pool sends, to tell a shared read from a second one.
-    const query = reader.postgres!.query.bind(reader.postgres!);
-    reader.postgres!.query = ((config: unknown, ...rest: unknown[]) => {
+    // Counts the statements the reader's pipelined connection sends (the data version is read there, a short
+    // statement), to tell a shared read from a second one.
+    const query = reader.postgresPipelined!.query.bind(reader.postgresPipelined!);
+    reader.postgresPipelined!.query = ((config: unknown, ...rest: unknown[]) => {
       statements.push(typeof config === 'string' ? config : (config as { text: string }).text);
       return (query as (...args: unknown[]) => unknown)(config, ...rest);
     }) as typeof query;

@@ -4,8 +4,9 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
-import type { Pool, QueryArrayResult } from 'pg';
+import type { ClientConfig, Pool, QueryArrayResult } from 'pg';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { pipelinedPostgres, type PipelinedPostgres } from './pipelined-postgres';
 import { rowObjectBuilder } from './row-objects';
 import { StableLimitSqliteDialect } from './sqlite-dialect';
 import type { Database } from './tables';
@@ -86,6 +87,11 @@ export interface DatabaseHandle {
    */
   postgres?: Pool;
   /**
+   * PostgreSQL: one connection in pg's pipeline mode for the short statements many requests send at once (record
+   * lookups by key, the data version), planned as `postgres`'s are (pipelined-postgres.ts).
+   */
+  postgresPipelined?: PipelinedPostgres;
+  /**
    * Runs one reading statement at once and returns its rows as objects, bypassing Kysely's asynchronous driver (its
    * connection mutex and promise chain). Set by the GraphQL service's SQLite statement cache for the one-record
    * lookups it answers most; absent elsewhere, where callers go through `db`.
@@ -157,6 +163,7 @@ export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOp
     sizeOption('cacheSizeBytes', options.cacheSizeBytes) ??
     (options.readonly ? SERVING_CACHE_BYTES : undefined);
   if (parsed.dialect === 'postgres') {
+    const namedStatementOptions = '-c plan_cache_mode=force_generic_plan';
     const openPool = (sessionOptions?: string) => {
       const pool = new (pgDriver().Pool)({
         connectionString: parsed.target,
@@ -171,14 +178,23 @@ export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOp
     const db = new Kysely<Database>({
       dialect: new PostgresDialect({ pool: poolWithRowObjects(openPool()) }),
     });
-    const prepared = openPool('-c plan_cache_mode=force_generic_plan');
+    const prepared = openPool(namedStatementOptions);
+    const pipelined = pipelinedPostgres(
+      () =>
+        new (pgDriver().Client)({
+          connectionString: parsed.target,
+          options: namedStatementOptions,
+          pipeline: true,
+        } satisfies ClientConfig),
+    );
     return {
       db,
       dialect: 'postgres',
       location: redact(parsed.target),
       postgres: prepared,
+      postgresPipelined: pipelined,
       close: async () => {
-        await Promise.all([db.destroy(), prepared.end()]);
+        await Promise.all([db.destroy(), prepared.end(), pipelined.end()]);
       },
     };
   }

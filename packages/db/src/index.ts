@@ -6,3 +6,4 @@ export * from './statistics';
 export * from './sqlite-dialect';
 export * from './name-search';
 export * from './row-objects';
+export * from './pipelined-postgres';

@@ -11,7 +11,13 @@
 // every statement once, generically (@asrank/db connection.ts). Their texts are bounded (MAX_PREPARED); beyond, a
 // statement runs unnamed through Kysely, planned for its values.
 import { createQueryId, sql, type Compilable, type CompiledQuery, type Kysely } from 'kysely';
-import { rowObjectBuilder, type Database, type DatabaseHandle, type DialectName } from '@asrank/db';
+import {
+  rowObjectBuilder,
+  type Database,
+  type DatabaseHandle,
+  type DialectName,
+  type PostgresQueryable,
+} from '@asrank/db';
 import { perHandle } from './perHandle';
 
 /** Times one executed statement by kind and first table (the service's database query histogram). */
@@ -41,8 +47,11 @@ function preparedName(text: string): string | undefined {
   return name;
 }
 
-/** What running a compiled statement needs of a database handle. */
-export type PreparedHandle = Pick<DatabaseHandle, 'db' | 'postgres' | 'readRows'>;
+/**
+ * What running a compiled statement needs of a database handle; on PostgreSQL `postgres` runs the named statements (the
+ * handle's pool, or its pipelined connection for short ones).
+ */
+export type PreparedHandle = Pick<DatabaseHandle, 'db' | 'readRows'> & { postgres?: PostgresQueryable };
 
 /** Runs `compiled` with `values` bound, by the fastest way `handle` offers. */
 async function rowsOf<Row>(

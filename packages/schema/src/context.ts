@@ -13,7 +13,13 @@ import type {
   OrganizationsTable,
 } from '@asrank/db';
 import { boundList, byPrimaryKey, dataVersionColumn, inBoundList, inValues } from './sql';
-import { runCompiled, runCompiledNow, runPrepared, type StatementObserver } from './compiledLookups';
+import {
+  runCompiled,
+  runCompiledNow,
+  runPrepared,
+  type PreparedHandle,
+  type StatementObserver,
+} from './compiledLookups';
 import { PageBookmarks, waitedHopsFor, type PageBookmarksOptions } from './pageBookmarks';
 import { ListTotals } from './listTotals';
 import type { AsnColumn, OrganizationColumn } from './asnColumns';
@@ -349,6 +355,10 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
    * Larger batches come from nested lookups and from the REST service's batches of requests, whose Kysely build per
    * batch was 9.6% of the GraphQL service's CPU under W6 (docs/performance.md, thirty-first round).
    */
+  // Record lookups are short (keys by primary key): on PostgreSQL they run on the handle's pipelined connection.
+  const lookupHandle: PreparedHandle = handle.postgresPipelined
+    ? { db, postgres: handle.postgresPipelined }
+    : handle;
   const recordLoader = <Id extends number | string, Row>(spec: RecordSpec<Id, Row>) => {
     const records = spec.records ?? ((rows: Row[]) => rows);
     const manyShape = `${spec.shape}|many`;
@@ -369,7 +379,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
           return records(
             ids.length === 1
               ? await runCompiled<Row>(
-                  handle,
+                  lookupHandle,
                   latest ? latestShape : spec.shape,
                   spec.table,
                   latest ? latestOne : spec.one,
@@ -378,7 +388,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
                   observe,
                 )
               : await runCompiled<Row>(
-                  handle,
+                  lookupHandle,
                   latest ? latestManyShape : manyShape,
                   spec.table,
                   latest ? latestMany : spec.many,

@@ -103,6 +103,7 @@ describe.each(STORE_KINDS)('compiled lookups on %s', (kind) => {
     const handle = {
       ...store.handle,
       postgres: undefined,
+      postgresPipelined: undefined,
       readRows: undefined,
       db: db.withPlugin({
         transformQuery: (args) => {

@@ -47,7 +47,7 @@ async function walk(
   // Without the pg pool, statements compiled once run through Kysely (not as named prepared statements), so the
   // counter sees them too.
   const counted: DatabaseHandle = counter
-    ? { ...handle, db: handle.db.withPlugin(counter), postgres: undefined }
+    ? { ...handle, db: handle.db.withPlugin(counter), postgres: undefined, postgresPipelined: undefined }
     : handle;
   const query = `query($cursor: String, $first: Int, $asns: [String!]) {
     asnConesStream(pageCursor: $cursor, first: $first, asns: $asns) {

@@ -55,6 +55,7 @@ describe.each(STORE_KINDS)('list totals on %s', (kind) => {
       ...store.handle,
       db: store.handle.db.withPlugin(counter),
       postgres: undefined,
+      postgresPipelined: undefined,
     };
     const result = await graphql({
       schema,

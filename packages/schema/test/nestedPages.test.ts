@@ -60,6 +60,7 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
       ...store.handle,
       db: store.handle.db.withPlugin(recorder),
       postgres: undefined,
+      postgresPipelined: undefined,
     };
     return { data: await queryData<LinksOfAsns>(recorded, query), forms: recorder.forms };
   }

@@ -22,12 +22,13 @@ describe.each(STORE_KINDS)('query count on %s', (kind) => {
 
   async function countedData<T>(query: string, first: number): Promise<{ statements: number; data: T }> {
     const counter = new StatementCounter();
-    // Without the pg pool, one-record lookups run through Kysely (not as named prepared statements), so the plugin
-    // counts them too.
+    // Without the pg pool and pipelined connection, one-record lookups run through Kysely (not as named prepared
+    // statements), so the plugin counts them too.
     const counted: DatabaseHandle = {
       ...store.handle,
       db: store.handle.db.withPlugin(counter),
       postgres: undefined,
+      postgresPipelined: undefined,
     };
     const data = await queryData<T>(counted, query, { first });
     return { statements: counter.executed, data };
