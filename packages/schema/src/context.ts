@@ -349,16 +349,16 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     DataLoader<DatedKey<number>, AsnRow | null, string>
   >();
   const observe = options.observeStatement;
+  // Record lookups are short (keys by primary key): on PostgreSQL they run on the handle's pipelined connection.
+  const lookupHandle: PreparedHandle = handle.postgresPipelined
+    ? { db, postgres: handle.postgresPipelined }
+    : handle;
   /**
    * Records by (date, key): a batch of one key runs `one`'s statement, a larger batch `many`'s (per month, see
    * loadByDate; the keys bound as one list), each compiled once per `shape`. `records` post-processes what either read.
    * Larger batches come from nested lookups and from the REST service's batches of requests, whose Kysely build per
    * batch was 9.6% of the GraphQL service's CPU under W6 (docs/performance.md, thirty-first round).
    */
-  // Record lookups are short (keys by primary key): on PostgreSQL they run on the handle's pipelined connection.
-  const lookupHandle: PreparedHandle = handle.postgresPipelined
-    ? { db, postgres: handle.postgresPipelined }
-    : handle;
   const recordLoader = <Id extends number | string, Row>(spec: RecordSpec<Id, Row>) => {
     const records = spec.records ?? ((rows: Row[]) => rows);
     const manyShape = `${spec.shape}|many`;
