@@ -56,7 +56,6 @@ export async function monthsIn(context: AsrankContext, interval: DateInterval | 
   return selectDates(await context.availableDates(), interval);
 }
 
-/** The month of a single-record query: the given date, or the latest loaded month (null when none is loaded). */
 /**
  * monthOf without waiting: the month `date` names, or the latest when the context knows it at once
  * (latestDateNow); undefined when only monthOf can tell.
@@ -70,6 +69,23 @@ export function monthNow(
   return context.latestDateNow();
 }
 
+/**
+ * A single-record query's record, loaded by `load` in its month: at once when the month is known (`month`, from
+ * monthNow) or, on PostgreSQL, found by the lookup's own statement (latestMonthKey); else once monthOf has found it.
+ * Null when no month is loaded.
+ */
+export function loadInMonth<T>(
+  context: AsrankContext,
+  date: string | null | undefined,
+  month: string | undefined,
+  load: (month: string) => Promise<T | null>,
+): Promise<T | null> {
+  const known = month ?? context.latestMonthKey();
+  if (known !== undefined) return load(known);
+  return monthOf(context, date).then((found) => (found ? load(found) : null));
+}
+
+/** The month of a single-record query: the given date, or the latest loaded month (null when none is loaded). */
 export async function monthOf(
   context: AsrankContext,
   date: string | null | undefined,

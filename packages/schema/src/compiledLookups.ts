@@ -97,13 +97,17 @@ export async function runPrepared<Row>(
   return rows;
 }
 
-/** The statement `build` makes from `placeholders`, compiled on first use per database instance and `shape`. */
-function compiledShape<Row>(
+/**
+ * The statement `build` makes from `placeholders`, compiled on first use per database instance and `shape`, and its
+ * parameters: `values[i]` wherever `placeholders[i]` is bound.
+ */
+function compiledWith<Row>(
   db: Kysely<Database>,
   shape: string,
   build: (...placeholders: unknown[]) => Compilable<Row>,
   placeholders: readonly unknown[],
-): CompiledShape {
+  values: readonly unknown[],
+): { compiled: CompiledQuery<Row>; parameters: unknown[] } {
   const shapes = compiledShapesOf(db);
   let known = shapes.get(shape);
   if (!known) {
@@ -116,7 +120,10 @@ function compiledShape<Row>(
     known = { compiled, placeholderAt };
     if (shapes.size < MAX_SHAPES) shapes.set(shape, known);
   }
-  return known;
+  return {
+    compiled: known.compiled as CompiledQuery<Row>,
+    parameters: known.placeholderAt.map((index) => values[index]),
+  };
 }
 
 /**
@@ -134,14 +141,8 @@ export async function runCompiled<Row>(
   values: readonly unknown[],
   observe?: StatementObserver,
 ): Promise<Row[]> {
-  const { compiled, placeholderAt } = compiledShape(handle.db, shape, build, placeholders);
-  return runPrepared(
-    handle,
-    compiled as CompiledQuery<Row>,
-    table,
-    placeholderAt.map((index) => values[index]),
-    observe,
-  );
+  const { compiled, parameters } = compiledWith(handle.db, shape, build, placeholders, values);
+  return runPrepared(handle, compiled, table, parameters, observe);
 }
 
 /**
@@ -160,12 +161,9 @@ export function runCompiledNow<Row>(
   observe?: StatementObserver,
 ): Row[] | undefined {
   if (!handle.readRows) return undefined;
-  const { compiled, placeholderAt } = compiledShape(handle.db, shape, build, placeholders);
+  const { compiled, parameters } = compiledWith(handle.db, shape, build, placeholders, values);
   const started = observe ? performance.now() : 0;
-  const rows = handle.readRows(
-    compiled.sql,
-    placeholderAt.map((index) => values[index]),
-  ) as Row[];
+  const rows = handle.readRows(compiled.sql, parameters) as Row[];
   observe?.('select', table, (performance.now() - started) / 1000);
   return rows;
 }

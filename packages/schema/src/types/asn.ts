@@ -4,7 +4,7 @@ import type { Database } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext } from '../context';
-import { intervalOf, monthNow, monthOf, monthsIn, pageOf, parseAsnArgument, parseAsnList } from '../args';
+import { intervalOf, loadInMonth, monthNow, monthsIn, pageOf, parseAsnArgument, parseAsnList } from '../args';
 import { listTotal, monthListScope } from '../listTotals';
 import {
   boundDateIn,
@@ -283,13 +283,7 @@ builder.queryFields((t) => ({
       const record = month === undefined ? undefined : context.asnNow(columns, organization, month, asn);
       if (record !== undefined) return record;
       const loader = organization ? context.asnLoader(columns, { organization }) : context.asnLoader(columns);
-      // On PostgreSQL the lookup's own statement can find the latest month: no data version to wait for first.
-      const known = month ?? context.latestMonthKey();
-      if (known !== undefined) return loader.load({ date: known, id: asn });
-      return (async () => {
-        const date = await monthOf(context, args.date);
-        return date ? loader.load({ date, id: asn }) : null;
-      })();
+      return loadInMonth(context, args.date, month, (date) => loader.load({ date, id: asn }));
     },
   }),
   asns: t.field({

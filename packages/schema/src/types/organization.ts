@@ -2,7 +2,7 @@
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
-import { intervalOf, monthNow, monthOf, monthsIn, pageOf } from '../args';
+import { intervalOf, loadInMonth, monthNow, monthsIn, pageOf } from '../args';
 import { listTotal, monthListScope } from '../listTotals';
 import { boundDateIn, byPrimaryKey, dateIn, inValues, orderByList, type SortColumn } from '../sql';
 import { listPage, monthBookmarks } from '../listPage';
@@ -164,13 +164,9 @@ builder.queryFields((t) => ({
     resolve: (_root, args, context) => {
       const month = monthNow(context, args.date);
       if (month === null) return null;
-      // On PostgreSQL the lookup's own statement can find the latest month: no data version to wait for first.
-      const known = month ?? context.latestMonthKey();
-      if (known !== undefined) return context.loaders.organization.load({ date: known, id: args.orgId });
-      return (async () => {
-        const date = await monthOf(context, args.date);
-        return date ? context.loaders.organization.load({ date, id: args.orgId }) : null;
-      })();
+      return loadInMonth(context, args.date, month, (date) =>
+        context.loaders.organization.load({ date, id: args.orgId }),
+      );
     },
   }),
   organizations: t.field({
