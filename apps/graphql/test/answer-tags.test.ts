@@ -3,7 +3,13 @@
 // the version costs a round trip, the tag is the digest of the answer's body, checked once the answer is made.
 import { contentHash, LARGE_ARRAY_ELEMENTS } from '@asrank/service-kit';
 import { buildGraphqlApp, loadConfig } from '../src';
-import { pgAdminUrl, postgresWithSample, sqliteWithSample, type LoadedDatabase } from './helpers';
+import {
+  asnsOfMonth,
+  pgAdminUrl,
+  postgresWithSample,
+  sqliteWithSample,
+  type LoadedDatabase,
+} from './helpers';
 
 if (!pgAdminUrl) console.warn('SKIP answer tags on PostgreSQL: DATABASE_URL_PG is not set (CI sets it).');
 
@@ -24,14 +30,7 @@ describe.each(stores)('ETags with the result cache off on %s', (storeName, openS
       loadConfig({ DATABASE_URL: store.url, LOG_LEVEL: 'silent', RESULT_CACHE_MB: '0' }),
     );
     const latest = [...store.dates].sort().at(-1)!;
-    const rows = await store.reader.db
-      .selectFrom('asns')
-      .select('asn')
-      .where('date', '=', latest)
-      .orderBy('asn')
-      .limit(2)
-      .execute();
-    asns = rows.map((row) => String(row.asn));
+    asns = await asnsOfMonth(store.reader, latest, 2);
   }, 120_000);
   afterAll(async () => {
     await app?.close();

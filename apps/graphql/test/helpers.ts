@@ -51,6 +51,18 @@ export async function sqliteWithSample(): Promise<LoadedDatabase> {
   };
 }
 
+/** The first `count` ASNs of month `date` by number, as decimal strings. */
+export async function asnsOfMonth(handle: DatabaseHandle, date: string, count: number): Promise<string[]> {
+  const rows = await handle.db
+    .selectFrom('asns')
+    .select('asn')
+    .where('date', '=', date)
+    .orderBy('asn')
+    .limit(count)
+    .execute();
+  return rows.map((row) => String(row.asn));
+}
+
 export const pgAdminUrl = process.env['DATABASE_URL_PG'];
 
 /** A uniquely named PostgreSQL database on the DATABASE_URL_PG server, migrated and loaded with the sample. */

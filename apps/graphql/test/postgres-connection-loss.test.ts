@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import { openDatabase, type DatabaseHandle } from '@asrank/db';
 import {
+  asnsOfMonth,
   pgAdminUrl,
   postgresWithSample,
   startService,
@@ -26,14 +27,7 @@ const POINT_LOOKUP =
     admin = openDatabase(pgAdminUrl!, { poolSize: 1 });
     service = await startService(store.url);
     const latest = [...store.dates].sort().at(-1)!;
-    const rows = await store.reader.db
-      .selectFrom('asns')
-      .select('asn')
-      .where('date', '=', latest)
-      .orderBy('asn')
-      .limit(12)
-      .execute();
-    asns = rows.map((row) => String(row.asn));
+    asns = await asnsOfMonth(store.reader, latest, 12);
   }, 120_000);
   afterAll(async () => {
     await service?.close();

@@ -98,8 +98,8 @@ describe.each(STORE_KINDS)('compiled lookups on %s', (kind) => {
     const latest = store.dates.at(-1)!;
     const stored = await firstAsnsOfLatestMonth(7);
     const counts = { built: 0, executed: 0 };
-    // Through Kysely (no pg pool, no statement cache), so a plugin sees each build (transformQuery, at compile) and
-    // each execution (transformResult).
+    // Through Kysely (no pg pool or pipelined connection, no statement cache), so a plugin sees each build
+    // (transformQuery, at compile) and each execution (transformResult).
     const handle = {
       ...store.handle,
       postgres: undefined,

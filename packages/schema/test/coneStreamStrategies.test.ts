@@ -44,8 +44,8 @@ async function walk(
   variables: { first: number; asns?: string[] },
   { fragments = '', counter }: { fragments?: string; counter?: StatementCounter } = {},
 ): Promise<{ cones: WalkedCone[]; pages: number }> {
-  // Without the pg pool, statements compiled once run through Kysely (not as named prepared statements), so the
-  // counter sees them too.
+  // Without the pg pool and pipelined connection, statements compiled once run through Kysely (not as named prepared
+  // statements), so the counter sees them too.
   const counted: DatabaseHandle = counter
     ? { ...handle, db: handle.db.withPlugin(counter), postgres: undefined, postgresPipelined: undefined }
     : handle;

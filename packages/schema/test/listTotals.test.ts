@@ -50,7 +50,7 @@ describe.each(STORE_KINDS)('list totals on %s', (kind) => {
     args: string,
   ): Promise<{ total: number; counted: number }> {
     const counter = new CountStatements();
-    // Without the pg pool every statement runs through Kysely, where the counter sees it.
+    // Without the pg pool and pipelined connection every statement runs through Kysely, where the counter sees it.
     const counted: DatabaseHandle = {
       ...store.handle,
       db: store.handle.db.withPlugin(counter),

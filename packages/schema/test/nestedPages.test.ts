@@ -55,7 +55,7 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
   async function pagesIn(query: string, maxParents: number): Promise<{ data: LinksOfAsns; forms: string[] }> {
     nestedPageTuning.perParentMaxParents = maxParents;
     const recorder = new PageFormRecorder();
-    // Without the pg pool every statement runs through Kysely, where the recorder sees it.
+    // Without the pg pool and pipelined connection every statement runs through Kysely, where the recorder sees it.
     const recorded: DatabaseHandle = {
       ...store.handle,
       db: store.handle.db.withPlugin(recorder),

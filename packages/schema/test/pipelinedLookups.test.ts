@@ -2,7 +2,14 @@
 // and the longer statements (a list's page) on its pool of named-statement connections, which the server runs side by
 // side. PostgreSQL only: SQLite has neither.
 import { openDatabase, type DatabaseHandle } from '@asrank/db';
-import { LOAD_TIMEOUT_MS, openLoadedStore, PG_URL, queryData, type LoadedStore } from './support/store';
+import {
+  asnsOfMonth,
+  LOAD_TIMEOUT_MS,
+  openLoadedStore,
+  PG_URL,
+  queryData,
+  type LoadedStore,
+} from './support/store';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -18,14 +25,7 @@ const POINT_LOOKUP = `query PointLookup($asn: String!, $date: String) {
   beforeAll(async () => {
     store = await openLoadedStore('postgres');
     latest = [...store.dates].sort().at(-1)!;
-    const rows = await store.handle.db
-      .selectFrom('asns')
-      .select('asn')
-      .where('date', '=', latest)
-      .orderBy('asn')
-      .limit(30)
-      .execute();
-    asns = rows.map((row) => String(row.asn));
+    asns = await asnsOfMonth(store.handle, latest, 30);
   }, LOAD_TIMEOUT_MS);
   afterAll(async () => {
     await handle?.close();

@@ -3,7 +3,13 @@
 // request keeps its own statements.
 import { graphql } from 'graphql';
 import { createContext, createSchema } from '../src';
-import { LOAD_TIMEOUT_MS, openLoadedStore, STORE_KINDS, type LoadedStore } from './support/store';
+import {
+  asnsOfMonth,
+  LOAD_TIMEOUT_MS,
+  openLoadedStore,
+  STORE_KINDS,
+  type LoadedStore,
+} from './support/store';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -40,15 +46,8 @@ describe.each(STORE_KINDS)('record lookups of concurrent requests on %s', (kind)
 
   it('answers each request with its own record, as it is answered alone', async () => {
     const latest = [...store.dates].sort().at(-1)!;
-    const rows = await store.handle.db
-      .selectFrom('asns')
-      .select('asn')
-      .where('date', '=', latest)
-      .orderBy('asn')
-      .limit(6)
-      .execute();
     // Unknown ASNs and a bad argument among them: null and an error for those requests only.
-    const asns = [...rows.map((row) => String(row.asn)), '4294967294', 'AS-bad'];
+    const asns = [...(await asnsOfMonth(store.handle, latest, 6)), '4294967294', 'AS-bad'];
     const together = await lookUpTogether(asns);
     const alone = await Promise.all(asns.map(async (asn) => (await lookUpTogether([asn])).answers[0]!));
     together.answers.forEach((answer, index) => {
@@ -68,19 +67,10 @@ describe.each(STORE_KINDS)('record lookups of concurrent requests on %s', (kind)
       : 'reads each request’s record with a statement of its own',
     async () => {
       const latest = [...store.dates].sort().at(-1)!;
-      const rows = await store.handle.db
-        .selectFrom('asns')
-        .select('asn')
-        .where('date', '=', latest)
-        .orderBy('asn', 'desc')
-        .limit(8)
-        .execute();
-      const { answers, asnStatements } = await lookUpTogether(
-        rows.map((row) => String(row.asn)),
-        latest,
-      );
+      const asns = await asnsOfMonth(store.handle, latest, 8, 'desc');
+      const { answers, asnStatements } = await lookUpTogether(asns, latest);
       for (const answer of answers) expect(answer.errors).toBeUndefined();
-      expect(asnStatements).toBe(kind === 'postgres' ? 1 : rows.length);
+      expect(asnStatements).toBe(kind === 'postgres' ? 1 : asns.length);
     },
   );
 });

@@ -91,6 +91,23 @@ export async function openLoadedStore(kind: 'sqlite' | 'postgres'): Promise<Load
   };
 }
 
+/** The first `count` ASNs of month `date` by number (with `order` 'desc', the last), as decimal strings. */
+export async function asnsOfMonth(
+  handle: DatabaseHandle,
+  date: string,
+  count: number,
+  order: 'asc' | 'desc' = 'asc',
+): Promise<string[]> {
+  const rows = await handle.db
+    .selectFrom('asns')
+    .select('asn')
+    .where('date', '=', date)
+    .orderBy('asn', order)
+    .limit(count)
+    .execute();
+  return rows.map((row) => String(row.asn));
+}
+
 /** The `count` ASNs of month `date` with the most links, most first (ties by ASN), with their number of links. */
 export function busiestAsns(
   handle: DatabaseHandle,
