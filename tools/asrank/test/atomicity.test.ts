@@ -6,7 +6,14 @@ import { spawn, spawnSync } from 'node:child_process';
 import { openDatabase, type DatabaseHandle } from '@asrank/db';
 import { generateDataset, ingestMonth, type IngestOptions } from '../src';
 import type { GeneratedMonth } from '../src/generate';
-import { ALL_TABLES, dumpTable, nameSearchContents, smallDataset, tempDir } from './helpers';
+import {
+  ALL_TABLES,
+  dumpTable,
+  nameSearchContents,
+  removeSmallDataset,
+  smallDataset,
+  tempDir,
+} from './helpers';
 
 const CLI = path.resolve(__dirname, '..', 'dist', 'main.js');
 
@@ -55,7 +62,10 @@ beforeAll(() => {
   if (!fs.existsSync(CLI))
     throw new Error(`${CLI} is missing: build the package first (pnpm --filter @asrank/cli run build)`);
 });
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  fs.rmSync(dir, { recursive: true, force: true });
+  await removeSmallDataset();
+});
 
 describe('atomic month loads', () => {
   it('leaves the previous month unchanged when the loading process is SIGKILLed mid-transaction', async () => {

@@ -44,11 +44,22 @@ export async function createPgDatabase(): Promise<{ url: string; drop: () => Pro
   };
 }
 
+let generatedDir: string | null = null;
 let generated: Promise<GeneratedFiles> | null = null;
-/** One small generated dataset per test file (3 months, a few hundred ASNs). */
+/** One small generated dataset per test file (3 months, a few hundred ASNs); removeSmallDataset deletes it. */
 export function smallDataset(): Promise<GeneratedFiles> {
-  generated ??= generateDataset({ outDir: tempDir('gen'), seed: 7, asns: 300, months: 3 });
+  generatedDir ??= tempDir('gen');
+  generated ??= generateDataset({ outDir: generatedDir, seed: 7, asns: 300, months: 3 });
   return generated;
+}
+
+/** For a test file's afterAll: deletes the files smallDataset generated, if it was called. */
+export async function removeSmallDataset(): Promise<void> {
+  // The generator may still be writing when a failed test file ends early.
+  await generated?.catch(() => undefined);
+  if (generatedDir) fs.rmSync(generatedDir, { recursive: true, force: true });
+  generatedDir = null;
+  generated = null;
 }
 
 export { ALL_TABLES } from '@asrank/db';

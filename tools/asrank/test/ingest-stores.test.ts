@@ -10,9 +10,13 @@ import {
   createPgDatabase,
   dumpTable,
   nameSearchContents,
+  removeSmallDataset,
   smallDataset,
   tempDir,
 } from './helpers';
+
+// The generated files serve every describe below; they go once all have run.
+afterAll(removeSmallDataset);
 
 async function loadAll(handle: DatabaseHandle): Promise<void> {
   const files = await smallDataset();

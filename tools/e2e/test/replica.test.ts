@@ -2,6 +2,7 @@
 // (pg_basebackup -R), runs one GraphQL instance on each behind nginx (deploy/nginx.conf, both in one
 // upstream), loads a new month on the primary only, and checks that both instances, and nginx whichever
 // instance it picks, answer with the new month.
+import fs from 'node:fs';
 import { sql } from 'kysely';
 import { readManifest, ingestMonth } from '@asrank/cli';
 import { migrateToLatest, openDatabase } from '@asrank/db';
@@ -53,6 +54,7 @@ describeCluster('GraphQL on a PostgreSQL primary and on its streaming replica, b
     await proxy?.stop();
     for (const instance of instances) await instance.process.stop();
     await cluster?.stop();
+    if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
   });
 
   it('a month loaded on the primary is answered by both instances and through nginx', async () => {

@@ -8,10 +8,10 @@
 // test into its own temporary folder; the services' code is unchanged). SIGUSR1, because close-with-grace stops a
 // service on SIGUSR2; a SIGUSR1 listener only replaces Node's start-the-inspector action, unused here.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import {
+  makeTempDir,
   nginxBinary,
   type ProxiedStack,
   type RunningNginx,
@@ -33,9 +33,7 @@ function rssMb(pid: number | undefined): number {
 }
 
 /** A module the services preload: SIGUSR1 runs a full garbage collection (the process has `--expose-gc`). */
-function writeCollectOnSignal(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'asrank-soak-gc-'));
-  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+function writeCollectOnSignal(dir: string): string {
   const file = path.join(dir, 'collect-on-signal.cjs');
   fs.writeFileSync(file, "process.on('SIGUSR1', () => globalThis.gc());\n");
   return file;
@@ -135,17 +133,21 @@ function serverErrors(result: Result): number {
   let proxy: RunningNginx;
 
   let stack: ProxiedStack;
+  // Its own directory: the stack's is made inside startProxiedStack, after the services' options are set.
+  let preloadDir: string | undefined;
 
   beforeAll(async () => {
+    preloadDir = makeTempDir('soak-gc');
     stack = await startProxiedStack(nginx as string, {
       name: 'soak',
-      serviceEnv: { NODE_OPTIONS: `--expose-gc --require ${writeCollectOnSignal()}` },
+      serviceEnv: { NODE_OPTIONS: `--expose-gc --require ${writeCollectOnSignal(preloadDir)}` },
     });
     ({ graphql, rest, proxy } = stack);
   }, 120_000);
 
   afterAll(async () => {
     await stack?.stop();
+    if (preloadDir) fs.rmSync(preloadDir, { recursive: true, force: true });
   });
 
   it(
