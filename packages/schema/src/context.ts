@@ -150,6 +150,14 @@ type RecordQuery<Row> = Compilable<Row> & {
   select(column: ReturnType<typeof dataVersionColumn>): Compilable<Row>;
 };
 
+/** A record lookup's statements for one key and for a list of keys, each compiled once per shape (runCompiled). */
+interface RecordStatements<Row> {
+  oneShape: string;
+  one: (month: unknown, key: unknown) => Compilable<Row>;
+  manyShape: string;
+  many: (month: unknown, list: unknown) => Compilable<Row>;
+}
+
 /** A request's batch of record keys, answered in order (null: no such record). */
 type RecordBatch<Id extends number | string, Row> = (
   keys: readonly DatedKey<Id>[],
@@ -370,42 +378,47 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
    */
   const recordLoader = <Id extends number | string, Row>(spec: RecordSpec<Id, Row>) => {
     const records = spec.records ?? ((rows: Row[]) => rows);
-    const manyShape = `${spec.shape}|many`;
+    const byMonth: RecordStatements<Row> = {
+      oneShape: spec.shape,
+      one: spec.one,
+      manyShape: `${spec.shape}|many`,
+      many: spec.many,
+    };
     // The same statements with the latest loaded month in place of the bound one (LATEST_MONTH keys), reading the
     // data version in the same snapshot: the request adopts it (adoptVersionOf), so what it reads next by version
     // (the countries) belongs to the records it was answered with, and needs no round trip of its own.
-    const latestShape = `${spec.shape}|latest`;
-    const latestManyShape = `${manyShape}|latest`;
-    const latestOne = (_month: unknown, key: unknown) =>
-      spec.one(LATEST_LOADED_MONTH, key).select(dataVersionColumn());
-    const latestMany = (_month: unknown, list: unknown) =>
-      spec.many(LATEST_LOADED_MONTH, list).select(dataVersionColumn());
+    const ofLatestMonth: RecordStatements<Row> = {
+      oneShape: `${byMonth.oneShape}|latest`,
+      one: (_month, key) => spec.one(LATEST_LOADED_MONTH, key).select(dataVersionColumn()),
+      manyShape: `${byMonth.manyShape}|latest`,
+      many: (_month, list) => spec.many(LATEST_LOADED_MONTH, list).select(dataVersionColumn()),
+    };
     const load: RecordBatch<Id, Row> = (keys) =>
       loadByDate(
         keys,
         async (date, ids) => {
-          const latest = date === LATEST_MONTH;
-          return records(
+          const statements = date === LATEST_MONTH ? ofLatestMonth : byMonth;
+          const rows =
             ids.length === 1
               ? await runCompiled<Row>(
                   lookupHandle,
-                  latest ? latestShape : spec.shape,
+                  statements.oneShape,
                   spec.table,
-                  latest ? latestOne : spec.one,
+                  statements.one,
                   DATE_AND_KEY_PLACEHOLDERS,
                   [date, ids[0]],
                   observe,
                 )
               : await runCompiled<Row>(
                   lookupHandle,
-                  latest ? latestManyShape : manyShape,
+                  statements.manyShape,
                   spec.table,
-                  latest ? latestMany : spec.many,
+                  statements.many,
                   DATE_AND_LIST_PLACEHOLDERS,
                   [date, boundList(dialect, ids, spec.kind)],
                   observe,
-                ),
-          );
+                );
+          return records(rows);
         },
         spec.idOf,
       );
