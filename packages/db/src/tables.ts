@@ -71,7 +71,20 @@ export interface AsnsTable {
   degree_total: number;
   /** Lower-cased "asn_name org_name" for the case-insensitive substring filter `name`. */
   search_text: string;
+  /**
+   * The name and rank of the ASN's organization in the same month, copied at load (ASN_ORGANIZATION_COPY), so that
+   * an ASN shown with `organization { orgId orgName rank }` is one B-tree descent, not two (migration 012). Null
+   * when the ASN has no organization that month.
+   */
+  org_name: string | null;
+  org_rank: number | null;
 }
+
+/** The asns columns copied from the ASN's organization row, and that row's column each copies. */
+export const ASN_ORGANIZATION_COPY = { org_name: 'org_name', org_rank: 'rank' } as const;
+
+/** An asns row as a loader builds it: the organization's copies are filled where the month is written. */
+export type AsnRecord = Omit<AsnsTable, keyof typeof ASN_ORGANIZATION_COPY>;
 
 export interface OrganizationsTable {
   date: string;

@@ -7,6 +7,7 @@ import {
   migrateToLatest,
   pendingMigrations,
   parseDatabaseUrl,
+  ASN_ORGANIZATION_COPY,
   type DatabaseHandle,
 } from '../src';
 import {
@@ -38,6 +39,38 @@ const expectedTables = [
   'prefix_origins',
   'prefixes',
 ];
+
+/**
+ * Migrates `handle`, at 011, to the latest with two months loaded, and checks that 012 copied each ASN's organization
+ * name and rank of the same month into its row: null where the ASN has no organization, or none of that month.
+ */
+async function expectOrganizationCopiesFilled(handle: DatabaseHandle): Promise<void> {
+  const { error } = await migrator(handle.db, handle.dialect).migrateTo('011_asn_history_index');
+  expect(error).toBeUndefined();
+  await sql`insert into organizations (date, org_id, org_name, rank) values
+    ('2024-01-01', 'ORG-A', 'Alpha', 2), ('2024-02-01', 'ORG-A', 'Alpha Renamed', 1),
+    ('2024-01-01', 'ORG-B', 'Beta', null)`.execute(handle.db);
+  await sql`insert into asns (date, asn, org_id) values
+    ('2024-01-01', 1, 'ORG-A'), ('2024-02-01', 1, 'ORG-A'), ('2024-01-01', 2, 'ORG-B'),
+    ('2024-02-01', 2, 'ORG-B'), ('2024-01-01', 3, null)`.execute(handle.db);
+  await migrateToLatest(handle.db, handle.dialect);
+  const rows = await sql<{ date: string; asn: number; org_name: string | null; org_rank: number | null }>`
+    select date, asn, org_name, org_rank from asns order by date, asn`.execute(handle.db);
+  expect(
+    rows.rows.map((row) => ({
+      ...row,
+      asn: Number(row.asn),
+      org_rank: row.org_rank && Number(row.org_rank),
+    })),
+  ).toEqual([
+    { date: '2024-01-01', asn: 1, org_name: 'Alpha', org_rank: 2 },
+    { date: '2024-01-01', asn: 2, org_name: 'Beta', org_rank: null },
+    { date: '2024-01-01', asn: 3, org_name: null, org_rank: null },
+    { date: '2024-02-01', asn: 1, org_name: 'Alpha Renamed', org_rank: 1 },
+    // ORG-B has no row in February: no copy, as a join would find none.
+    { date: '2024-02-01', asn: 2, org_name: null, org_rank: null },
+  ]);
+}
 
 describe('parseDatabaseUrl', () => {
   it('treats paths and sqlite: URLs as SQLite files and postgres URLs as PostgreSQL', () => {
@@ -77,6 +110,7 @@ describe('migrations on a real SQLite file', () => {
         '009_postgres_byte_order_text',
         '010_link_sort_indexes',
         '011_asn_history_index',
+        '012_asn_organization_copy',
       ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);
@@ -170,11 +204,13 @@ describe('migrations on a real SQLite file', () => {
         sqlite.prepare(`pragma index_info('${ASN_HISTORY_INDEX}')`).all() as { name: string }[]
       ).map((column) => column.name);
       expect(indexed).toEqual(['asn', 'date', ...ASN_HISTORY_COLUMNS]);
-      // Every column of the table but search_text: a column added to asns later must be added here too.
+      // Every column of the table but search_text and the organization's copies (012, which an AS's history does not
+      // read): a column added to asns later must be added here too.
       const tableColumns = (sqlite.prepare(`pragma table_info('asns')`).all() as { name: string }[]).map(
         (column) => column.name,
       );
-      expect([...indexed].sort()).toEqual(tableColumns.filter((name) => name !== 'search_text').sort());
+      const notIndexed = ['search_text', ...Object.keys(ASN_ORGANIZATION_COPY)];
+      expect([...indexed].sort()).toEqual(tableColumns.filter((name) => !notIndexed.includes(name)).sort());
       // Two ASNs' history over a range of months is one range of the index per ASN, read from the index alone.
       const history = `select asn, date, asn_name, rank, cone_asns from asns
         where asn in (select value from json_each(?)) and date >= ? and date <= ? order by +date, +asn`;
@@ -192,6 +228,15 @@ describe('migrations on a real SQLite file', () => {
         { asn: 7, date: '2024-02-01', asn_name: 'AS7', rank: 7, cone_asns: 44 },
         { asn: 9, date: '2024-02-01', asn_name: 'AS9', rank: 9, cone_asns: 42 },
       ]);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("copies each ASN's organization name and rank of the month into the months already loaded", async () => {
+    const handle = openDatabase(path.join(dir, 'copies.db'));
+    try {
+      await expectOrganizationCopiesFilled(handle);
     } finally {
       await handle.close();
     }
@@ -286,6 +331,26 @@ describe('migrations on a real SQLite file', () => {
       new RegExp(`\\(asn, date\\) INCLUDE \\(${ASN_HISTORY_COLUMNS.join(', ')}\\)`),
     );
     expect(asnDefinitions.has('asns_asn_date')).toBe(false);
+  });
+
+  it("copies each ASN's organization name and rank of the month, byte-ordered as the original", async () => {
+    // A database of its own: Kysely's migrator looks for its tables in every schema, so one in this suite's schema
+    // would hide that a second schema has none.
+    const name = `mig_${process.pid}_${Date.now()}_copies`;
+    await sql`create database ${sql.id(name)}`.execute(handle.db);
+    const url = new URL(PG_URL!);
+    url.pathname = `/${name}`;
+    const copiesHandle = openDatabase(url.toString());
+    try {
+      await expectOrganizationCopiesFilled(copiesHandle);
+      const collation = await sql<{ collation_name: string | null }>`
+        select collation_name from information_schema.columns
+        where table_name = 'asns' and column_name = 'org_name'`.execute(copiesHandle.db);
+      expect(collation.rows).toEqual([{ collation_name: 'C' }]);
+    } finally {
+      await copiesHandle.close();
+      await sql`drop database if exists ${sql.id(name)} with (force)`.execute(handle.db);
+    }
   });
 
   it('migrates two databases at once, each with its trigram search index, pg_trgm in public', async () => {

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseDateArgument, rankLinks } from '@asrank/domain';
-import { type AsnLinksTable, type AsnsTable, type DatabaseHandle, type OrganizationsTable } from '@asrank/db';
+import { type AsnLinksTable, type AsnRecord, type DatabaseHandle, type OrganizationsTable } from '@asrank/db';
 import { readLines, InputFileError } from './input/open';
 import { BadLinePolicy, parseAsn } from './input/bad-lines';
 import type { MonthData } from './ingest/month';
@@ -157,7 +157,7 @@ export async function importJsonl(
     }
   }
 
-  const asns = new Map<number, AsnsTable>();
+  const asns = new Map<number, AsnRecord>();
   if (asnsFile) {
     for await (const { node, lineNumber, line } of nodes(asnsFile, policy, 'one JSON Asn node per line')) {
       const asn = asnOf(node.asn);
@@ -341,7 +341,7 @@ function linkKey(asn0: number, asn1: number): string {
  * as an ingested month's, and every link has a rank, which the link orders and their bookmarks rely on (an unranked
  * link would sort first on SQLite and last on PostgreSQL).
  */
-function rankUnrankedLinks(links: Map<string, AsnLinksTable>, asns: Map<number, AsnsTable>): void {
+function rankUnrankedLinks(links: Map<string, AsnLinksTable>, asns: Map<number, AsnRecord>): void {
   const canonicalLinks = [...links.values()].filter((link) => link.canonical === 1);
   if (canonicalLinks.every((link) => link.rank !== null)) return;
   const ranks = rankLinks(canonicalLinks, (asn) => asns.get(asn)?.rank);
@@ -352,7 +352,7 @@ function rankUnrankedLinks(links: Map<string, AsnLinksTable>, asns: Map<number, 
 }
 
 /** An asns row from an Asn node (missing fields become empty/zero; `seen` defaults to "has a rank"). */
-function asnRow(date: string, asn: number, node: Json, orgNames: ReadonlyMap<string, string>): AsnsTable {
+function asnRow(date: string, asn: number, node: Json, orgNames: ReadonlyMap<string, string>): AsnRecord {
   const org = obj(node.organization);
   const orgId = str(org.orgId);
   const orgName = str(org.orgName) ?? (orgId ? orgNames.get(orgId) : undefined) ?? '';

@@ -104,6 +104,30 @@ describe('ingest of the generated dataset into SQLite', () => {
       expect(sizeByAsn.get(Number(row.asn))).toBe(Number(row.cone_asns));
   });
 
+  it("copies into each ASN's row its organization's name and rank of the same month", async () => {
+    const rows = await sql<{
+      asn_name: string | null;
+      asn_rank: number | null;
+      joined_name: string | null;
+      joined_rank: number | null;
+      org_id: string | null;
+    }>`
+      select a.org_id, a.org_name as asn_name, a.org_rank as asn_rank, o.org_name as joined_name, o.rank as joined_rank
+      from asns a left join organizations o on o.date = a.date and o.org_id = a.org_id`.execute(handle.db);
+    expect(rows.rows.length).toBeGreaterThan(0);
+    const withOrganization = rows.rows.filter((row) => row.joined_name !== null);
+    // The generated months give most ASNs an organization, ranked or not; a few none.
+    expect(withOrganization.length).toBeGreaterThan(rows.rows.length / 2);
+    expect(withOrganization.some((row) => row.joined_rank !== null)).toBe(true);
+    for (const row of rows.rows) {
+      expect({ org_id: row.org_id, name: row.asn_name, rank: row.asn_rank }).toEqual({
+        org_id: row.org_id,
+        name: row.joined_name,
+        rank: row.joined_rank,
+      });
+    }
+  });
+
   it('stores every link from both ends with mirrored relationships', async () => {
     const [latest] = (await listDatasets(handle)).slice(-1);
     const links = await handle.db

@@ -187,22 +187,21 @@ const W4_QUERY =
 export const W5_QUERY =
   'query ConeWalk($asns: [String!], $cursor: String) { asnConesStream(asns: $asns, first: 10000, pageCursor: $cursor) { pageInfo { hasNextPage nextPageCursor } pages { coneIndex asn { asn } asns { asn } prefixes { network length } } } }';
 
-// The raw statements read exactly the columns the GraphQL answers carry.
-const RAW_W1 = `select a.asn, a.asn_name, a.rank, a.cone_asns, a.degree_total, o.org_id, o.org_name, o.rank as org_rank
-  from asns a left join organizations o on o.date = a.date and o.org_id = a.org_id where a.date = ? and a.asn = ?`;
+// The raw statements read exactly the columns the GraphQL answers carry, from where the service reads them: an
+// organization's id, name and rank from the copies in its ASN's row (migration 012).
+const RAW_W1 = `select a.asn, a.asn_name, a.rank, a.cone_asns, a.degree_total, a.org_id, a.org_name, a.org_rank
+  from asns a where a.date = ? and a.asn = ?`;
 // W2 and S2 read their page the way the service does: the page's keys from the sort index, then only those rows.
-const RAW_W2 = `select a.asn, a.asn_name, a.rank, a.cone_asns, o.org_id, o.org_name
+const RAW_W2 = `select a.asn, a.asn_name, a.rank, a.cone_asns, a.org_id, a.org_name
   from (select date, asn from asns where date = ? order by cone_asns desc, asn limit 100 offset ?) page
   join asns a on a.date = page.date and a.asn = page.asn
-  left join organizations o on o.date = a.date and o.org_id = a.org_id
   order by a.cone_asns desc, a.asn`;
 const RAW_W3 = `select l.relationship, l.number_paths, b.asn, b.asn_name, b.rank, b.cone_asns
   from asn_links l join asns b on b.date = l.date and b.asn = l.asn1
   where l.date = ? and l.asn0 = ? order by l.asn1 limit 500`;
-const RAW_S2 = `select a.asn, a.asn_name, a.rank, a.cone_asns, o.org_id, o.org_name
+const RAW_S2 = `select a.asn, a.asn_name, a.rank, a.cone_asns, a.org_id, a.org_name
   from (select date, asn from asns where date = ? and rank is not null order by rank, asn limit 100 offset ?) page
   join asns a on a.date = page.date and a.asn = page.asn
-  left join organizations o on o.date = a.date and o.org_id = a.org_id
   order by a.rank, a.asn`;
 const RAW_S3 = `select l.relationship, l.number_paths, b.asn, b.asn_name, b.rank, b.cone_asns
   from asn_links l join asns b on b.date = l.date and b.asn = l.asn1

@@ -100,6 +100,8 @@ export function placeholderAsn(date: string, asn: number): AsnRow {
     degree_transit: 0,
     degree_total: 0,
     search_text: '',
+    org_name: null,
+    org_rank: null,
   };
 }
 

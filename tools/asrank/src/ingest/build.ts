@@ -14,7 +14,7 @@ import {
   rankOrganizations,
   type ParsedPrefix,
 } from '@asrank/domain';
-import type { AsnLinksTable, AsnsTable, LocationsTable, OrganizationsTable, PrefixesTable } from '@asrank/db';
+import type { AsnLinksTable, AsnRecord, LocationsTable, OrganizationsTable, PrefixesTable } from '@asrank/db';
 import type { AsRelFile, AsRelLink } from '../parse/as-rel';
 import type { AsOrgFile } from '../parse/as-org';
 import type { PrefixEntry } from '../parse/pfx2as';
@@ -230,7 +230,7 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
   const ixps = new Set(counts?.dataset?.asnIxs ?? inputs.asRel?.ixps ?? []);
 
   // --- ASN rows ------------------------------------------------------------------------------------------------
-  const asnRows = new Map<number, AsnsTable>();
+  const asnRows = new Map<number, AsnRecord>();
   for (const asn of [...allAsns].sort((a, b) => a - b)) {
     const orgRecord = asOrg?.asns.get(asn);
     const org = orgRecord?.orgId ? asOrg?.organizations.get(orgRecord.orgId) : undefined;

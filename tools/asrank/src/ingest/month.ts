@@ -2,7 +2,7 @@
 // buildMonth (or importJsonl), then written in one transaction by replaceMonth.
 import type {
   AsnLinksTable,
-  AsnsTable,
+  AsnRecord,
   CountriesTable,
   DatasetsTable,
   LinkLocationsTable,
@@ -15,7 +15,8 @@ import type {
 export interface MonthData {
   date: string;
   dataset: DatasetsTable;
-  asns: AsnsTable[];
+  /** Without the copies of their organizations' columns, which replaceMonth fills from `organizations`. */
+  asns: AsnRecord[];
   organizations: OrganizationsTable[];
   /** Both directions of every link (see AsnLinksTable). */
   asnLinks: AsnLinksTable[];

@@ -3,13 +3,16 @@
 // old month or the new one, never half; a crash or SIGKILL mid-load rolls back and leaves the previous data intact.
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import {
+  ASN_ORGANIZATION_COPY,
   fillMonthNameSearchStatements,
   MONTH_TABLES,
   ORGANIZATION_COLUMNS,
   runOnSqlite,
+  type AsnRecord,
   type Database,
   type DatabaseHandle,
   type MonthTable,
+  type OrganizationsTable,
 } from '@asrank/db';
 import type { CountryRow, MonthData, RowCounts } from './month';
 import type { Progress } from '../progress';
@@ -51,6 +54,30 @@ function coneSource(month: MonthData): TableSource {
     rows: function* () {
       for (const asn of owners) {
         for (const member of month.coneMembers.get(asn)!) yield [month.date, asn, member];
+      }
+    },
+  };
+}
+
+/**
+ * The month's ASN rows with their organizations' name and rank copied in (AsnsTable's org_name and org_rank): null
+ * where the ASN has no organization row that month, as the join the copies stand for would read.
+ */
+function asnSource(month: MonthData, columns: readonly (keyof AsnRecord & string)[]): TableSource {
+  const organizations = new Map(
+    month.organizations.map((organization) => [organization.org_id, organization]),
+  );
+  const copies = Object.entries(ASN_ORGANIZATION_COPY) as [string, keyof OrganizationsTable][];
+  return {
+    table: 'asns',
+    columns: [...columns, ...copies.map(([column]) => column)],
+    count: month.asns.length,
+    rows: function* () {
+      for (const row of month.asns) {
+        const organization = row.org_id === null ? undefined : organizations.get(row.org_id);
+        const cells = columns.map((column) => row[column] as Cell);
+        for (const [, copied] of copies) cells.push(organization ? (organization[copied] as Cell) : null);
+        yield cells;
       }
     },
   };
@@ -104,7 +131,7 @@ function sources(month: MonthData, countries: readonly CountryRow[]): TableSourc
         'number_links',
       ],
     ),
-    tableSource('asns', month.asns, [
+    asnSource(month, [
       'date',
       'asn',
       'asn_name',
