@@ -19,11 +19,15 @@ type SubFieldColumns<Column extends string> = Readonly<Record<string, readonly C
 
 /**
  * The columns each field of a record type reads, or for an object field of columns alone, each of its sub-fields'
- * columns; a field (or sub-field) that is not listed needs whole rows.
+ * columns; a field (or sub-field) that is not listed needs whole rows, unless its object lists OTHER_SUB_FIELDS: the
+ * columns any sub-field it does not list reads.
  */
 type FieldColumns<Column extends string> = Readonly<
   Record<string, readonly Column[] | SubFieldColumns<Column>>
 >;
+
+/** In an object field's SubFieldColumns, the columns of every sub-field not listed. */
+const OTHER_SUB_FIELDS = '*';
 
 const CONE_COLUMNS = {
   __typename: [],
@@ -59,7 +63,14 @@ export const ASN_FIELD_COLUMNS: FieldColumns<AsnColumn> = {
   longitude: ['longitude'],
   latitude: ['latitude'],
   country: ['country_iso'],
-  organization: ['org_id'],
+  // Its id, name and rank are the row's own copies (migration 012; Asn.organization answers from them); any other
+  // field of it reads the organization by its key.
+  organization: {
+    [OTHER_SUB_FIELDS]: ['org_id'],
+    orgId: ['org_id', 'org_name'],
+    orgName: ['org_id', 'org_name'],
+    rank: ['org_id', 'org_name', 'org_rank'],
+  },
   cone: CONE_COLUMNS,
   asnDegree: DEGREE_COLUMNS,
   announcing: {
@@ -131,7 +142,7 @@ function collect<Column extends string>(
   if (!selectionSet) return true;
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) {
-      const read = fieldColumns[selection.name.value];
+      const read = fieldColumns[selection.name.value] ?? fieldColumns[OTHER_SUB_FIELDS];
       if (!read) return false;
       if (isColumnList(read)) for (const column of read) columns.add(column);
       else if (!collect(read, selection.selectionSet, info, columns, visitedFragments)) return false;

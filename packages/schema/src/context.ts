@@ -23,11 +23,7 @@ import {
 import { PageBookmarks, waitedHopsFor, type PageBookmarksOptions } from './pageBookmarks';
 import { ListTotals } from './listTotals';
 import type { AsnColumn, OrganizationColumn } from './asnColumns';
-import {
-  joinsOrganization,
-  organizationColumnsAlongside,
-  withJoinedOrganizations,
-} from './joinedOrganization';
+import { organizationColumnsAlongside, withJoinedOrganizations } from './joinedOrganization';
 import { perHandle } from './perHandle';
 
 export type AsnRow = AsnsTable;
@@ -489,12 +485,11 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
         ? query.select(columns.map((column) => `a.${column}` as const))
         : query.selectAll('a');
       if (!organization) return rows;
-      const joined = joinsOrganization(organization)
-        ? rows.leftJoin('organizations as o', (join) =>
-            join.onRef('o.date', '=', 'a.date').onRef('o.org_id', '=', 'a.org_id'),
-          )
-        : rows;
-      return joined.select(organizationColumnsAlongside(organization, 'a')) as unknown as typeof rows;
+      return rows
+        .leftJoin('organizations as o', (join) =>
+          join.onRef('o.date', '=', 'a.date').onRef('o.org_id', '=', 'a.org_id'),
+        )
+        .select(organizationColumnsAlongside(organization)) as unknown as typeof rows;
     };
     return {
       shape: `asn|${columns?.join(',') ?? '*'}|${organization?.join(',') ?? ''}`,

@@ -2,7 +2,8 @@
 // reads) when the selection shows it. Through the organization loader, `asn(asn) { organization { orgId orgName rank } }` paid a second statement,
 // a loader batch and its promises: ~55 µs of a ~265 µs point lookup in-process, and a page of 100 ASNs with
 // `organization { orgId orgName }` ~700 µs of ~1.85 ms (docs/performance.md). When the selection reads only what the
-// ASN's row carries a copy of (its organization's name and rank, migration 012), there is no join at all: the
+// ASN's row carries a copy of (its organization's name and rank, migration 012), there is no join at all: the ASN's
+// columns include the copies (asnColumns.ts) and Asn.organization answers from them (organizationFromCopies). The
 // organization's B-tree descent was a third of the point lookup's SQLite time (forty-third round).
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { ASN_ORGANIZATION_COPY, type Database } from '@asrank/db';
@@ -53,27 +54,42 @@ const CARRIED_BY_ASN_ROW: ReadonlyMap<OrganizationColumn, AsnColumn> = new Map<O
   ],
 );
 
-/** Alias of the copied name in a row read without the join: null exactly when the ASN has no organization row. */
-const NAME_COPY_ALIAS = `${PREFIX}org_name`;
-
-/** Whether `columns` of the organization must be joined, not read from the ASN row's copies. */
-export function joinsOrganization(columns: readonly OrganizationColumn[]): boolean {
+/** Whether `columns` of the organization must be read from it, not from the ASN row's copies. */
+function joinsOrganization(columns: readonly OrganizationColumn[]): boolean {
   return !columns.every((column) => CARRIED_BY_ASN_ROW.has(column));
 }
 
 /**
- * `columns` of the organization, aliased apart from the ASN's own: from the organization joined as `o`, or from the
- * copies in the ASN's row (`asnTable`) when those answer them (joinsOrganization false).
+ * The organization columns an ASN lookup joins, from those its selection shows (selectedOrganizationColumnsAt):
+ * undefined when nothing is shown, whole rows are read, or the ASN row's copies answer them.
  */
-export function organizationColumnsAlongside(columns: readonly OrganizationColumn[], asnTable: string) {
-  if (joinsOrganization(columns))
-    return aliased(columns).map(([column, alias]) => sql.ref(`o.${column}`).as(alias));
-  const copies = aliased(columns).map(([column, alias]) =>
-    sql.ref(`${asnTable}.${CARRIED_BY_ASN_ROW.get(column)!}`).as(alias),
-  );
-  // The name's copy tells whether there is an organization at all, so it is read even when not shown.
-  if (!columns.includes('org_name')) copies.push(sql.ref(`${asnTable}.org_name`).as(NAME_COPY_ALIAS));
-  return copies;
+export function joinedOrganizationColumns(
+  columns: readonly OrganizationColumn[] | null | undefined,
+): readonly OrganizationColumn[] | undefined {
+  return columns && joinsOrganization(columns) ? columns : undefined;
+}
+
+/**
+ * The organization's `columns` from the copies in the ASN's row (null: it has none that month), or undefined when
+ * the row was read without the copies they need (asnColumns.ts reads them when the selection shows only the
+ * organization's id, name and rank). The name's copy is null exactly when the month has no such organization row,
+ * so it is read whatever the selection.
+ */
+export function organizationFromCopies(
+  row: AsnRow,
+  columns: readonly OrganizationColumn[],
+): OrganizationRow | null | undefined {
+  if (row.org_name === undefined || joinsOrganization(columns)) return undefined;
+  if (columns.includes('rank') && row.org_rank === undefined) return undefined;
+  if (row.org_name === null) return null;
+  const record: Partial<OrganizationRow> = { date: row.date, org_id: row.org_id!, org_name: row.org_name };
+  if (row.org_rank !== undefined) record.rank = row.org_rank;
+  return record as OrganizationRow;
+}
+
+/** `columns` of the organization joined as `o`, aliased apart from the ASN's own. */
+export function organizationColumnsAlongside(columns: readonly OrganizationColumn[]) {
+  return aliased(columns).map(([column, alias]) => sql.ref(`o.${column}`).as(alias));
 }
 
 /** Files each joined row's organization under JOINED_ORGANIZATION (the aliased columns stay, never read). */
@@ -82,11 +98,9 @@ export function withJoinedOrganizations(
   columns: readonly OrganizationColumn[],
 ): AsnRow[] {
   const pairs = aliased(columns);
-  // Joined, the organization's key is null when no row matched; copied, the name is (the load copies it from there).
-  const presence = joinsOrganization(columns) ? ORG_ID_ALIAS : NAME_COPY_ALIAS;
   for (const row of rows) {
     let record: Record<string, unknown> | null = null;
-    if (row[presence] != null) {
+    if (row[ORG_ID_ALIAS] != null) {
       record = { date: row.date };
       for (const [column, alias] of pairs) record[column] = row[alias];
     }
@@ -108,12 +122,10 @@ export function asnRowsWithOrganizationsQuery(
   columns: readonly AsnColumn[],
   organization: readonly OrganizationColumn[],
 ) {
-  const joined = joinsOrganization(organization)
-    ? rows.leftJoin('organizations as o', (join) =>
-        join.onRef('o.date', '=', 'asns.date').onRef('o.org_id', '=', 'asns.org_id'),
-      )
-    : rows;
-  return joined
+  return rows
+    .leftJoin('organizations as o', (join) =>
+      join.onRef('o.date', '=', 'asns.date').onRef('o.org_id', '=', 'asns.org_id'),
+    )
     .select(columns.map((column) => `asns.${column}` as const))
-    .select(organizationColumnsAlongside(organization, 'asns'));
+    .select(organizationColumnsAlongside(organization));
 }

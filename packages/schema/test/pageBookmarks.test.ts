@@ -208,7 +208,7 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
         }>('select statement, generic_plans, custom_plans from pg_prepared_statements');
         const pagePlans = prepared.rows
           .filter(
-            (row) => /"org__org_name"/.test(row.statement) && /order by "cone_asns" desc/.test(row.statement),
+            (row) => /"org_name"/.test(row.statement) && /order by "cone_asns" desc/.test(row.statement),
           )
           .map((row) => ({
             afterBookmark: /union all/.test(row.statement),

@@ -33,6 +33,8 @@ import {
 } from '../asnColumns';
 import {
   asnRowsWithOrganizationsQuery,
+  joinedOrganizationColumns,
+  organizationFromCopies,
   withJoinedOrganizations,
   JOINED_ORGANIZATION,
   type AsnRowWithOrganization,
@@ -146,6 +148,9 @@ AsnRef.implement({
           (joined.record === null || (columns !== null && coversColumns(joined.columns, columns)))
         )
           return joined.record;
+        // Or the copies of its id, name and rank in the ASN's row answer the selection.
+        const copied = columns === null ? undefined : organizationFromCopies(row, columns);
+        if (copied !== undefined) return copied;
         return row.org_id
           ? context.organizationLoader(columns).load({ date: row.date, id: row.org_id })
           : null;
@@ -277,7 +282,8 @@ builder.queryFields((t) => ({
       const asn = parseAsnArgument(args.asn, 'asn');
       // The organization's columns when the selection shows it (null: whole rows, or pruning is off, which tests
       // compare with the loader): read in the same statement.
-      const organization = selectedOrganizationColumnsAt(info, ['organization']) || undefined;
+      // Not when the ASN's own copies answer it (asnColumns.ts then reads them with the record).
+      const organization = joinedOrganizationColumns(selectedOrganizationColumnsAt(info, ['organization']));
       const columns = selectedAsnColumns(info);
       // On SQLite the month and the record are known at once: no promise on the way (context.asnNow).
       const month = monthNow(context, args.date);
@@ -314,7 +320,7 @@ builder.queryFields((t) => ({
       const columns = selectedAsnNodeColumns(info);
       // The organizations' columns when the nodes show them, read in the page's statement where listPage allows a join.
       const organization = columns
-        ? selectedOrganizationColumnsAt(info, ['edges', 'node', 'organization'])
+        ? joinedOrganizationColumns(selectedOrganizationColumnsAt(info, ['edges', 'node', 'organization']))
         : undefined;
       const keys = parseSort(args.sort, 'asns', { historic, argument: 'sort' });
       const asnFilter = parseAsnList(args.asns, 'asns');
