@@ -63,8 +63,8 @@ export const ASN_FIELD_COLUMNS: FieldColumns<AsnColumn> = {
   longitude: ['longitude'],
   latitude: ['latitude'],
   country: ['country_iso'],
-  // Its id, name and rank are the row's own copies (migration 012; Asn.organization answers from them); any other
-  // field of it reads the organization by its key.
+  // Its id, name and rank are the row's own copies (migration 012; Asn.organization answers from them), the name's
+  // always, since it tells whether the organization exists; any other field of it reads the organization by its key.
   organization: {
     [OTHER_SUB_FIELDS]: ['org_id'],
     orgId: ['org_id', 'org_name'],

@@ -43,20 +43,20 @@ function aliased(columns: readonly OrganizationColumn[]): AliasedColumns {
   return pairs;
 }
 
-/** The asns column holding each organization column an ASN row answers itself: its key, and the copies. */
-const CARRIED_BY_ASN_ROW: ReadonlyMap<OrganizationColumn, AsnColumn> = new Map<OrganizationColumn, AsnColumn>(
-  [
-    ['date', 'date'],
-    ['org_id', 'org_id'],
-    ...Object.entries(ASN_ORGANIZATION_COPY).map(
-      ([copy, column]) => [column, copy] as [OrganizationColumn, AsnColumn],
-    ),
-  ],
+/** The asns column copying each organization column an ASN row carries a copy of (migration 012). */
+const COPY_OF = new Map(
+  Object.entries(ASN_ORGANIZATION_COPY).map(([copy, column]) => [
+    column as OrganizationColumn,
+    copy as AsnColumn,
+  ]),
 );
 
-/** Whether `columns` of the organization must be read from it, not from the ASN row's copies. */
+/** The organization's key, which the ASN's row holds as its own (`date`, `org_id`). */
+const isKeyColumn = (column: OrganizationColumn) => column === 'date' || column === 'org_id';
+
+/** Whether `columns` of the organization must be read from it, not from the ASN row's key and copies. */
 function joinsOrganization(columns: readonly OrganizationColumn[]): boolean {
-  return !columns.every((column) => CARRIED_BY_ASN_ROW.has(column));
+  return !columns.every((column) => isKeyColumn(column) || COPY_OF.has(column));
 }
 
 /**
@@ -79,12 +79,15 @@ export function organizationFromCopies(
   row: AsnRow,
   columns: readonly OrganizationColumn[],
 ): OrganizationRow | null | undefined {
-  if (row.org_name === undefined || joinsOrganization(columns)) return undefined;
-  if (columns.includes('rank') && row.org_rank === undefined) return undefined;
-  if (row.org_name === null) return null;
-  const record: Partial<OrganizationRow> = { date: row.date, org_id: row.org_id!, org_name: row.org_name };
-  if (row.org_rank !== undefined) record.rank = row.org_rank;
-  return record as OrganizationRow;
+  if (row.org_name === undefined) return undefined;
+  const record: Record<string, unknown> = { date: row.date, org_id: row.org_id };
+  for (const column of columns) {
+    if (isKeyColumn(column)) continue;
+    const copy = COPY_OF.get(column);
+    if (copy === undefined || row[copy] === undefined) return undefined;
+    record[column] = row[copy];
+  }
+  return row.org_name === null ? null : (record as unknown as OrganizationRow);
 }
 
 /** `columns` of the organization joined as `o`, aliased apart from the ASN's own. */
