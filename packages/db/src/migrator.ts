@@ -13,6 +13,7 @@ import * as m009 from './migrations/009_postgres_byte_order_text';
 import * as m010 from './migrations/010_link_sort_indexes';
 import * as m011 from './migrations/011_asn_history_index';
 import * as m012 from './migrations/012_asn_organization_copy';
+import * as m013 from './migrations/013_list_order_covering';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '010_link_sort_indexes': m010,
   '011_asn_history_index': m011,
   '012_asn_organization_copy': m012,
+  '013_list_order_covering': m013,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

@@ -17,6 +17,7 @@ import {
 import { BYTE_ORDER_TEXT_COLUMNS } from '../src/migrations/009_postgres_byte_order_text';
 import { LINK_SORT_INDEXES } from '../src/migrations/010_link_sort_indexes';
 import { ASN_HISTORY_COLUMNS, ASN_HISTORY_INDEX } from '../src/migrations/011_asn_history_index';
+import { LIST_ORDER_CARRIED_COLUMNS, LIST_ORDER_INDEXES } from '../src/migrations/013_list_order_covering';
 import { migrator } from '../src/migrator';
 
 const PG_URL = process.env.DATABASE_URL_PG;
@@ -111,6 +112,7 @@ describe('migrations on a real SQLite file', () => {
         '010_link_sort_indexes',
         '011_asn_history_index',
         '012_asn_organization_copy',
+        '013_list_order_covering',
       ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);
@@ -169,7 +171,13 @@ describe('migrations on a real SQLite file', () => {
             desc: number;
             key: number;
           }[];
-          expect(info.filter((c) => c.key === 1).map((c) => [c.name, c.desc])).toEqual([
+          // Its key leads; 013 has the customer cone's index carry more columns after it.
+          expect(
+            info
+              .filter((c) => c.key === 1)
+              .map((c) => [c.name, c.desc])
+              .slice(0, 3),
+          ).toEqual([
             ['date', 0],
             [column, 1],
             [key, 0],
@@ -237,6 +245,57 @@ describe('migrations on a real SQLite file', () => {
     const handle = openDatabase(path.join(dir, 'copies.db'));
     try {
       await expectOrganizationCopiesFilled(handle);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("makes the rank and customer-cone orders' indexes carry a ranking table's columns, and pages read them alone", async () => {
+    const handle = openDatabase(path.join(dir, 'list-orders.db'));
+    try {
+      // A store at the previous migration, with records, is upgraded in place.
+      const { error } = await migrator(handle.db, handle.dialect).migrateTo('012_asn_organization_copy');
+      expect(error).toBeUndefined();
+      const sqlite = handle.sqlite!;
+      const insert = sqlite.prepare(
+        `insert into asns (date, asn, asn_name, org_id, org_name, country_iso, rank, cone_asns)
+         values (?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      for (let asn = 1; asn <= 40; asn += 1)
+        insert.run('2024-01-01', asn, `AS${asn}`, `O${asn % 3}`, `Org ${asn % 3}`, 'NZ', asn, 41 - asn);
+      await migrateToLatest(handle.db, handle.dialect);
+      for (const index of LIST_ORDER_INDEXES) {
+        const columns = (
+          sqlite.prepare(`pragma index_xinfo('${index.name}')`).all() as {
+            name: string;
+            desc: number;
+            key: number;
+          }[]
+        )
+          .filter((column) => column.key === 1)
+          .map((column) => (column.desc ? `${column.name} desc` : column.name));
+        expect(columns).toEqual([...index.keys, index.carried, ...LIST_ORDER_CARRIED_COLUMNS]);
+      }
+      // A page of either order that shows only those columns reads the index, not the table.
+      const pages = {
+        asns_date_rank_asn: `select asn, asn_name, org_id, org_name, rank, cone_asns from asns
+          where date = ? and rank is not null order by rank, asn limit 5 offset 3`,
+        asns_date_cone_asns_desc: `select asn, asn_name, org_id, org_name, rank, cone_asns from asns
+          where date = ? order by cone_asns desc, asn limit 5 offset 3`,
+      };
+      for (const [index, page] of Object.entries(pages)) {
+        const detail = (
+          sqlite.prepare(`explain query plan ${page}`).all('2024-01-01') as { detail: string }[]
+        )
+          .map((row) => row.detail)
+          .join('; ');
+        expect(detail).toMatch(
+          new RegExp(`^SEARCH asns USING COVERING INDEX ${index} \\(date=\\?( AND rank>\\?)?\\)$`),
+        );
+        expect((sqlite.prepare(page).all('2024-01-01') as { asn: number }[]).map((row) => row.asn)).toEqual([
+          4, 5, 6, 7, 8,
+        ]);
+      }
     } finally {
       await handle.close();
     }
@@ -331,6 +390,12 @@ describe('migrations on a real SQLite file', () => {
       new RegExp(`\\(asn, date\\) INCLUDE \\(${ASN_HISTORY_COLUMNS.join(', ')}\\)`),
     );
     expect(asnDefinitions.has('asns_asn_date')).toBe(false);
+    for (const index of LIST_ORDER_INDEXES)
+      expect(asnDefinitions.get(index.name)).toMatch(
+        new RegExp(
+          `\\(${index.keys.map((key) => key.replace(' desc', ' DESC')).join(', ')}\\) INCLUDE \\(${[index.carried, ...LIST_ORDER_CARRIED_COLUMNS].join(', ')}\\)`,
+        ),
+      );
   });
 
   it("copies each ASN's organization name and rank of the month, byte-ordered as the original", async () => {
