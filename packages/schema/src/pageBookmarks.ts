@@ -393,11 +393,30 @@ export function keyPageAfter(
   limit: PageBound,
   skip: PageBound,
 ): Expression<unknown> {
-  const columns = [
-    sql.ref('date').as('date'),
-    ...range.keyColumns.map((column) => sql.ref(column).as(column)),
-  ];
-  if (range.term) columns.push(sql.ref(range.term.column).as(range.term.column));
+  return range.db
+    .selectFrom(pageAfter(range, from, limit, skip).as('page'))
+    .select([
+      sql.ref('page.date').as('date'),
+      ...range.keyColumns.map((column) => sql.ref(`page.${column}`).as(column)),
+    ]);
+}
+
+/**
+ * One page of the range after `from`, in the range's order: its (date, key columns, sort column) and the `carried`
+ * columns. keyPageAfter reads the page's keys of it; a page whose columns the order's index carries reads its rows.
+ */
+export function pageAfter(
+  range: Omit<SeekRange, 'bookmarks' | 'step' | 'scope'>,
+  from: Bookmark,
+  limit: PageBound,
+  skip: PageBound,
+  carried: readonly string[] = [],
+) {
+  const names = new Set(['date', ...range.keyColumns]);
+  if (range.term) names.add(range.term.column);
+  for (const column of carried) names.add(column);
+  // Plain column names, not aliases: the result's columns are named as the table's.
+  const columns = [...names] as never[];
   // The parts are consecutive stretches of the order, each read in index order. SQLite merges them as they come
   // (MERGE UNION ALL) and stops at the page's end. PostgreSQL appended and sorted both stretches whole, so there
   // each part is first cut to the page's reach by its own LIMIT (Merge Append of index scans); SQLite would sort each
@@ -411,17 +430,11 @@ export function keyPageAfter(
       .selectFrom(ordered.orderBy(orderOf(range)).limit(reach).as(`part${partIndex}`))
       .selectAll() as unknown as typeof ordered;
   });
-  const page = rest
+  return rest
     .reduce((compound, part) => compound.unionAll(part), first!)
     .orderBy(orderOf(range))
     .limit(limit)
     .offset(skip);
-  return range.db
-    .selectFrom(page.as('page'))
-    .select([
-      sql.ref('page.date').as('date'),
-      ...range.keyColumns.map((column) => sql.ref(`page.${column}`).as(column)),
-    ]);
 }
 
 /**

@@ -342,6 +342,30 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
     },
   );
 
+  // Pages read from their order's index alone (migration 013) against whole rows read by key: shallow pages, pages
+  // after a bookmark, and the default order's end, where its unranked ASNs follow the ranked ones.
+  it.each([
+    ['by customer cone', 'sort: "-cone.numberAsns"'],
+    ['in the default order', 'sort: "rank"'],
+  ])(
+    'answers pages %s from the index that carries their columns exactly as from whole rows',
+    async (_label, sort) => {
+      const counted = await run('{ asns(first: 1) { totalCount } }', true);
+      const total = (counted.data as { asns: { totalCount: number } }).asns.totalCount;
+      expect(total).toBeGreaterThan(300);
+      const unranked = await run('{ asns(first: 1, seen: false) { totalCount } }', true);
+      expect((unranked.data as { asns: { totalCount: number } }).asns.totalCount).toBeGreaterThan(0);
+      for (const offset of [0, 7, 130, 300, total - 15]) {
+        const source = `{ asns(first: 25, offset: ${offset}, ${sort}) { edges { node { asn date asnName rank cone { numberAsns } organization { orgId orgName rank } country { iso } } } } }`;
+        const pruned = await run(source, true);
+        expect(pruned.errors).toBeUndefined();
+        const edges = (pruned.data as { asns: { edges: unknown[] } }).asns.edges;
+        expect(edges).toHaveLength(Math.min(25, total - offset));
+        expect(pruned).toEqual(await run(source, false));
+      }
+    },
+  );
+
   it('reads the organizations of a filtered page from its copies, or through the loader only the selected columns', async () => {
     const source = (organization: string) =>
       `{ asns(first: 30, name: "a", sort: "asnName") { edges { node { asn organization { ${organization} } } } } }`;

@@ -57,14 +57,15 @@ describe('one month’s ASN records on sqlite', () => {
       'query ($asn: String!) { asn(asn: $asn) { asn asnName rank organization { orgId orgName } cone { numberAsns } } }',
       (busiest: string[]) => ({ asn: busiest[0] }),
     ],
+    // Pages that show a column their order's index does not carry (migration 013): degrees.
     [
       'the rows of a sorted deep page',
-      'query { asns(first: 20, offset: 300, sort: "-cone.numberAsns") { edges { node { asn asnName rank organization { orgName } } } } }',
+      'query { asns(first: 20, offset: 300, sort: "-cone.numberAsns") { edges { node { asn asnName rank asnDegree { total } } } } }',
       () => ({}),
     ],
     [
       'the rows of a deep page in the default order',
-      'query { asns(first: 20, offset: 300, sort: "rank") { edges { node { asn asnName rank organization { orgName } } } } }',
+      'query { asns(first: 20, offset: 300, sort: "rank") { edges { node { asn asnName rank asnDegree { total } } } } }',
       () => ({}),
     ],
     [
@@ -88,6 +89,23 @@ describe('one month’s ASN records on sqlite', () => {
     expect(plans.length).toBeGreaterThan(0);
     expect(plans.join('\n')).toMatch(/SEARCH \w+ USING PRIMARY KEY \(date=\? AND asn=\?\)/);
     for (const plan of plans) expect(plan).not.toContain(`${HISTORY_INDEX} (asn=? AND date=?)`);
+  });
+
+  // The two orders whose indexes carry a ranking table's columns (migration 013): a page showing only those reads
+  // them from that index, after its bookmark when deep, and never looks a row up by key.
+  it.each([
+    ['a sorted page', 'sort: "-cone.numberAsns"', 'asns_date_cone_asns_desc'],
+    ['a page in the default order', 'sort: "rank"', 'asns_date_rank_asn'],
+  ])('reads %s that shows only what its index carries from that index alone', async (_label, sort, index) => {
+    for (const offset of [0, 300]) {
+      const plans = await plansOf(
+        `query { asns(first: 20, offset: ${offset}, ${sort}) { edges { node { asn asnName rank cone { numberAsns } organization { orgId orgName rank } country { iso } } } } }`,
+        {},
+      );
+      expect(plans.length).toBeGreaterThan(0);
+      expect(plans.join('\n')).toContain(`USING COVERING INDEX ${index} (date=?`);
+      for (const plan of plans) expect(plan).not.toContain('PRIMARY KEY');
+    }
   });
 
   it('still reads an AS’s history as one range of the history index per ASN', async () => {

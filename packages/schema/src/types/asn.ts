@@ -1,6 +1,6 @@
 // Asn: one ASN in one month, with its root fields `asn` and `asns`.
 import type { RawBuilder, SelectQueryBuilder } from 'kysely';
-import type { Database } from '@asrank/db';
+import { LIST_ORDER_CARRIED_COLUMNS, type Database } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext } from '../context';
@@ -74,6 +74,35 @@ export const ASN_HISTORIC_ORDER = {
   defaults: [{ key: 'date', direction: 'asc' }, ...ASN_ORDER.defaults],
   unique: [{ key: 'date', direction: 'asc' }, ...ASN_ORDER.unique],
 } satisfies { defaults: SortKey[]; unique: SortKey[] };
+
+/** What the list orders' indexes carry (migration 013): their keys, each other's value and the ranking table's columns. */
+const ORDER_INDEX_COLUMNS: ReadonlySet<string> = new Set([
+  'date',
+  'asn',
+  'rank',
+  'cone_asns',
+  ...LIST_ORDER_CARRIED_COLUMNS,
+]);
+
+/**
+ * `columns`, when a month's page in the order of `keys` can be read from that order's index alone: the default order
+ * (rank; its ranked and unranked ranges both lie in the rank index) or by customer cone, descending, and every column
+ * within what those indexes carry. Undefined otherwise (the page's keys, then its rows).
+ */
+function orderIndexCarries(
+  keys: readonly SortKey[],
+  columns: readonly AsnColumn[],
+): readonly string[] | undefined {
+  const last = keys.at(-1);
+  const ordered = last?.key === 'asn' && last.direction === 'asc' ? keys.slice(0, -1) : keys;
+  const [first] = ordered;
+  const indexed =
+    ordered.length === 0 ||
+    (ordered.length === 1 &&
+      ((first!.key === 'rank' && first!.direction === 'asc') ||
+        (first!.key === 'cone.numberAsns' && first!.direction === 'desc')));
+  return indexed && columns.every((column) => ORDER_INDEX_COLUMNS.has(column)) ? columns : undefined;
+}
 
 /** A link may end at an ASN without a record of its own; it is still shown, with only its number and month. */
 export function placeholderAsn(date: string, asn: number): AsnRow {
@@ -378,6 +407,7 @@ builder.queryFields((t) => ({
         db: context.db,
         dialect: context.dialect,
         table: 'asns',
+        indexCarries: columns && !organization && !historic ? orderIndexCarries(keys, columns) : undefined,
         key: 'asn',
         query,
         selectRows: (rows, qualified) =>
