@@ -112,6 +112,54 @@ describe.each(STORE_KINDS)('list totals on %s', (kind) => {
       }
   });
 
+  it('counts the ranked records of a month once per data version, for the pages of the default order past them', async () => {
+    const facts = createStoreFacts(store.handle);
+    const date = store.dates.at(-1)!;
+    for (const [list, table, key, field] of [
+      ['asns', 'asns', 'asn', 'asn'],
+      ['organizations', 'organizations', 'org_id', 'orgId'],
+    ] as const) {
+      const inMonth = () => store.handle.db.selectFrom(table).where('date', '=', date);
+      const ranked = Number(
+        (
+          await inMonth()
+            .where('rank', 'is not', null)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+      // The unranked records follow the ranked ones in key order: the page one past the last ranked one.
+      const unranked = (
+        await inMonth().where('rank', 'is', null).select(key).orderBy(key).limit(2).offset(1).execute()
+      ).map((row) => String((row as Record<string, unknown>)[key]));
+      expect(unranked).toHaveLength(2);
+      const pageOf = async () => {
+        const counter = new CountStatements();
+        const counted: DatabaseHandle = {
+          ...store.handle,
+          db: store.handle.db.withPlugin(counter),
+          postgres: undefined,
+          postgresPipelined: undefined,
+        };
+        const result = await graphql({
+          schema,
+          source: `{ ${list}(first: 2, offset: ${ranked + 1}) { edges { node { ${field} } } } }`,
+          contextValue: createContext(counted, { facts }),
+        });
+        expect(result.errors).toBeUndefined();
+        const edges = (result.data as Record<string, { edges: { node: Record<string, string> }[] }>)[list]!
+          .edges;
+        return { keys: edges.map((edge) => edge.node[field]), counted: counter.counts };
+      };
+      const first = await pageOf();
+      const again = await pageOf();
+      expect([list, first.keys, again.keys]).toEqual([list, unranked, unranked]);
+      // The first also finds the ranked range's bookmarks (statements that count keys as they hop).
+      expect(first.counted).toBeGreaterThan(0);
+      expect([list, again.counted]).toEqual([list, 0]);
+    }
+  });
+
   it('counts key lists, one ASN, several months and very long names on every request', async () => {
     const facts = createStoreFacts(store.handle);
     const [firstMonth, lastMonth] = [store.dates[0]!, store.dates.at(-1)!];

@@ -408,6 +408,10 @@ builder.queryFields((t) => ({
         dialect: context.dialect,
         table: 'asns',
         indexCarries: columns && !organization && !historic ? orderIndexCarries(keys, columns) : undefined,
+        rankedTotal:
+          totalScope === null
+            ? undefined
+            : (ranked) => listTotal(context, ranked, `${totalScope}\u0000ranked`),
         key: 'asn',
         query,
         selectRows: (rows, qualified) =>

@@ -197,10 +197,18 @@ builder.queryFields((t) => ({
           query = query.where(condition);
       if (args.seen != null) query = query.where('seen', '=', args.seen ? 1 : 0);
       const filtered = args.name != null || args.seen != null;
+      const totalScope = monthListScope('organizations', months, {
+        seen: args.seen,
+        name: args.name?.toLowerCase(),
+      });
       const nodes = await listPage({
         db: context.db,
         dialect: context.dialect,
         table: 'organizations',
+        rankedTotal:
+          totalScope === null
+            ? undefined
+            : (ranked) => listTotal(context, ranked, `${totalScope}\u0000ranked`),
         key: 'org_id',
         query,
         selectRows: (rows) => rows.selectAll(),
@@ -224,10 +232,6 @@ builder.queryFields((t) => ({
                 run: context.compiled,
               }
             : undefined,
-      });
-      const totalScope = monthListScope('organizations', months, {
-        seen: args.seen,
-        name: args.name?.toLowerCase(),
       });
       return { nodes, totalCount: () => listTotal(context, query, totalScope), ...page };
     },
