@@ -43,12 +43,8 @@ describe.each(STORE_KINDS)('list totals on %s', (kind) => {
   }, LOAD_TIMEOUT_MS);
   afterAll(() => store?.close());
 
-  /** totalCount of `list(args)` and the number of count statements the request ran. */
-  async function totalOf(
-    facts: StoreFacts,
-    list: string,
-    args: string,
-  ): Promise<{ total: number; counted: number }> {
+  /** The data of `source` and the number of count statements the request ran. */
+  async function countedRun(facts: StoreFacts, source: string): Promise<{ data: unknown; counted: number }> {
     const counter = new CountStatements();
     // Without the pg pool and pipelined connection every statement runs through Kysely, where the counter sees it.
     const counted: DatabaseHandle = {
@@ -57,17 +53,26 @@ describe.each(STORE_KINDS)('list totals on %s', (kind) => {
       postgres: undefined,
       postgresPipelined: undefined,
     };
-    const result = await graphql({
-      schema,
-      source: `{ ${list}(first: 2${args}) { totalCount pageInfo { hasNextPage } } }`,
-      contextValue: createContext(counted, { facts }),
-    });
+    const result = await graphql({ schema, source, contextValue: createContext(counted, { facts }) });
     if (result.errors?.length) throw new Error(result.errors.map((error) => error.message).join('; '));
-    const connection = (
-      result.data as Record<string, { totalCount: number; pageInfo: { hasNextPage: boolean } }>
-    )[list]!;
+    return { data: result.data, counted: counter.counts };
+  }
+
+  /** totalCount of `list(args)` and the number of count statements the request ran. */
+  async function totalOf(
+    facts: StoreFacts,
+    list: string,
+    args: string,
+  ): Promise<{ total: number; counted: number }> {
+    const { data, counted } = await countedRun(
+      facts,
+      `{ ${list}(first: 2${args}) { totalCount pageInfo { hasNextPage } } }`,
+    );
+    const connection = (data as Record<string, { totalCount: number; pageInfo: { hasNextPage: boolean } }>)[
+      list
+    ]!;
     expect(connection.pageInfo.hasNextPage).toBe(connection.totalCount > 2);
-    return { total: connection.totalCount, counted: counter.counts };
+    return { total: connection.totalCount, counted };
   }
 
   /** Rows of a month, `seen` or not, or whose search text holds a name (the name filter's definition). */
@@ -134,22 +139,12 @@ describe.each(STORE_KINDS)('list totals on %s', (kind) => {
       ).map((row) => String((row as Record<string, unknown>)[key]));
       expect(unranked).toHaveLength(2);
       const pageOf = async () => {
-        const counter = new CountStatements();
-        const counted: DatabaseHandle = {
-          ...store.handle,
-          db: store.handle.db.withPlugin(counter),
-          postgres: undefined,
-          postgresPipelined: undefined,
-        };
-        const result = await graphql({
-          schema,
-          source: `{ ${list}(first: 2, offset: ${ranked + 1}) { edges { node { ${field} } } } }`,
-          contextValue: createContext(counted, { facts }),
-        });
-        expect(result.errors).toBeUndefined();
-        const edges = (result.data as Record<string, { edges: { node: Record<string, string> }[] }>)[list]!
-          .edges;
-        return { keys: edges.map((edge) => edge.node[field]), counted: counter.counts };
+        const { data, counted } = await countedRun(
+          facts,
+          `{ ${list}(first: 2, offset: ${ranked + 1}) { edges { node { ${field} } } } }`,
+        );
+        const edges = (data as Record<string, { edges: { node: Record<string, string> }[] }>)[list]!.edges;
+        return { keys: edges.map((edge) => edge.node[field]), counted };
       };
       const first = await pageOf();
       const again = await pageOf();
