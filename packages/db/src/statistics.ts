@@ -20,10 +20,11 @@ export const SQLITE_ANALYSIS_LIMIT = 1000;
 
 /**
  * Gathers fresh planner statistics: SQLite `ANALYZE` with {@link SQLITE_ANALYSIS_LIMIT} (writes sqlite_stat1), and
- * PostgreSQL `VACUUM (ANALYZE)` of every table (sampled by the server). Without them SQLite assumes every `date = ?` matches
- * about ten rows and PostgreSQL plans a freshly loaded month as if its tables were empty. On SQLite, open connections
- * pick up the first statistics of a store (creating sqlite_stat1 changes the schema version) and any refresh that
- * comes with a schema change (a month-sized load recreates indexes); a later refresh alone is read when they reopen.
+ * PostgreSQL `VACUUM (ANALYZE)` of every table (sampled by the server). Without them SQLite assumes every `date = ?`
+ * matches about ten rows and PostgreSQL plans a freshly loaded month as if its tables were empty. On SQLite, open
+ * connections pick up the first statistics of a store (creating sqlite_stat1 changes the schema version) and any
+ * refresh that comes with a schema change (a month-sized load recreates indexes); a later refresh alone is read when
+ * they reopen.
  */
 export async function refreshStatistics(handle: DatabaseHandle): Promise<void> {
   if (handle.dialect === 'sqlite') {

@@ -257,7 +257,8 @@ async function rowsOfKeyPage<TB extends ListTable, Row>(
   const pageLimit = compiled ? compiledLimit(spec.dialect, limit, limitPlaceholder) : null;
   if (compiled && pageLimit) {
     const rows = await compiled.run<Record<string, unknown>>(
-      `list page|${spec.table}|${compiled.shape}|${form}|${start ? 'after a bookmark' : 'offset'}${carried ? '|from the index' : ''}${pageLimit.shape}`,
+      `list page|${spec.table}|${compiled.shape}|${form}|${start ? 'after a bookmark' : 'offset'}` +
+        `${carried ? '|from the index' : ''}${pageLimit.shape}`,
       spec.table,
       () => {
         const keys = keyRange(compiled.queryOver(month));

@@ -75,7 +75,7 @@ export const ASN_HISTORIC_ORDER = {
   unique: [{ key: 'date', direction: 'asc' }, ...ASN_ORDER.unique],
 } satisfies { defaults: SortKey[]; unique: SortKey[] };
 
-/** What the list orders' indexes carry (migration 013): their keys, each other's value and the ranking table's columns. */
+/** What the list orders' indexes carry (migration 013): their keys, each other's value, a ranking table's columns. */
 const ORDER_INDEX_COLUMNS: ReadonlySet<string> = new Set([
   'date',
   'asn',
@@ -87,7 +87,8 @@ const ORDER_INDEX_COLUMNS: ReadonlySet<string> = new Set([
 /**
  * `columns`, when a month's page in the order of `keys` can be read from that order's index alone: the default order
  * (rank; its ranked and unranked ranges both lie in the rank index) or by customer cone, descending, and every column
- * within what those indexes carry. Undefined otherwise (the page's keys, then its rows).
+ * within what those indexes carry. (`sort: "asn"` alone counts too: that order is the table's own key, whose rows
+ * carry every column.) Undefined otherwise (the page's keys, then its rows).
  */
 function orderIndexCarries(
   keys: readonly SortKey[],
