@@ -7,4 +7,4 @@ export * from './sqlite-dialect';
 export * from './name-search';
 export * from './row-objects';
 export * from './pipelined-postgres';
-export { LIST_ORDER_CARRIED_COLUMNS } from './migrations/013_list_order_covering';
+export { LIST_ORDER_CARRIED_COLUMNS, LIST_ORDER_INDEXES } from './migrations/013_list_order_covering';

@@ -60,6 +60,17 @@ export async function listTotal(
   return countRows(query);
 }
 
+/**
+ * The count of a month's ranked records (`ranked`: the list's query narrowed to them) kept among the totals under
+ * `scope` (monthListScope), for listPage's `rankedTotal`; undefined when the list's total is not kept either.
+ */
+export function rankedListTotal(
+  context: Pick<AsrankContext, 'listTotals' | 'dataVersion'>,
+  scope: string | null,
+): ((ranked: CountableQuery) => Promise<number>) | undefined {
+  return scope === null ? undefined : (ranked) => listTotal(context, ranked, `${scope}\u0000ranked`);
+}
+
 /** The number of rows `query` selects, counted by the database. */
 export async function countRows(query: CountableQuery): Promise<number> {
   const row = await query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst();

@@ -1,11 +1,11 @@
 // Asn: one ASN in one month, with its root fields `asn` and `asns`.
 import type { RawBuilder, SelectQueryBuilder } from 'kysely';
-import { LIST_ORDER_CARRIED_COLUMNS, type Database } from '@asrank/db';
+import { LIST_ORDER_CARRIED_COLUMNS, LIST_ORDER_INDEXES, type Database } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext } from '../context';
 import { intervalOf, loadInMonth, monthNow, monthsIn, pageOf, parseAsnArgument, parseAsnList } from '../args';
-import { listTotal, monthListScope } from '../listTotals';
+import { listTotal, monthListScope, rankedListTotal } from '../listTotals';
 import {
   boundDateIn,
   boundList,
@@ -75,20 +75,27 @@ export const ASN_HISTORIC_ORDER = {
   unique: [{ key: 'date', direction: 'asc' }, ...ASN_ORDER.unique],
 } satisfies { defaults: SortKey[]; unique: SortKey[] };
 
-/** What the list orders' indexes carry (migration 013): their keys, each other's value, a ranking table's columns. */
-const ORDER_INDEX_COLUMNS: ReadonlySet<string> = new Set([
-  'date',
-  'asn',
-  'rank',
-  'cone_asns',
-  ...LIST_ORDER_CARRIED_COLUMNS,
-]);
+/**
+ * The columns each list order's index carries (migration 013), by its sort term as the index names it (`rank`,
+ * `cone_asns desc`): its keys, the other order's value and a ranking table's columns.
+ */
+const ORDER_INDEX_COLUMNS = new Map<string, ReadonlySet<string>>(
+  LIST_ORDER_INDEXES.map((index) => [
+    index.keys[1],
+    new Set<string>([
+      ...index.keys.map((key) => key.split(' ')[0]!),
+      index.carried,
+      ...LIST_ORDER_CARRIED_COLUMNS,
+    ]),
+  ]),
+);
 
 /**
  * `columns`, when a month's page in the order of `keys` can be read from that order's index alone: the default order
- * (rank; its ranked and unranked ranges both lie in the rank index) or by customer cone, descending, and every column
- * within what those indexes carry. (`sort: "asn"` alone counts too: that order is the table's own key, whose rows
- * carry every column.) Undefined otherwise (the page's keys, then its rows).
+ * (rank; its ranked and unranked ranges both lie in the rank index) or an order migration 013 gave such an index (by
+ * customer cone, descending), and every column within what that index carries. (`sort: "asn"` alone counts as the
+ * default order here: that order is the table's own key, whose rows carry every column.) Undefined otherwise (the
+ * page's keys, then its rows).
  */
 function orderIndexCarries(
   keys: readonly SortKey[],
@@ -96,13 +103,11 @@ function orderIndexCarries(
 ): readonly string[] | undefined {
   const last = keys.at(-1);
   const ordered = last?.key === 'asn' && last.direction === 'asc' ? keys.slice(0, -1) : keys;
-  const [first] = ordered;
-  const indexed =
-    ordered.length === 0 ||
-    (ordered.length === 1 &&
-      ((first!.key === 'rank' && first!.direction === 'asc') ||
-        (first!.key === 'cone.numberAsns' && first!.direction === 'desc')));
-  return indexed && columns.every((column) => ORDER_INDEX_COLUMNS.has(column)) ? columns : undefined;
+  const [first, ...more] = ordered.length > 0 ? ordered : ASN_ORDER.defaults;
+  if (!first || more.length > 0) return undefined;
+  const term = `${ASN_SORT_COLUMNS[first.key]?.column}${first.direction === 'desc' ? ' desc' : ''}`;
+  const carried = ORDER_INDEX_COLUMNS.get(term);
+  return carried && columns.every((column) => carried.has(column)) ? columns : undefined;
 }
 
 /** A link may end at an ASN without a record of its own; it is still shown, with only its number and month. */
@@ -409,10 +414,7 @@ builder.queryFields((t) => ({
         dialect: context.dialect,
         table: 'asns',
         indexCarries: columns && !organization && !historic ? orderIndexCarries(keys, columns) : undefined,
-        rankedTotal:
-          totalScope === null
-            ? undefined
-            : (ranked) => listTotal(context, ranked, `${totalScope}\u0000ranked`),
+        rankedTotal: rankedListTotal(context, totalScope),
         key: 'asn',
         query,
         selectRows: (rows, qualified) =>

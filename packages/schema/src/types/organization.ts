@@ -3,7 +3,7 @@ import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
 import { intervalOf, loadInMonth, monthNow, monthsIn, pageOf } from '../args';
-import { listTotal, monthListScope } from '../listTotals';
+import { listTotal, monthListScope, rankedListTotal } from '../listTotals';
 import { boundDateIn, byPrimaryKey, dateIn, inValues, orderByList, type SortColumn } from '../sql';
 import { listPage, monthBookmarks } from '../listPage';
 import { nestedPage } from '../nestedPages';
@@ -205,10 +205,7 @@ builder.queryFields((t) => ({
         db: context.db,
         dialect: context.dialect,
         table: 'organizations',
-        rankedTotal:
-          totalScope === null
-            ? undefined
-            : (ranked) => listTotal(context, ranked, `${totalScope}\u0000ranked`),
+        rankedTotal: rankedListTotal(context, totalScope),
         key: 'org_id',
         query,
         selectRows: (rows) => rows.selectAll(),
