@@ -193,15 +193,23 @@ function keyAfter(range: Pick<SeekRange, 'keyColumns'>, from: readonly unknown[]
 
 /** The range's records after `from` in the order, as queries whose results follow one another. */
 function rangesAfter(
-  range: Pick<SeekRange, 'range' | 'keyColumns' | 'term'>,
+  range: Pick<SeekRange, 'range' | 'keyColumns' | 'term' | 'dialect'>,
   from: Bookmark | null,
 ): RangeQuery[] {
   if (!from) return [range.range];
   if (!range.term) return [range.range.where(keyAfter(range, from.key))];
   const column = sql.ref(range.term.column);
   const after = range.term.direction === 'desc' ? sql`<` : sql`>`;
+  // PostgreSQL drops a column compared with `=` from the order its subquery's rows come in, so the Merge Append over
+  // the parts sorted the tie's rows again (up to 355 of them, a third of a page's time on the server); compared as a
+  // closed range, the column stays in the order and the index scan feeds the merge as it is (docs/performance.md,
+  // forty-sixth round).
+  const tie =
+    range.dialect === 'postgres'
+      ? sql<boolean>`${column} >= ${from.value} and ${column} <= ${from.value}`
+      : sql<boolean>`${column} = ${from.value}`;
   return [
-    range.range.where(sql<boolean>`${column} = ${from.value}`).where(keyAfter(range, from.key)),
+    range.range.where(tie).where(keyAfter(range, from.key)),
     range.range.where(sql<boolean>`${column} ${after} ${from.value}`),
   ];
 }

@@ -221,6 +221,27 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
           { afterBookmark: false, limit: true, generic: 3, custom: 0 },
           { afterBookmark: true, limit: true, generic: 3, custom: 0 },
         ]);
+        // The deep page merges its two index ranges as they come: the tie's range keeps the sort column in its order
+        // (compared as a closed range, not with `=`), so no Sort of its rows sits under the Merge Append.
+        const deepPage = prepared.rows.find(
+          (row) => /"org_name"/.test(row.statement) && /union all/.test(row.statement),
+        )!.statement;
+        const parameters = new Set(deepPage.match(/\$\d+/g)).size;
+        const client = await handle.postgres!.connect();
+        try {
+          await client.query('set plan_cache_mode = force_generic_plan');
+          await client.query(`prepare deep_page as ${deepPage.replace(/^prepare [^ ]+ as /i, '')}`);
+          const nulls = Array.from({ length: parameters }, () => 'null').join(', ');
+          const { rows: plans } = await client.query<{ 'QUERY PLAN': unknown }>(
+            `explain (format json) execute deep_page(${nulls})`,
+          );
+          const nodeTypes = JSON.stringify(plans[0]!['QUERY PLAN']).match(/"Node Type":"[^"]+"/g);
+          expect(nodeTypes).toContain('"Node Type":"Merge Append"');
+          expect(nodeTypes).not.toContain('"Node Type":"Sort"');
+          await client.query('deallocate deep_page');
+        } finally {
+          client.release();
+        }
         // Kysely's own statements keep PostgreSQL's default: planned for their values.
         const { rows: modes } = await sql<{
           mode: string;
