@@ -20,7 +20,7 @@ import {
   type PreparedHandle,
   type StatementObserver,
 } from './compiledLookups';
-import { PageBookmarks, waitedHopsFor, type PageBookmarksOptions } from './pageBookmarks';
+import { bookmarkStepFor, PageBookmarks, waitedHopsFor, type PageBookmarksOptions } from './pageBookmarks';
 import { ListTotals } from './listTotals';
 import type { AsnColumn, OrganizationColumn } from './asnColumns';
 import { organizationColumnsAlongside, withJoinedOrganizations } from './joinedOrganization';
@@ -326,7 +326,11 @@ export function createStoreFacts(
     };
   });
   return {
-    pageBookmarks: new PageBookmarks({ waitedHops: waitedHopsFor(handle.dialect), ...bookmarkOptions }),
+    pageBookmarks: new PageBookmarks({
+      step: bookmarkStepFor(handle.dialect),
+      waitedHops: waitedHopsFor(handle.dialect),
+      ...bookmarkOptions,
+    }),
     listTotals: new ListTotals(),
     dataVersion:
       readDataVersion ??

@@ -29,11 +29,21 @@ import { toCount, type Database, type DialectName } from '@asrank/db';
 /** Keys between two bookmarks of an `asns` or `organizations` order: a deep page skips fewer than this many keys. */
 export const DEFAULT_BOOKMARK_STEP = 256;
 /**
+ * The same step on SQLite. Since a page of the two list orders reads its rows from the order's index (migration 013),
+ * the keys it skips after its bookmark (128 on average at 256) are a fair part of its cost on the service's thread:
+ * at 64, W2 answered 4,945 / 4,930 req/s against 4,499 / 4,692, its CPU 204 µs a request against 214-224. A walk to
+ * a deep page hops four times as often but skips the same keys in all, and its first page cost what it did. On
+ * PostgreSQL a hop is a round trip and the server skips keys cheaply: W2 read the same at both steps, so it keeps 256
+ * (docs/performance.md, forty-sixth round). An order holds ~1,250 bookmarks of a full month at 64.
+ */
+export const SQLITE_BOOKMARK_STEP = 64;
+/**
  * Keys between two bookmarks of a month's links. Finding a bookmark costs a statement, skipping a key a few tens of
  * nanoseconds: a deep link page reads 100-1,000 full rows, so at 1,024 it costs what it did at 256 (1.3 ms in process
  * up to offset 400,000 of the real month), and finding the bookmarks up to offset 200,000 takes a quarter of the
  * statements (SQLite 42 -> 14 ms, PostgreSQL 590 -> 170 ms). The `asns` page of the W2 workload (~1 ms) lost 7% of
- * its throughput at 1,024, so the lists keep 256 (docs/performance.md, thirteenth round).
+ * its throughput at 1,024, so the lists keep 256, 64 on SQLite (docs/performance.md, thirteenth and forty-sixth
+ * rounds).
  */
 export const DEFAULT_LINK_BOOKMARK_STEP = 1024;
 /** Orders (month x range x sort) remembered; each holds one bookmark per step records (~300-500 for a full month). */
@@ -50,6 +60,11 @@ export const DEFAULT_WAITED_HOPS = 4;
  */
 export function waitedHopsFor(dialect: DialectName): number {
   return dialect === 'sqlite' ? Number.MAX_SAFE_INTEGER : DEFAULT_WAITED_HOPS;
+}
+
+/** The bookmark step of the `asns` and `organizations` orders on a dialect (SQLITE_BOOKMARK_STEP says why). */
+export function bookmarkStepFor(dialect: DialectName): number {
+  return dialect === 'sqlite' ? SQLITE_BOOKMARK_STEP : DEFAULT_BOOKMARK_STEP;
 }
 
 /** The sort column of an order (a non-null, non-text column), then the record key ascending; null: the key alone. */

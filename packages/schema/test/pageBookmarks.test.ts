@@ -296,6 +296,19 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
     expect(await page(facts, 'asnDegree.total', 4, far)).toEqual(expected.slice(far, far + 4));
   });
 
+  it('keeps a bookmark every 64 keys of an order on SQLite and every 256 on PostgreSQL', async () => {
+    const facts = createStoreFacts(store.handle);
+    const rows = await storedRows();
+    const deep = rows.length - 4;
+    const step = kind === 'sqlite' ? 64 : 256;
+    expect(deep).toBeGreaterThan(step);
+    const expected = [...rows].sort(ORDERS[2]!.compare).map((row) => row.asn);
+    expect(await page(facts, '-cone.numberAsns', 4, deep)).toEqual(expected.slice(deep, deep + 4));
+    await facts.pageBookmarks.settled();
+    expect(facts.pageBookmarks.step).toBe(step);
+    expect(facts.pageBookmarks.count()).toBe(Math.floor(deep / step));
+  });
+
   it('reads a reloaded month from new bookmarks, not those of the data it replaced', async () => {
     const facts = createStoreFacts(store.handle, undefined, { step: STEP });
     const before = await storedRows();
