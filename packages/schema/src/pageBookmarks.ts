@@ -34,7 +34,7 @@ export const DEFAULT_BOOKMARK_STEP = 256;
  * at 64, W2 answered 4,945 / 4,930 req/s against 4,499 / 4,692, its CPU 204 µs a request against 214-224. A walk to
  * a deep page hops four times as often but skips the same keys in all, and its first page cost what it did. On
  * PostgreSQL a hop is a round trip and the server skips keys cheaply: W2 read the same at both steps, so it keeps 256
- * (docs/performance.md, forty-sixth round). An order holds ~1,250 bookmarks of a full month at 64.
+ * (docs/performance.md, forty-fifth round). An order holds ~1,250 bookmarks of a full month at 64.
  */
 export const SQLITE_BOOKMARK_STEP = 64;
 /**
@@ -42,7 +42,7 @@ export const SQLITE_BOOKMARK_STEP = 64;
  * nanoseconds: a deep link page reads 100-1,000 full rows, so at 1,024 it costs what it did at 256 (1.3 ms in process
  * up to offset 400,000 of the real month), and finding the bookmarks up to offset 200,000 takes a quarter of the
  * statements (SQLite 42 -> 14 ms, PostgreSQL 590 -> 170 ms). The `asns` page of the W2 workload (~1 ms) lost 7% of
- * its throughput at 1,024, so the lists keep 256, 64 on SQLite (docs/performance.md, thirteenth and forty-sixth
+ * its throughput at 1,024, so the lists keep 256, 64 on SQLite (docs/performance.md, thirteenth and forty-fifth
  * rounds).
  */
 export const DEFAULT_LINK_BOOKMARK_STEP = 1024;
@@ -218,7 +218,7 @@ function rangesAfter(
   // PostgreSQL drops a column compared with `=` from the order its subquery's rows come in, so the Merge Append over
   // the parts sorted the tie's rows again (up to 355 of them, a third of a page's time on the server); compared as a
   // closed range, the column stays in the order and the index scan feeds the merge as it is (docs/performance.md,
-  // forty-sixth round).
+  // forty-fifth round).
   const tie =
     range.dialect === 'postgres'
       ? sql<boolean>`${column} >= ${from.value} and ${column} <= ${from.value}`
