@@ -14,6 +14,7 @@ import * as m010 from './migrations/010_link_sort_indexes';
 import * as m011 from './migrations/011_asn_history_index';
 import * as m012 from './migrations/012_asn_organization_copy';
 import * as m013 from './migrations/013_list_order_covering';
+import * as m014 from './migrations/014_postgres_month_name_search';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '011_asn_history_index': m011,
   '012_asn_organization_copy': m012,
   '013_list_order_covering': m013,
+  '014_postgres_month_name_search': m014,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

@@ -2,13 +2,17 @@
 // dataset date, an FTS5 table with the trigram tokenizer holding each record's search_text and key. A LIKE '%x%' over
 // a month reads every row of it (~10-15 ms for the real month's 83,000 ASNs, two to four times per page with a
 // count); a trigram index answers a rare substring from its posting lists in a fraction of a millisecond. PostgreSQL
-// has its own trigram index (pg_trgm, migration 002) and needs none of this.
+// has its own trigram index (pg_trgm, migration 002) over every month; a month's search reads the posting lists of
+// all of them too (a rare word 1.9-3.0 ms on the generated 12 months, a common one 7.5 ms), so PostgreSQL keeps a
+// partial trigram index per table and month as well, under the same name (`postgresMonthNameSearchIndexes`): 0.3-0.5
+// and 1.2 ms (docs/performance.md, forty-fifth round). The index over every month still serves a search of several
+// months.
 //
 // One table per month, not one for all: one table's posting lists hold every month, and a query of one month still
 // read them whole (measured: 0.1 ms for a rare word with one month loaded, 2-3 ms with twelve, growing with each
 // month loaded). A month's tables are dropped and rebuilt in the same transaction as the month's rows (ingest, drop,
 // migration), so a failed load leaves both as they were.
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql, type QueryExecutorProvider } from 'kysely';
 
 export const NAME_SEARCH_KEYS = { asns: 'asn', organizations: 'org_id' } as const;
 
@@ -69,4 +73,39 @@ export function runOnSqlite(
   statements: readonly CompiledQuery[],
 ): void {
   for (const statement of statements) sqlite.prepare(statement.sql).run(...statement.parameters);
+}
+
+/** The schema pg_trgm is installed in, or null without it (migration 002 treats its trigram indexes as optional). */
+async function trigramSchema(db: QueryExecutorProvider): Promise<string | null> {
+  const { rows } = await sql<{ schema: string }>`select n.nspname as schema from pg_extension e
+    join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`.execute(db);
+  return rows[0]?.schema ?? null;
+}
+
+/** Drops one date's partial trigram indexes on PostgreSQL (a dropped month; before they are built again). */
+export async function clearPostgresMonthNameSearchIndexes(
+  db: QueryExecutorProvider,
+  date: string,
+): Promise<void> {
+  for (const table of NAME_SEARCH_TABLES)
+    await sql`drop index if exists ${sql.id(nameSearchIndex(table, date))}`.execute(db);
+}
+
+/**
+ * Builds one date's partial trigram indexes on PostgreSQL from the rows stored, replacing any of that date (run after
+ * writing the rows, in the same transaction). Nothing without pg_trgm: the searches then read the month's rows.
+ */
+export async function fillPostgresMonthNameSearchIndexes(
+  db: QueryExecutorProvider,
+  date: string,
+): Promise<void> {
+  await clearPostgresMonthNameSearchIndexes(db, date);
+  const schema = await trigramSchema(db);
+  if (schema === null) return;
+  for (const table of NAME_SEARCH_TABLES) {
+    // The date is a literal, checked by nameSearchIndex: a partial index's predicate takes no parameter, and the
+    // planner uses it for a statement whose own date is the same value.
+    await sql`create index ${sql.id(nameSearchIndex(table, date))} on ${sql.table(table)}
+      using gin (search_text ${sql.id(schema)}.gin_trgm_ops) where date = ${sql.lit(date)}`.execute(db);
+  }
 }

@@ -113,6 +113,7 @@ describe('migrations on a real SQLite file', () => {
         '011_asn_history_index',
         '012_asn_organization_copy',
         '013_list_order_covering',
+        '014_postgres_month_name_search',
       ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);
@@ -398,24 +399,69 @@ describe('migrations on a real SQLite file', () => {
       );
   });
 
-  it("copies each ASN's organization name and rank of the month, byte-ordered as the original", async () => {
-    // A database of its own: Kysely's migrator looks for its tables in every schema, so one in this suite's schema
-    // would hide that a second schema has none.
-    const name = `mig_${process.pid}_${Date.now()}_copies`;
+  /**
+   * Runs `check` on a database of its own, dropped after: Kysely's migrator looks for its tables in every schema, so
+   * one in this suite's schema would hide that a second schema has none.
+   */
+  async function inOwnDatabase(suffix: string, check: (own: DatabaseHandle) => Promise<void>): Promise<void> {
+    const name = `mig_${process.pid}_${Date.now()}_${suffix}`;
     await sql`create database ${sql.id(name)}`.execute(handle.db);
     const url = new URL(PG_URL!);
     url.pathname = `/${name}`;
-    const copiesHandle = openDatabase(url.toString());
+    const own = openDatabase(url.toString());
     try {
+      await check(own);
+    } finally {
+      await own.close();
+      await sql`drop database if exists ${sql.id(name)} with (force)`.execute(handle.db);
+    }
+  }
+
+  it("copies each ASN's organization name and rank of the month, byte-ordered as the original", async () => {
+    await inOwnDatabase('copies', async (copiesHandle) => {
       await expectOrganizationCopiesFilled(copiesHandle);
       const collation = await sql<{ collation_name: string | null }>`
         select collation_name from information_schema.columns
         where table_name = 'asns' and column_name = 'org_name'`.execute(copiesHandle.db);
       expect(collation.rows).toEqual([{ collation_name: 'C' }]);
-    } finally {
-      await copiesHandle.close();
-      await sql`drop database if exists ${sql.id(name)} with (force)`.execute(handle.db);
-    }
+    });
+  });
+
+  it('gives every loaded month a trigram index of its own, which a search of that month reads', async () => {
+    await inOwnDatabase('name_search', async (own) => {
+      const { error } = await migrator(own.db, own.dialect).migrateTo('013_list_order_covering');
+      expect(error).toBeUndefined();
+      // Enough ASNs a month that a search reads an index rather than the month's rows; one name differs per month.
+      await sql`insert into asns (date, asn, asn_name, search_text)
+        select date, asn, 'AS-' || asn, 'as-' || asn from (values ('2024-01-01'), ('2024-02-01')) as months (date),
+          generate_series(2, 20000) as asn`.execute(own.db);
+      await sql`insert into asns (date, asn, asn_name, search_text) values
+        ('2024-01-01', 1, 'ALPHA-NET', 'alpha-net'), ('2024-02-01', 1, 'ALPHA-RENAMED', 'alpha-renamed')`.execute(
+        own.db,
+      );
+      await sql`insert into organizations (date, org_id, org_name, search_text) values
+        ('2024-02-01', 'ORG-A', 'Alpha', 'alpha')`.execute(own.db);
+      await migrateToLatest(own.db, own.dialect);
+      const indexes = await sql<{ indexname: string; indexdef: string }>`
+        select indexname, indexdef from pg_indexes where indexname like '%name_search%' order by indexname`.execute(
+        own.db,
+      );
+      // Both tables get an index for every month either holds.
+      expect(indexes.rows.map((row) => [row.indexname, row.indexdef.replace(/^.* USING /, '')])).toEqual(
+        ['asns', 'organizations'].flatMap((table) =>
+          ['2024-01-01', '2024-02-01'].map((date) => [
+            `${table}_name_search_${date.replaceAll('-', '')}`,
+            `gin (search_text gin_trgm_ops) WHERE (date = '${date}'::text)`,
+          ]),
+        ),
+      );
+      await sql`analyze asns`.execute(own.db);
+      const plan = await sql<{ 'QUERY PLAN': string }>`explain select count(*) from asns
+        where date = ${'2024-02-01'} and search_text like ${'%renamed%'}`.execute(own.db);
+      const planText = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+      expect(planText).toContain('asns_name_search_20240201');
+      expect(planText).not.toContain('asns_search_trgm');
+    });
   });
 
   it('migrates two databases at once, each with its trigram search index, pg_trgm in public', async () => {

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { parseDateArgument } from '@asrank/domain';
 import {
   clearMonthNameSearchStatements,
+  clearPostgresMonthNameSearchIndexes,
   MONTH_TABLES,
   toCount,
   migrateToLatest,
@@ -62,6 +63,7 @@ export async function dropMonth(handle: DatabaseHandle, dateArgument: string): P
       await sql`delete from ${sql.table(table)} where date = ${date}`.execute(trx);
     if (handle.dialect === 'sqlite')
       for (const statement of clearMonthNameSearchStatements(date)) await trx.executeQuery(statement);
+    else await clearPostgresMonthNameSearchIndexes(trx, date);
     const current = await trx
       .selectFrom('meta')
       .select('value')

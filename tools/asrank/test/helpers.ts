@@ -89,6 +89,23 @@ export async function withSqlite<T>(file: string, work: (handle: DatabaseHandle)
 }
 
 /**
+ * A PostgreSQL store's per-month trigram indexes as `table|date` lines (read from each index's name), each checked
+ * to cover the rows of its own date and no other.
+ */
+export async function postgresNameSearchIndexes(handle: DatabaseHandle): Promise<string[]> {
+  const { rows } = await sql<{ indexname: string; indexdef: string }>`
+    select indexname, indexdef from pg_indexes where indexname like '%name_search%'`.execute(handle.db);
+  return rows
+    .map((row) => {
+      const index = parseNameSearchIndex(row.indexname);
+      expect(index).not.toBeNull();
+      expect(row.indexdef).toMatch(new RegExp(`WHERE \\(date = '${index!.date}'::text\\)$`));
+      return `${index!.table}|${index!.date}`;
+    })
+    .sort();
+}
+
+/**
  * A SQLite store's name search indexes as `table|date|key|search_text` lines (table and date read from each index's
  * name), beside the same lines made from the tables' rows: the two lists are equal when every month has its indexes,
  * holding each of its records exactly once, and no index outlives its month.

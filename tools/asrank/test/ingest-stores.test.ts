@@ -10,6 +10,7 @@ import {
   createPgDatabase,
   dumpTable,
   nameSearchContents,
+  postgresNameSearchIndexes,
   removeSmallDataset,
   smallDataset,
   tempDir,
@@ -218,6 +219,14 @@ describe('ingest of the generated dataset into SQLite', () => {
         select relname from pg_stat_user_tables where last_analyze is not null and relname in ('asns', 'asn_links', 'cone_members')
       `.execute(pgHandle.db);
       expect(analyzed.rows.map((r) => r.relname).sort()).toEqual(['asn_links', 'asns', 'cone_members']);
+      // Every month has a trigram index of its own per searched table, and a dropped month takes its own with it.
+      const dates = (await listDatasets(pgHandle)).map((dataset) => dataset.date);
+      const indexesOf = (months: string[]) =>
+        ['asns', 'organizations'].flatMap((table) => months.map((date) => `${table}|${date}`)).sort();
+      expect(dates.length).toBeGreaterThan(1);
+      expect(await postgresNameSearchIndexes(pgHandle)).toEqual(indexesOf(dates));
+      expect(await dropMonth(pgHandle, dates[0]!)).toBe(true);
+      expect(await postgresNameSearchIndexes(pgHandle)).toEqual(indexesOf(dates.slice(1)));
     } finally {
       await sqliteHandle.close();
       await pgHandle.close();

@@ -5,6 +5,7 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import {
   ASN_ORGANIZATION_COPY,
   fillMonthNameSearchStatements,
+  fillPostgresMonthNameSearchIndexes,
   MONTH_TABLES,
   ORGANIZATION_COLUMNS,
   runOnSqlite,
@@ -329,6 +330,10 @@ async function writePostgres(
       bar.finish(written);
       if (source.table !== 'countries') counts[source.table] = written;
     }
+    const named = (counts.asns ?? 0) + (counts.organizations ?? 0);
+    const indexBar = progress.start('index names', named);
+    await fillPostgresMonthNameSearchIndexes(trx, month.date);
+    indexBar.finish(named);
     const current = await trx
       .selectFrom('meta')
       .select('value')
