@@ -4,9 +4,9 @@
 // count); a trigram index answers a rare substring from its posting lists in a fraction of a millisecond. PostgreSQL
 // has its own trigram index (pg_trgm, migration 002) over every month; a month's search reads the posting lists of
 // all of them too (a rare word 1.9-3.0 ms on the generated 12 months, a common one 7.5 ms), so PostgreSQL keeps a
-// partial trigram index per table and month as well, under the same name (`postgresMonthNameSearchIndexes`): 0.3-0.5
-// and 1.2 ms (docs/performance.md, forty-fifth round). The index over every month still serves a search of several
-// months.
+// partial trigram index per table and month as well, under the same name (`fillPostgresMonthNameSearchIndexes`):
+// 0.3-0.5 and 1.2 ms (docs/performance.md, forty-fifth round). The index over every month still serves a search of
+// several months.
 //
 // One table per month, not one for all: one table's posting lists hold every month, and a query of one month still
 // read them whole (measured: 0.1 ms for a rare word with one month loaded, 2-3 ms with twelve, growing with each
