@@ -12,7 +12,7 @@
 // read them whole (measured: 0.1 ms for a rare word with one month loaded, 2-3 ms with twelve, growing with each
 // month loaded). A month's tables are dropped and rebuilt in the same transaction as the month's rows (ingest, drop,
 // migration), so a failed load leaves both as they were.
-import { CompiledQuery, sql, type QueryExecutorProvider } from 'kysely';
+import { CompiledQuery, sql, type QueryExecutorProvider, type RawBuilder } from 'kysely';
 
 export const NAME_SEARCH_KEYS = { asns: 'asn', organizations: 'org_id' } as const;
 
@@ -75,11 +75,22 @@ export function runOnSqlite(
   for (const statement of statements) sqlite.prepare(statement.sql).run(...statement.parameters);
 }
 
-/** The schema pg_trgm is installed in, or null without it (migration 002 treats its trigram indexes as optional). */
-async function trigramSchema(db: QueryExecutorProvider): Promise<string | null> {
+/**
+ * pg_trgm's GIN operator class named with the schema the extension is installed in (a search path without it still
+ * finds it), or null without pg_trgm (migration 002 treats its trigram indexes as optional).
+ */
+export async function trigramOperatorClass(db: QueryExecutorProvider): Promise<RawBuilder<unknown> | null> {
   const { rows } = await sql<{ schema: string }>`select n.nspname as schema from pg_extension e
     join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`.execute(db);
-  return rows[0]?.schema ?? null;
+  return rows[0] ? sql`${sql.id(rows[0].schema)}.gin_trgm_ops` : null;
+}
+
+/** Every dataset date with ASN or organization records: the months a migration builds name search indexes for. */
+export async function monthsWithNames(db: QueryExecutorProvider): Promise<string[]> {
+  const { rows } = await sql<{
+    date: string;
+  }>`select distinct date from asns union select distinct date from organizations`.execute(db);
+  return rows.map((row) => row.date);
 }
 
 /** Drops one date's partial trigram indexes on PostgreSQL (a dropped month; before they are built again). */
@@ -100,12 +111,12 @@ export async function fillPostgresMonthNameSearchIndexes(
   date: string,
 ): Promise<void> {
   await clearPostgresMonthNameSearchIndexes(db, date);
-  const schema = await trigramSchema(db);
-  if (schema === null) return;
+  const opclass = await trigramOperatorClass(db);
+  if (opclass === null) return;
   for (const table of NAME_SEARCH_TABLES) {
     // The date is a literal, checked by nameSearchIndex: a partial index's predicate takes no parameter, and the
     // planner uses it for a statement whose own date is the same value.
     await sql`create index ${sql.id(nameSearchIndex(table, date))} on ${sql.table(table)}
-      using gin (search_text ${sql.id(schema)}.gin_trgm_ops) where date = ${sql.lit(date)}`.execute(db);
+      using gin (search_text ${opclass}) where date = ${sql.lit(date)}`.execute(db);
   }
 }

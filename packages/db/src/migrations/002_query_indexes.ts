@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../dialect';
+import { trigramOperatorClass } from '../name-search';
 
 // Indexes for every query the API serves (reasoning per index in docs/data-model.md). Sort indexes end with the
 // table's key so "order by <key>, <pk> limit/offset" within one month is a single index walk with a stable order.
@@ -97,11 +98,8 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
         if (hasPublic.rows.length > 0)
           await sql`create extension if not exists pg_trgm schema public`.execute(db);
         else await sql`create extension if not exists pg_trgm`.execute(db);
-        const where = await sql<{ schema: string }>`
-          select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`.execute(
-          db,
-        );
-        const opclass = sql`${sql.id(where.rows[0]!.schema)}.gin_trgm_ops`;
+        const opclass = await trigramOperatorClass(db);
+        if (opclass === null) throw new Error('pg_trgm is not installed');
         await sql`create index asns_search_trgm on asns using gin (search_text ${opclass})`.execute(db);
         await sql`create index organizations_search_trgm on organizations using gin (search_text ${opclass})`.execute(
           db,
