@@ -46,7 +46,10 @@ export const SQLITE_BOOKMARK_STEP = 64;
  * rounds).
  */
 export const DEFAULT_LINK_BOOKMARK_STEP = 1024;
-/** Orders (month x range x sort) remembered; each holds one bookmark per step records (~300-500 for a full month). */
+/**
+ * Orders (month x range x sort) remembered; each holds one bookmark per step records (~300-500 for a full month at
+ * 256, ~1,250-1,600 at SQLite's 64).
+ */
 const MAX_ORDERS = 512;
 /** Hops a page waits for (a walk of 1,000-key pages needs one per page); beyond, they run in the background. */
 export const DEFAULT_WAITED_HOPS = 4;
