@@ -15,6 +15,7 @@ import * as m011 from './migrations/011_asn_history_index';
 import * as m012 from './migrations/012_asn_organization_copy';
 import * as m013 from './migrations/013_list_order_covering';
 import * as m014 from './migrations/014_postgres_month_name_search';
+import * as m015 from './migrations/015_asn_summary_index';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '012_asn_organization_copy': m012,
   '013_list_order_covering': m013,
   '014_postgres_month_name_search': m014,
+  '015_asn_summary_index': m015,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

@@ -1,7 +1,7 @@
 // SQL fragments shared by the resolvers: list membership with one bound parameter, whitelisted ORDER BY,
 // and month selection. User input never reaches SQL text; it is always a bound value or a whitelisted column.
 import { sql, type AliasedRawBuilder, type RawBuilder } from 'kysely';
-import type { Database, DialectName } from '@asrank/db';
+import { ASN_SUMMARY_COLUMNS, ASN_SUMMARY_INDEX, type Database, type DialectName } from '@asrank/db';
 import type { SortKey } from '@asrank/domain';
 
 /**
@@ -122,17 +122,27 @@ export function boundLimit(rows: number): RawBuilder<unknown> {
  * ASNs with their organizations) took 765-955 µs through it and 610-665 µs through the key, W3's 500 neighbours
  * 1,770-2,035 and 1,545-1,760 µs (in the service, the 12-month store), a list of 1,000 ASNs in one month 2.4-2.6 and
  * 1.85-1.95 ms (docs/performance.md, eighteenth round). SQLite names a WITHOUT ROWID table's key index
- * `sqlite_autoindex_<table>_1` (a test fails if it ever does not: INDEXED BY a missing index is an error). PostgreSQL
- * has no such hint and is left to its planner.
+ * `sqlite_autoindex_<table>_1` (a test fails if it ever does not: INDEXED BY a missing index is an error). When the
+ * statement reads only `readColumns` of `asns` and migration 015's index of one month's records carries them all, it
+ * goes through that index instead: the same order, narrower entries. PostgreSQL has no such hint and is left to its
+ * planner.
  */
 export function byPrimaryKey<T extends 'asns' | 'organizations', A extends string>(
   dialect: DialectName,
   table: T,
   alias: A,
+  readColumns?: readonly string[],
 ): AliasedRawBuilder<Database[T], A> {
-  const hint = dialect === 'sqlite' ? sql` indexed by ${sql.id(`sqlite_autoindex_${table}_1`)}` : sql``;
+  const index =
+    table === 'asns' && readColumns?.every((column) => ASN_SUMMARY_KEYED.has(column))
+      ? ASN_SUMMARY_INDEX
+      : `sqlite_autoindex_${table}_1`;
+  const hint = dialect === 'sqlite' ? sql` indexed by ${sql.id(index)}` : sql``;
   return sql<Database[T]>`${sql.table(table)}`.as<A>(sql`${sql.id(alias)}${hint}`);
 }
+
+/** What migration 015's index of `asns` holds: its key (date, asn) and the ranking table's columns it carries. */
+const ASN_SUMMARY_KEYED: ReadonlySet<string> = new Set(['date', 'asn', ...ASN_SUMMARY_COLUMNS]);
 
 /** `date = d` for one month (the common case, best for the planner), else a list match. */
 export function dateIn(dialect: DialectName, column: string, months: readonly string[]): RawBuilder<boolean> {

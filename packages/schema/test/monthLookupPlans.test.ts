@@ -1,9 +1,10 @@
 // Records of one month read by their key (a point lookup, a page's rows, a neighbour's record) go through the
-// primary key of `asns`, where one month's records lie together, never through migration 011's (asn, date, ...)
-// history index, which SQLite's planner would otherwise pick for them (sql.ts `byPrimaryKey`). An AS's history keeps
-// that index. Observed on a real SQLite file with planner statistics: every statement the resolvers prepare is
-// recorded and its plan read back. On PostgreSQL an AS's history is one named statement, planned once, generically.
-import { openDatabase, refreshStatistics } from '@asrank/db';
+// primary key of `asns` (or migration 015's index of it, where that carries every column read), where one month's
+// records lie together, never through migration 011's (asn, date, ...) history index, which SQLite's planner would
+// otherwise pick for them (sql.ts `byPrimaryKey`). An AS's history keeps that index. Observed on a real SQLite file
+// with planner statistics: every statement the resolvers prepare is recorded and its plan read back. On PostgreSQL an
+// AS's history is one named statement, planned once, generically.
+import { ASN_SUMMARY_INDEX, openDatabase, refreshStatistics } from '@asrank/db';
 import {
   busiestAsns,
   LOAD_TIMEOUT_MS,
@@ -68,9 +69,10 @@ describe('one month’s ASN records on sqlite', () => {
       'query { asns(first: 20, offset: 300, sort: "rank") { edges { node { asn asnName rank asnDegree { total } } } } }',
       () => ({}),
     ],
+    // A neighbour showing a column migration 015's index does not carry: its degree.
     [
       'the neighbours of a link page',
-      'query ($asn: String!) { asnLinks(asn: $asn, first: 50) { edges { node { numberPaths asn1 { asn asnName rank cone { numberAsns } } } } } }',
+      'query ($asn: String!) { asnLinks(asn: $asn, first: 50) { edges { node { numberPaths asn1 { asn asnName rank asnDegree { total } } } } } }',
       (busiest: string[]) => ({ asn: busiest[0] }),
     ],
     [
@@ -106,6 +108,21 @@ describe('one month’s ASN records on sqlite', () => {
       expect(plans.join('\n')).toContain(`USING COVERING INDEX ${index} (date=?`);
       for (const plan of plans) expect(plan).not.toContain('PRIMARY KEY');
     }
+  });
+
+  // Neighbours that show only a ranking table's columns (name, rank, cone, organization, country): migration 015's
+  // index of one month's records carries them, so each of the page's lookups by key reads that index alone.
+  it('reads the neighbours of a link page that show only what its index carries from the summary index', async () => {
+    const busiest = (await busiestAsns(store.handle, store.dates.at(-1)!, 1)).map((row) => String(row.asn));
+    const plans = await plansOf(
+      'query ($asn: String!) { asnLinks(asn: $asn, first: 50) { edges { node { numberPaths asn1 { asn asnName rank cone { numberAsns } organization { orgId orgName rank } country { iso } } } } } }',
+      { asn: busiest[0] },
+    );
+    expect(plans).toHaveLength(1);
+    expect(plans[0]).toMatch(
+      new RegExp(`SEARCH b USING COVERING INDEX ${ASN_SUMMARY_INDEX} \\(date=\\? AND asn=\\?\\)`),
+    );
+    expect(plans[0]).not.toContain('PRIMARY KEY (date=? AND asn=?)');
   });
 
   it('still reads an AS’s history as one range of the history index per ASN', async () => {

@@ -190,7 +190,7 @@ function linksWithAsn1Query(
 ) {
   return context.db
     .selectFrom(pageQuery.as('page'))
-    .leftJoin(byPrimaryKey(context.dialect, 'asns', 'b'), (join) =>
+    .leftJoin(byPrimaryKey(context.dialect, 'asns', 'b', columns), (join) =>
       join.onRef('b.date', '=', 'page.date').onRef('b.asn', '=', 'page.asn1'),
     )
     .selectAll('page')
