@@ -42,6 +42,9 @@ const expectedTables = [
   'prefixes',
 ];
 
+/** 1, 2, ... n. */
+const numbersTo = (n: number): number[] => Array.from({ length: n }, (_, index) => index + 1);
+
 /**
  * Migrates `handle`, at 011, to the latest with two months loaded, and checks that 012 copied each ASN's organization
  * name and rank of the same month into its row: null where the ASN has no organization, or none of that month.
@@ -95,6 +98,24 @@ describe('migrations on a real SQLite file', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'asrank-db-'));
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  /**
+   * A store at `migration` holding `rows` (inserted by `insert`), as a store loaded before a later migration is
+   * found: the caller then migrates it in place.
+   */
+  async function storeAt(
+    name: string,
+    migration: string,
+    insert: string,
+    rows: readonly unknown[][],
+  ): Promise<DatabaseHandle> {
+    const handle = openDatabase(path.join(dir, name));
+    const { error } = await migrator(handle.db, handle.dialect).migrateTo(migration);
+    expect(error).toBeUndefined();
+    const statement = handle.sqlite!.prepare(insert);
+    for (const row of rows) statement.run(...row);
+    return handle;
+  }
 
   it('creates every table, is idempotent, and leaves nothing pending', async () => {
     const file = path.join(dir, 'a.db');
@@ -197,17 +218,16 @@ describe('migrations on a real SQLite file', () => {
   });
 
   it("replaces (asn, date) with an index carrying every column of an AS's record but search_text", async () => {
-    const handle = openDatabase(path.join(dir, 'history.db'));
+    const handle = await storeAt(
+      'history.db',
+      '010_link_sort_indexes',
+      `insert into asns (date, asn, asn_name, rank, cone_asns, search_text) values (?, ?, ?, ?, ?, ?)`,
+      ['2024-01-01', '2024-02-01', '2024-03-01'].flatMap((date) =>
+        numbersTo(50).map((asn) => [date, asn, `AS${asn}`, asn, 51 - asn, `as${asn}`]),
+      ),
+    );
     try {
-      // A store at the previous migration, with records, is upgraded in place.
-      const { error } = await migrator(handle.db, handle.dialect).migrateTo('010_link_sort_indexes');
-      expect(error).toBeUndefined();
       const sqlite = handle.sqlite!;
-      const insert = sqlite.prepare(
-        `insert into asns (date, asn, asn_name, rank, cone_asns, search_text) values (?, ?, ?, ?, ?, ?)`,
-      );
-      for (const date of ['2024-01-01', '2024-02-01', '2024-03-01'])
-        for (let asn = 1; asn <= 50; asn += 1) insert.run(date, asn, `AS${asn}`, asn, 51 - asn, `as${asn}`);
       expect(sqlite.prepare(`pragma index_info('asns_asn_date')`).all()).toHaveLength(2);
       await migrateToLatest(handle.db, handle.dialect);
       expect(sqlite.prepare(`pragma index_info('asns_asn_date')`).all()).toEqual([]);
@@ -254,18 +274,24 @@ describe('migrations on a real SQLite file', () => {
   });
 
   it("makes the rank and customer-cone orders' indexes carry a ranking table's columns, and pages read them alone", async () => {
-    const handle = openDatabase(path.join(dir, 'list-orders.db'));
+    const handle = await storeAt(
+      'list-orders.db',
+      '012_asn_organization_copy',
+      `insert into asns (date, asn, asn_name, org_id, org_name, country_iso, rank, cone_asns)
+       values (?, ?, ?, ?, ?, ?, ?, ?)`,
+      numbersTo(40).map((asn) => [
+        '2024-01-01',
+        asn,
+        `AS${asn}`,
+        `O${asn % 3}`,
+        `Org ${asn % 3}`,
+        'NZ',
+        asn,
+        41 - asn,
+      ]),
+    );
     try {
-      // A store at the previous migration, with records, is upgraded in place.
-      const { error } = await migrator(handle.db, handle.dialect).migrateTo('012_asn_organization_copy');
-      expect(error).toBeUndefined();
       const sqlite = handle.sqlite!;
-      const insert = sqlite.prepare(
-        `insert into asns (date, asn, asn_name, org_id, org_name, country_iso, rank, cone_asns)
-         values (?, ?, ?, ?, ?, ?, ?, ?)`,
-      );
-      for (let asn = 1; asn <= 40; asn += 1)
-        insert.run('2024-01-01', asn, `AS${asn}`, `O${asn % 3}`, `Org ${asn % 3}`, 'NZ', asn, 41 - asn);
       await migrateToLatest(handle.db, handle.dialect);
       for (const index of LIST_ORDER_INDEXES) {
         const columns = (
@@ -305,18 +331,26 @@ describe('migrations on a real SQLite file', () => {
   });
 
   it("indexes one month's records by key with a ranking table's columns, which a neighbour's lookup reads alone", async () => {
-    const handle = openDatabase(path.join(dir, 'summary.db'));
+    const handle = await storeAt(
+      'summary.db',
+      '014_postgres_month_name_search',
+      `insert into asns (date, asn, asn_name, org_id, org_name, rank, cone_asns, degree_total)
+       values (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ['2024-01-01', '2024-02-01'].flatMap((date) =>
+        numbersTo(40).map((asn) => [
+          date,
+          asn,
+          `AS${asn} ${date}`,
+          `O${asn % 3}`,
+          `Org ${asn % 3}`,
+          asn,
+          41 - asn,
+          asn % 5,
+        ]),
+      ),
+    );
     try {
-      const { error } = await migrator(handle.db, handle.dialect).migrateTo('014_postgres_month_name_search');
-      expect(error).toBeUndefined();
       const sqlite = handle.sqlite!;
-      const insert = sqlite.prepare(
-        `insert into asns (date, asn, asn_name, org_id, org_name, rank, cone_asns, degree_total)
-         values (?, ?, ?, ?, ?, ?, ?, ?)`,
-      );
-      for (const date of ['2024-01-01', '2024-02-01'])
-        for (let asn = 1; asn <= 40; asn += 1)
-          insert.run(date, asn, `AS${asn} ${date}`, `O${asn % 3}`, `Org ${asn % 3}`, asn, 41 - asn, asn % 5);
       await migrateToLatest(handle.db, handle.dialect);
       const keyColumns = (
         sqlite.prepare(`pragma index_xinfo('${ASN_SUMMARY_INDEX}')`).all() as { name: string; key: number }[]

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DialectName } from '../dialect';
+import { LIST_ORDER_CARRIED_COLUMNS } from './013_list_order_covering';
 
 // One month's ASN records by key, carrying only the columns a ranking table shows (as 013's order indexes do), for
 // a page of links that shows its neighbours' name, rank, cone or organization: 500 lookups by key each read a
@@ -11,18 +12,11 @@ import type { DialectName } from '../dialect';
 export const ASN_SUMMARY_INDEX = 'asns_date_asn_summary';
 
 /**
- * The columns the index carries after its key (date, asn). Written out, not derived from the table's interface: a
- * migration must build the same index whatever columns later migrations add.
+ * The columns the index carries after its key (date, asn): both orders' values and what 013's indexes carry. Written
+ * out, not derived from the table's interface: a migration must build the same index whatever columns later
+ * migrations add (013's list is as fixed as this one).
  */
-export const ASN_SUMMARY_COLUMNS = [
-  'rank',
-  'cone_asns',
-  'asn_name',
-  'org_id',
-  'org_name',
-  'org_rank',
-  'country_iso',
-] as const;
+export const ASN_SUMMARY_COLUMNS = ['rank', 'cone_asns', ...LIST_ORDER_CARRIED_COLUMNS] as const;
 
 export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<void> {
   if (dialect !== 'sqlite') return;
