@@ -1,10 +1,11 @@
 // patches/graphql-jit@0.8.9.patch changes the code graphql-jit generates for leaves (a hoisted handler per leaf, the
-// error's locations and path built only on error) and for list items (no callbacks for an item that is no promise).
+// error's locations and path built only on error), for list items (no callbacks for an item that is no promise) and
+// for fields whose resolver only reads its parent (`jitReadsProperty`, `jitReadsParent`: read inline, not called).
 // Through the graphql-jit Mercurius runs, answers must stay exactly graphql-js's: data, and each error's message,
 // locations and path, for null and Error leaves, serializers that refuse, nested lists and lists of promises.
 // (The patch's other addition, a compiled query's operationName and variablesAreValid, is Mercurius' patch's: see
 // mercurius-patch.test.ts.)
-import { buildSchema, execute, parse, type ExecutionResult } from 'graphql';
+import { buildSchema, execute, parse, type ExecutionResult, type GraphQLObjectType } from 'graphql';
 import { leafSerializers } from '../src/leaf-serializers';
 
 // The same graphql-jit Mercurius runs: one version, patched, in the workspace (a dev dependency here for this test).
@@ -72,5 +73,63 @@ describe('graphql-jit as patched', () => {
     const source = compiled.__DO_NOT_USE_THIS_OR_YOU_WILL_BE_FIRED_compilation ?? '';
     expect(source).toContain('LeafHandler(__context, __currentItem.s');
     expect(source).not.toContain('checkNonNullLeaf(');
+  });
+
+  describe('fields whose resolver only reads the parent', () => {
+    // Record: a row with a column under another name (`value_column`), shown as `value`, and its `stats` as the row
+    // itself; `loose` names a property that is no plain identifier, so its resolver must still be called.
+    const readingSchema = buildSchema(`
+      type Stats { size: Int! label: String }
+      type Record { value: String! maybe: Int stats: Stats! loose: String }
+      type Query { records: [Record] }
+    `);
+    const calls = new Map<string, number>();
+    function reads(typeName: string, fieldName: string, read: (parent: Record<string, unknown>) => unknown) {
+      const field = (readingSchema.getType(typeName) as GraphQLObjectType).getFields()[fieldName]!;
+      field.resolve = (parent: Record<string, unknown>) => {
+        calls.set(`${typeName}.${fieldName}`, (calls.get(`${typeName}.${fieldName}`) ?? 0) + 1);
+        return read(parent);
+      };
+      return field;
+    }
+    reads('Record', 'value', (row) => row.value_column).extensions = { jitReadsProperty: 'value_column' };
+    reads('Record', 'maybe', (row) => row.maybe_column).extensions = { jitReadsProperty: 'maybe_column' };
+    reads('Record', 'stats', (row) => row).extensions = { jitReadsParent: true };
+    reads('Stats', 'size', (row) => row.size_column).extensions = { jitReadsProperty: 'size_column' };
+    reads('Record', 'loose', (row) => row['loose-column']).extensions = { jitReadsProperty: 'loose-column' };
+    const records = [
+      { value_column: 'a', maybe_column: 1, size_column: 10, label: 'ten', 'loose-column': 'x' },
+      { value_column: 'b', maybe_column: null, size_column: 20, label: null, 'loose-column': null },
+      // Errors in fields read inline: their paths and messages must stay graphql-js's. One a record, since
+      // graphql-jit reports every error of a record that a non-null field nulls, graphql-js only the first.
+      { value_column: null, maybe_column: 3, size_column: 30, label: 'c' },
+      { value_column: 'd', maybe_column: 'not a number', size_column: 40, label: 'd' },
+      { value_column: 'e', maybe_column: 5, size_column: null, label: 'e' },
+      null,
+    ];
+    const query = '{ records { value maybe stats { size label } loose } more: records { again: value } }';
+
+    it('answers as graphql-js does, errors included', async () => {
+      const document = parse(query);
+      const compiled = compileQuery(readingSchema, document, undefined, {
+        customSerializers: leafSerializers,
+      });
+      if (!isCompiledQuery(compiled)) throw new Error(`not compiled: ${JSON.stringify(compiled)}`);
+      const expected = normalized(await execute({ schema: readingSchema, document, rootValue: { records } }));
+      const actual = normalized(await compiled.query({ records }, {}, {}));
+      expect(actual).toEqual(expected);
+      expect(expected.errors?.length ?? 0).toBeGreaterThan(0);
+    });
+
+    it('reads them inline instead of calling their resolvers, except a property that is no plain name', async () => {
+      const compiled = compileQuery(readingSchema, parse(query), undefined, {
+        customSerializers: leafSerializers,
+      });
+      if (!isCompiledQuery(compiled)) throw new Error(`not compiled: ${JSON.stringify(compiled)}`);
+      calls.clear();
+      await compiled.query({ records }, {}, {});
+      // Five records (and a null), shown twice, with `loose` once: only that resolver ran.
+      expect(Object.fromEntries(calls)).toEqual({ 'Record.loose': 5 });
+    });
   });
 });

@@ -86,8 +86,64 @@ describe('schema shape', () => {
     ['Organization', 'rank'],
     ['Prefix', 'network'],
     ['Prefix', 'length'],
+    ['AsnEdge', 'node'],
+    ['AsnLinkEdge', 'node'],
+    ['AsnCone', 'asn'],
   ])('%s.%s has no resolver of its own', (typeName, fieldName) => {
     const type = schema.getType(typeName) as GraphQLObjectType;
     expect(type.getFields()[fieldName]?.resolve).toBeUndefined();
+  });
+
+  // graphql-jit, as patched, reads a field inline when its extensions say what its resolver reads (schema/index.ts):
+  // a column exposed under another name, or the parent itself (a record's cone and degrees). Every row of a list
+  // shows several. The markers must say what the resolvers do, or graphql-jit and graphql-js would answer apart.
+  const fields = Object.values(schema.getTypeMap())
+    .filter((type): type is GraphQLObjectType => isObjectType(type) && !type.name.startsWith('__'))
+    .flatMap((type) => Object.values(type.getFields()).map((field) => ({ type, field })));
+  const extensionOf = (field: (typeof fields)[number]['field'], name: string): unknown =>
+    (field.extensions as Record<string, unknown>)[name];
+  const noInfo = {} as never;
+
+  it.each([
+    ['Asn', 'asnName', 'asn_name'],
+    ['Organization', 'orgId', 'org_id'],
+    ['Organization', 'orgName', 'org_name'],
+    ['AsnLink', 'numberPaths', 'number_paths'],
+    ['Cone', 'numberAsns', 'cone_asns'],
+    ['AsnDegree', 'total', 'degree_total'],
+    ['AsnCone', 'cone', 'asn'],
+  ])('%s.%s is read inline from its property %s', (typeName, fieldName, property) => {
+    const field = (schema.getType(typeName) as GraphQLObjectType).getFields()[fieldName]!;
+    expect(extensionOf(field, 'jitReadsProperty')).toBe(property);
+  });
+
+  it.each([
+    ['Asn', 'cone'],
+    ['Asn', 'asnDegree'],
+    ['Organization', 'cone'],
+    ['Organization', 'asnDegree'],
+    ['Organization', 'members'],
+  ])('%s.%s is read inline as its parent', (typeName, fieldName) => {
+    const field = (schema.getType(typeName) as GraphQLObjectType).getFields()[fieldName]!;
+    expect(extensionOf(field, 'jitReadsParent')).toBe(true);
+  });
+
+  it('marks only resolvers that read what their marker says', () => {
+    const byProperty = fields.filter(({ field }) => extensionOf(field, 'jitReadsProperty') !== undefined);
+    const byParent = fields.filter(({ field }) => extensionOf(field, 'jitReadsParent') !== undefined);
+    expect(byProperty.length).toBeGreaterThanOrEqual(19);
+    for (const { type, field } of byProperty) {
+      const property = String(extensionOf(field, 'jitReadsProperty'));
+      const value = { of: `${type.name}.${field.name}` };
+      expect([
+        `${type.name}.${field.name}`,
+        field.resolve?.({ [property]: value }, {}, noInfo, noInfo),
+      ]).toEqual([`${type.name}.${field.name}`, value]);
+    }
+    expect(byParent.length).toBeGreaterThanOrEqual(5);
+    for (const { type, field } of byParent) {
+      const parent = { of: type.name };
+      expect(field.resolve?.(parent, {}, noInfo, noInfo)).toBe(parent);
+    }
   });
 });

@@ -41,7 +41,7 @@ import {
 } from '../joinedOrganization';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { AsnRef, CountryRef, OrganizationRef } from './refs';
-import { AnnouncingRef, AsnDegreeRef, ConeRef, coneOf, degreeOf } from './stats';
+import { AnnouncingRef, AsnDegreeRef, ConeRef, PARENT_ITSELF } from './stats';
 import { asnLinksOfAsns, AsnLinkConnection } from './asnLink';
 
 export const ASN_SORT_COLUMNS: Record<string, SortColumn> = {
@@ -191,8 +191,8 @@ AsnRef.implement({
           : null;
       },
     }),
-    cone: t.field({ type: ConeRef, resolve: coneOf }),
-    asnDegree: t.field({ type: AsnDegreeRef, resolve: degreeOf }),
+    cone: t.field({ type: ConeRef, ...PARENT_ITSELF }),
+    asnDegree: t.field({ type: AsnDegreeRef, ...PARENT_ITSELF }),
     announcing: t.field({
       type: AnnouncingRef,
       resolve: (row) => ({

@@ -12,7 +12,7 @@ import {
 } from '../coneSource';
 import type { ConnectionPage } from './pageInfo';
 import { AsnConeRef, AsnRef, type AsnConeRecord, type PrefixRecord } from './refs';
-import { ConeRef, coneOf } from './stats';
+import { ConeRef } from './stats';
 import { AsnConnection, placeholderAsn } from './asn';
 import { PrefixConnection } from './prefix';
 import { selectedAsnNodeColumns, type AsnColumn } from '../asnColumns';
@@ -64,8 +64,9 @@ AsnConeRef.implement({
     'The customer cone of an ASN in one month: the ASNs reachable through customer links, itself included.',
   fields: (t) => ({
     date: t.exposeString('date'),
-    asn: t.field({ type: AsnRef, resolve: (cone) => cone.asn }),
-    cone: t.field({ type: ConeRef, resolve: (cone) => coneOf(cone.asn) }),
+    // Both read the ASN's record inline (exposed: no resolver call; schema/index.ts).
+    asn: t.expose('asn', { type: AsnRef }),
+    cone: t.expose('asn', { type: ConeRef }),
     asns: t.field({
       type: AsnConnection,
       description: 'Member ASNs in ASN order.',

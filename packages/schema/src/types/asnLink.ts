@@ -105,13 +105,14 @@ AsnLinkRef.implement({
       description:
         'Seen from asn0: "customer" (asn1 is asn0’s customer), "provider" (asn1 is asn0’s provider), "peer" or "sibling".',
     }),
-    numberPaths: t.int({
+    // Exposed (read inline by graphql-jit; schema/index.ts): the Int serializer turns PostgreSQL's bigint strings into
+    // numbers.
+    numberPaths: t.exposeInt('number_paths', {
       nullable: true,
       description: 'Number of observed paths over this link.',
-      resolve: (link) => numberOrNull(link.number_paths),
     }),
-    correctedBy: t.int({ nullable: true, resolve: (link) => numberOrNull(link.corrected_by) }),
-    rank: t.int({ nullable: true, resolve: (link) => numberOrNull(link.rank) }),
+    correctedBy: t.exposeInt('corrected_by', { nullable: true }),
+    rank: t.exposeInt('rank', { nullable: true }),
     date: t.exposeString('date'),
     locations: t.field({
       type: LocationConnection,
@@ -305,10 +306,6 @@ async function bookmarkedLinkKeys(
 /** True when the client's sort is `-numberPaths` alone (the pair that breaks ties is implied). */
 function isPathsDescending(keys: readonly SortKey[]): boolean {
   return keys.length === 1 && keys[0]!.key === 'numberPaths' && keys[0]!.direction === 'desc';
-}
-
-function numberOrNull(value: number | string | null): number | null {
-  return value == null ? null : Number(value);
 }
 
 /** Links of many ASNs (Asn.asnLinks), one query per batch (nestedPages.ts); asn0 is always the parent ASN. */

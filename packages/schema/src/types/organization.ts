@@ -10,7 +10,7 @@ import { nestedPage } from '../nestedPages';
 import { nameConditions } from '../nameSearch';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { CountryRef, OrganizationRef } from './refs';
-import { AsnDegreeRef, ConeRef, coneOf, degreeOf, OrgDegreeRef } from './stats';
+import { AsnDegreeRef, ConeRef, OrgDegreeRef, PARENT_ITSELF } from './stats';
 import { ASN_ORDER, ASN_SORT_COLUMNS, AsnConnection, asnsOfOrganizations } from './asn';
 import { AsnLinkConnection, asnLinksOfOrganizations } from './asnLink';
 
@@ -119,7 +119,7 @@ OrganizationRef.implement({
       nullable: true,
       resolve: (org, _args, context) => (org.country_iso ? context.country(org.country_iso) : null),
     }),
-    members: t.field({ type: MembersRef, resolve: (org) => org }),
+    members: t.field({ type: MembersRef, ...PARENT_ITSELF }),
     asnLinks: t.field({
       type: AsnLinkConnection,
       description: 'Links from the organization’s ASNs (asn0) to ASNs of other organizations (asn1).',
@@ -138,11 +138,11 @@ OrganizationRef.implement({
       resolve: (org, args, context) =>
         neighborsOfOrganizations(context, org.date, pageOf(args), args.sort).load(org.org_id),
     }),
-    cone: t.field({ type: ConeRef, resolve: coneOf }),
+    cone: t.field({ type: ConeRef, ...PARENT_ITSELF }),
     asnDegree: t.field({
       type: AsnDegreeRef,
       description: 'Degrees summed over member ASNs.',
-      resolve: degreeOf,
+      ...PARENT_ITSELF,
     }),
     orgDegree: t.field({
       type: OrgDegreeRef,

@@ -53,8 +53,8 @@ type Ref<T> = ObjectRef<typeof builder extends { $inferSchemaTypes: infer S } ? 
 export function connectionOf<T>(name: string, nodeRef: Ref<T>, description: string): Ref<ConnectionPage<T>> {
   const edgeRef = builder.objectRef<Edge<T>>(`${name}Edge`).implement({
     fields: (t) => ({
-      // The generic T defeats Pothos' resolver-result inference; the edge holds exactly the node type.
-      node: t.field({ type: nodeRef, resolve: (edge) => edge.node as never }),
+      // Exposed under its own name, so without a resolver: graphql-jit reads it inline for every edge.
+      node: t.expose('node', { type: nodeRef } as never),
       // Encoding a cursor costs a Buffer and a base64 string: 500 per neighbour page whose client never shows them.
       cursor: t.string({
         description: 'Opaque position of this node in the connection.',
