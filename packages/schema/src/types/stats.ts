@@ -1,20 +1,22 @@
 // Small value objects nested in records: cone sizes, degrees and announced space.
 // Address counts are Float: IPv4/IPv6 address counts exceed 2^31 (GraphQL Int is 32-bit); every count here
 // is below 2^53, so a Float carries it exactly and JSON prints it as an integer.
+import type { AsnsTable } from '@asrank/db';
 import { builder } from '../builder';
 
-/** The columns of a record (an ASN's or an organization's) that its cone and degrees show. */
-export interface StatsColumns {
-  cone_asns: number;
-  cone_prefixes: number;
-  cone_addresses: number;
-  degree_provider: number;
-  degree_peer: number;
-  degree_customer: number;
-  degree_sibling: number;
-  degree_transit: number;
-  degree_total: number;
-}
+/** The columns of a record that its cone and degrees show (an organization's record has them too). */
+export type StatsColumns = Pick<
+  AsnsTable,
+  | 'cone_asns'
+  | 'cone_prefixes'
+  | 'cone_addresses'
+  | 'degree_provider'
+  | 'degree_peer'
+  | 'degree_customer'
+  | 'degree_sibling'
+  | 'degree_transit'
+  | 'degree_total'
+>;
 
 // Cone and AsnDegree show their record's own columns: a record's `cone` and `asnDegree` are the record itself
 // (PARENT_ITSELF), and each of their fields is exposed from its column. graphql-jit, as patched, then reads them
