@@ -11,6 +11,7 @@
 
 /** Builders by column list; the lists are the service's statement shapes, so few. */
 const buildersByColumns = new Map<string, (values: readonly unknown[]) => Record<string, unknown>>();
+const renamersByPairs = new Map<string, (source: Record<string, unknown>) => Record<string, unknown>>();
 const MAX_BUILDERS = 1000;
 
 /** Each name's last position: a repeated column keeps its last value, at the place of its first, as an object would. */
@@ -20,16 +21,24 @@ function lastPositions(names: readonly string[]): Map<string, number> {
   return positions;
 }
 
-function compileBuilder(names: readonly string[]): (values: readonly unknown[]) => Record<string, unknown> {
+/**
+ * An object literal of `names`, the value of each read from the input by `valueAt(input, index)`'s code (`input`
+ * is the compiled function's one parameter, `index` the name's last position).
+ */
+function compileLiteral<Input>(
+  names: readonly string[],
+  valueAt: (index: number) => string,
+  read: (input: Input, index: number) => unknown,
+): (input: Input) => Record<string, unknown> {
   const positions = lastPositions(names);
   // A `__proto__` key in a literal would set the prototype: such a list (no statement of ours has one) defines its
   // properties one by one instead.
   if (positions.has('__proto__')) {
-    return (values) => {
+    return (input) => {
       const row: Record<string, unknown> = {};
       for (const [name, index] of positions)
         Object.defineProperty(row, name, {
-          value: values[index],
+          value: read(input, index),
           enumerable: true,
           writable: true,
           configurable: true,
@@ -37,22 +46,49 @@ function compileBuilder(names: readonly string[]): (values: readonly unknown[]) 
       return row;
     };
   }
-  const members = [...positions].map(([name, index]) => `${JSON.stringify(name)}: values[${index}]`);
+  const members = [...positions].map(([name, index]) => `${JSON.stringify(name)}: ${valueAt(index)}`);
   // The names are quoted by JSON.stringify; the code is ours.
-  return new Function('values', `return { ${members.join(', ')} };`) as (
-    values: readonly unknown[],
+  return new Function('input', `return { ${members.join(', ')} };`) as (
+    input: Input,
   ) => Record<string, unknown>;
+}
+
+function cached<Builder>(cache: Map<string, Builder>, key: string, compile: () => Builder): Builder {
+  let builder = cache.get(key);
+  if (!builder) {
+    builder = compile();
+    if (cache.size < MAX_BUILDERS) cache.set(key, builder);
+  }
+  return builder;
 }
 
 /** A builder of row objects from arrays of values in `names`' order; a repeated name keeps its last value. */
 export function rowObjectBuilder(
   names: readonly string[],
 ): (values: readonly unknown[]) => Record<string, unknown> {
-  const key = JSON.stringify(names);
-  let builder = buildersByColumns.get(key);
-  if (!builder) {
-    builder = compileBuilder(names);
-    if (buildersByColumns.size < MAX_BUILDERS) buildersByColumns.set(key, builder);
-  }
-  return builder;
+  return cached(buildersByColumns, JSON.stringify(names), () =>
+    compileLiteral<readonly unknown[]>(
+      names,
+      (index) => `input[${index}]`,
+      (values, index) => values[index],
+    ),
+  );
+}
+
+/**
+ * A builder of objects that copy another object's properties under new names (`[name, property]` pairs), such as a
+ * joined record's columns out of its row (`asn1__rank` as `rank`). A loop of keyed stores took 33-39 µs for W3's 500
+ * neighbours of five columns, the literal 7-10.
+ */
+export function renamingObjectBuilder(
+  pairs: readonly (readonly [name: string, property: string])[],
+): (source: Record<string, unknown>) => Record<string, unknown> {
+  const properties = pairs.map(([, property]) => property);
+  return cached(renamersByPairs, JSON.stringify(pairs), () =>
+    compileLiteral<Record<string, unknown>>(
+      pairs.map(([name]) => name),
+      (index) => `input[${JSON.stringify(properties[index])}]`,
+      (source, index) => source[properties[index]!],
+    ),
+  );
 }

@@ -1,5 +1,5 @@
 // AsnLink: a link between two ASNs in one month, seen from asn0; root fields `asnLink` and `asnLinks`.
-import type { AsnLinksTable, Database } from '@asrank/db';
+import { renamingObjectBuilder, type AsnLinksTable, type Database } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { builder } from '../builder';
@@ -207,19 +207,19 @@ function linksWithAsn1Query(
 
 /** Files asn1's record, read with each link (linksWithAsn1Query), under JOINED_ASN1; the rows stay the link rows. */
 function linkRowsWithAsn1(rows: Record<string, unknown>[], columns: readonly AsnColumn[]): AsnLinkRow[] {
-  const prefixed = columns
-    .filter((column) => column !== 'date')
-    .map((column) => [column, `${ASN1_PREFIX}${column}`] as const);
+  // asn1's record: the link's month and asn1's columns out of their aliases.
+  const asn1Record = renamingObjectBuilder([
+    ['date', 'date'],
+    ...columns
+      .filter((column) => column !== 'date')
+      .map((column) => [column, `${ASN1_PREFIX}${column}`] as const),
+  ]);
   const asn1Key = `${ASN1_PREFIX}asn`;
   // The rows stay the link rows (their asn1__ columns are never read as link fields).
   return rows.map((row) => {
     const link = row as unknown as AsnLinkRow;
-    let record: Record<string, unknown> | null = null;
-    if (row[asn1Key] != null) {
-      record = { date: link.date };
-      for (const [column, alias] of prefixed) record[column] = row[alias];
-    }
-    link[JOINED_ASN1] = { columns, record: record as AsnRow | null };
+    const record = row[asn1Key] != null ? (asn1Record(row) as unknown as AsnRow) : null;
+    link[JOINED_ASN1] = { columns, record };
     return link;
   });
 }
