@@ -193,13 +193,7 @@ AsnRef.implement({
     }),
     cone: t.field({ type: ConeRef, ...PARENT_ITSELF }),
     asnDegree: t.field({ type: AsnDegreeRef, ...PARENT_ITSELF }),
-    announcing: t.field({
-      type: AnnouncingRef,
-      resolve: (row) => ({
-        numberPrefixes: Number(row.announcing_prefixes),
-        numberAddresses: Number(row.announcing_addresses),
-      }),
-    }),
+    announcing: t.field({ type: AnnouncingRef, ...PARENT_ITSELF }),
     asnLinks: t.field({
       type: AsnLinkConnection,
       description: 'Links of this ASN in the same month; asn0 is always this ASN, asn1 the neighbour.',

@@ -147,7 +147,7 @@ OrganizationRef.implement({
     orgDegree: t.field({
       type: OrgDegreeRef,
       description: 'Degree counted between organizations.',
-      resolve: (org) => ({ total: org.org_degree_total, transit: org.org_degree_transit }),
+      ...PARENT_ITSELF,
     }),
   }),
 });

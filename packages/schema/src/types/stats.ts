@@ -1,7 +1,7 @@
 // Small value objects nested in records: cone sizes, degrees and announced space.
 // Address counts are Float: IPv4/IPv6 address counts exceed 2^31 (GraphQL Int is 32-bit); every count here
 // is below 2^53, so a Float carries it exactly and JSON prints it as an integer.
-import type { AsnsTable } from '@asrank/db';
+import type { AsnsTable, OrganizationsTable } from '@asrank/db';
 import { builder } from '../builder';
 
 /** The columns of a record that its cone and degrees show (an organization's record has them too). */
@@ -18,10 +18,10 @@ export type StatsColumns = Pick<
   | 'degree_total'
 >;
 
-// Cone and AsnDegree show their record's own columns: a record's `cone` and `asnDegree` are the record itself
-// (PARENT_ITSELF), and each of their fields is exposed from its column. graphql-jit, as patched, then reads them
-// inline with no resolver call and no object made per record (schema/index.ts). The Int and Float serializers turn
-// PostgreSQL's bigint strings into numbers, as Number() did.
+// Cone, AsnDegree, OrgDegree and Announcing show their record's own columns: a record's `cone`, `asnDegree`,
+// `orgDegree` and `announcing` are the record itself (PARENT_ITSELF), and each of their fields is exposed from its
+// column. graphql-jit, as patched, then reads them inline with no resolver call and no object made per record
+// (schema/index.ts). The Int and Float serializers turn PostgreSQL's bigint strings into numbers, as Number() did.
 export const ConeRef = builder.objectRef<StatsColumns>('Cone').implement({
   description: 'Size of a customer cone.',
   fields: (t) => ({
@@ -54,20 +54,22 @@ export const PARENT_ITSELF = {
   extensions: { jitReadsParent: true },
 } as const;
 
-export const OrgDegreeRef = builder.objectRef<{ total: number; transit: number }>('OrgDegree').implement({
-  description: 'Degree of an organization counted between organizations.',
-  fields: (t) => ({
-    total: t.exposeInt('total'),
-    transit: t.exposeInt('transit'),
-  }),
-});
+export const OrgDegreeRef = builder
+  .objectRef<Pick<OrganizationsTable, 'org_degree_total' | 'org_degree_transit'>>('OrgDegree')
+  .implement({
+    description: 'Degree of an organization counted between organizations.',
+    fields: (t) => ({
+      total: t.exposeInt('org_degree_total'),
+      transit: t.exposeInt('org_degree_transit'),
+    }),
+  });
 
 export const AnnouncingRef = builder
-  .objectRef<{ numberPrefixes: number; numberAddresses: number }>('Announcing')
+  .objectRef<Pick<AsnsTable, 'announcing_prefixes' | 'announcing_addresses'>>('Announcing')
   .implement({
     description: 'Prefixes and addresses an ASN originates itself.',
     fields: (t) => ({
-      numberPrefixes: t.exposeInt('numberPrefixes'),
-      numberAddresses: t.exposeFloat('numberAddresses'),
+      numberPrefixes: t.exposeInt('announcing_prefixes'),
+      numberAddresses: t.exposeFloat('announcing_addresses'),
     }),
   });
