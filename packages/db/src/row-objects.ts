@@ -22,8 +22,8 @@ function lastPositions(names: readonly string[]): Map<string, number> {
 }
 
 /**
- * An object literal of `names`, the value of each read from the input by `valueAt(input, index)`'s code (`input`
- * is the compiled function's one parameter, `index` the name's last position).
+ * A function making an object literal of `names` from its one parameter, `input`: `valueAt(index)` is the code that
+ * reads the value of the name whose last position is `index`, and `read` reads it without code (the `__proto__` case).
  */
 function compileLiteral<Input>(
   names: readonly string[],

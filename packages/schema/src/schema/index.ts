@@ -57,7 +57,7 @@ function exposedProperty(field: GraphQLField<unknown, unknown>): string | undefi
  * reads a field without a resolver: a resolver call costs ~60 ns with its arguments, info, path and closures, paid
  * per row of a list for every such field it shows. graphql-js still calls the resolvers, with the same answers.
  */
-function markParentReads(target: GraphQLSchema): GraphQLSchema {
+function markPropertyReads(target: GraphQLSchema): GraphQLSchema {
   for (const type of Object.values(target.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
@@ -94,7 +94,7 @@ function guardResolvers(target: GraphQLSchema): GraphQLSchema {
 
 /** The executable schema (built once; Pothos builders cannot build twice). */
 export function createSchema(): GraphQLSchema {
-  schema ??= markParentReads(guardResolvers(builder.toSchema()));
+  schema ??= markPropertyReads(guardResolvers(builder.toSchema()));
   return schema;
 }
 
