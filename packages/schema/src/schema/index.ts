@@ -51,30 +51,24 @@ function exposedProperty(field: GraphQLField<unknown, unknown>): string | undefi
 }
 
 /**
- * Tells graphql-jit which resolvers only read their parent: a field exposed under another name reads one property
- * of it (`jitReadsProperty`), and a field of PARENT_ITSELF (types/stats.ts) is the parent (`jitReadsParent`, set
- * where the field is declared). graphql-jit, as patched (patches/graphql-jit@0.8.9.patch), reads both inline, as it
- * reads a field without a resolver: a resolver call costs ~60 ns with its arguments, info, path and closures, paid
- * per row of a list for every such field it shows. graphql-js still calls the resolvers, with the same answers.
+ * Wraps every resolver in the error guard (publicError), except a field Pothos exposes under another name: reading a
+ * property of a record cannot fail, and such a field is marked instead (`jitReadsProperty`) for graphql-jit to read
+ * that property inline, as it reads a field without a resolver. A field of PARENT_ITSELF (types/stats.ts) carries
+ * `jitReadsParent` from its declaration. graphql-jit, as patched (patches/graphql-jit@0.8.9.patch), reads both
+ * inline: a resolver call costs ~60 ns with its arguments, info, path and closures, paid per row of a list for every
+ * such field it shows. graphql-js still calls the resolvers, with the same answers.
  */
-function markPropertyReads(target: GraphQLSchema): GraphQLSchema {
-  for (const type of Object.values(target.getTypeMap())) {
-    if (!isObjectType(type) || type.name.startsWith('__')) continue;
-    for (const field of Object.values(type.getFields())) {
-      const property = exposedProperty(field);
-      if (property !== undefined) field.extensions = { ...field.extensions, jitReadsProperty: property };
-    }
-  }
-  return target;
-}
-
 function guardResolvers(target: GraphQLSchema): GraphQLSchema {
   for (const type of Object.values(target.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
       const resolve = field.resolve as GraphQLFieldResolver<unknown, unknown> | undefined;
-      // Reading a property of a record cannot fail: an exposed field keeps Pothos' resolver unwrapped.
-      if (!resolve || exposedProperty(field) !== undefined) continue;
+      if (!resolve) continue;
+      const property = exposedProperty(field);
+      if (property !== undefined) {
+        field.extensions = { ...field.extensions, jitReadsProperty: property };
+        continue;
+      }
       const where = `${type.name}.${field.name}`;
       field.resolve = (source, args, context, info) => {
         try {
@@ -94,7 +88,7 @@ function guardResolvers(target: GraphQLSchema): GraphQLSchema {
 
 /** The executable schema (built once; Pothos builders cannot build twice). */
 export function createSchema(): GraphQLSchema {
-  schema ??= markPropertyReads(guardResolvers(builder.toSchema()));
+  schema ??= guardResolvers(builder.toSchema());
   return schema;
 }
 

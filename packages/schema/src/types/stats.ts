@@ -18,6 +18,15 @@ export type StatsColumns = Pick<
   | 'degree_total'
 >;
 
+/**
+ * A field whose value is its parent record itself (a record's cone, degrees, announcing or members): the resolver
+ * returns the parent, and the extension tells the patched graphql-jit to read the parent inline instead of calling it.
+ */
+export const PARENT_ITSELF = {
+  resolve: <Parent>(parent: Parent): Parent => parent,
+  extensions: { jitReadsParent: true },
+} as const;
+
 // Cone, AsnDegree, OrgDegree and Announcing show their record's own columns: a record's `cone`, `asnDegree`,
 // `orgDegree` and `announcing` are the record itself (PARENT_ITSELF), and each of their fields is exposed from its
 // column. graphql-jit, as patched, then reads them inline with no resolver call and no object made per record
@@ -44,15 +53,6 @@ export const AsnDegreeRef = builder.objectRef<StatsColumns>('AsnDegree').impleme
     total: t.exposeInt('degree_total'),
   }),
 });
-
-/**
- * A field whose value is its parent record itself (a record's cone, degrees or members): the resolver returns the
- * parent, and the extension tells the patched graphql-jit to read the parent inline instead of calling it.
- */
-export const PARENT_ITSELF = {
-  resolve: <Parent>(parent: Parent): Parent => parent,
-  extensions: { jitReadsParent: true },
-} as const;
 
 export const OrgDegreeRef = builder
   .objectRef<Pick<OrganizationsTable, 'org_degree_total' | 'org_degree_transit'>>('OrgDegree')
