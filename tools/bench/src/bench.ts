@@ -43,6 +43,8 @@ import {
   GRAPHQL_MAIN,
   REST_MAIN,
   cpuSeconds,
+  threadCpuDeltas,
+  threadCpuSeconds,
   localPostgresServerPid,
   processTree,
   rssMb,
@@ -117,6 +119,7 @@ async function measure(
 ): Promise<RoundMeasurement> {
   const answeringCpu = () => answering.reduce<number>((sum, pid) => sum + cpuSeconds(pid), 0);
   const answeringBefore = answeringCpu();
+  const threadsBefore = threadCpuSeconds(answering);
   const loadGeneratorBefore = process.cpuUsage();
   let next = 0;
   const latenciesMs: number[] = [];
@@ -156,6 +159,7 @@ async function measure(
     errors: result.errors + result.timeouts + result.non2xx,
     latenciesMs,
     answeringCpuSeconds: answeringCpu() - answeringBefore,
+    threadCpuSeconds: threadCpuDeltas(threadsBefore, threadCpuSeconds(answering)),
     loadGeneratorCpuMicros: loadGenerator.user + loadGenerator.system,
   };
 }

@@ -184,9 +184,12 @@ function clockTicks(): number {
   return clockTicksPerSecond;
 }
 
-/** The fields of /proc/PID/stat after the command name (field 2), which may hold spaces and parentheses. */
-function statFieldsAfterCommand(pid: number): string[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/**
+ * The fields of a /proc stat line (`/proc/PID/stat`, or a thread's `/proc/PID/task/TID/stat`) after the command name
+ * (field 2), which may hold spaces and parentheses.
+ */
+function statFieldsAfterCommand(pid: number, statPath = `/proc/${pid}/stat`): string[] {
+  const stat = readFileSync(statPath, 'utf8');
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
@@ -201,6 +204,44 @@ export function cpuSeconds(pid: number | undefined): number {
     // are the waited-for children's, which the tree's walk no longer finds.
     return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / clockTicks();
   });
+}
+
+/**
+ * CPU time (user + system, seconds) each thread of the processes and their descendants has used so far, keyed
+ * `pid/tid`; threads that cannot be read (ended meanwhile) are left out. A Node service runs its HTTP parsing,
+ * JavaScript, SQLite calls and serialization on one thread, and a thread cannot use more than one second of CPU a
+ * second: its time per request bounds the service's rate however idle the other core is.
+ */
+export function threadCpuSeconds(pids: readonly (number | undefined)[]): Map<string, number> {
+  const seconds = new Map<string, number>();
+  for (const pid of pids.filter((one): one is number => one !== undefined).flatMap(processTree)) {
+    let tasks: string[];
+    try {
+      tasks = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const task of tasks) {
+      try {
+        // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command name.
+        const fields = statFieldsAfterCommand(pid, `/proc/${pid}/task/${task}/stat`);
+        seconds.set(`${pid}/${task}`, (Number(fields[11]) + Number(fields[12])) / clockTicks());
+      } catch {
+        // The thread ended between the listing and the reading.
+      }
+    }
+  }
+  return seconds;
+}
+
+/** Each thread's CPU seconds between two readings of threadCpuSeconds (a thread new in `after` counts from zero). */
+export function threadCpuDeltas(
+  before: ReadonlyMap<string, number>,
+  after: ReadonlyMap<string, number>,
+): Map<string, number> {
+  const deltas = new Map<string, number>();
+  for (const [thread, seconds] of after) deltas.set(thread, seconds - (before.get(thread) ?? 0));
+  return deltas;
 }
 
 /** The parent process id of `pid`, from /proc (Linux); undefined when it cannot be read. */

@@ -20,6 +20,8 @@ export interface RoundMeasurement {
   /** CPU seconds of the answering processes, and µs of the load generator, over the run. */
   answeringCpuSeconds: number;
   loadGeneratorCpuMicros: number;
+  /** CPU seconds of each thread of the answering processes over the run, keyed `pid/tid` (processes.ts). */
+  threadCpuSeconds?: ReadonlyMap<string, number>;
 }
 
 /** The value below which `fraction` of the sorted values lie (nearest rank); NaN for none. */
@@ -48,6 +50,9 @@ export function combineRounds(rounds: readonly RoundMeasurement[]): ThroughputFi
   let errors = 0;
   let answeringCpuSeconds = 0;
   let loadGeneratorCpuMicros = 0;
+  // A thread's time is added over the rounds before the busiest is chosen: the same thread is the one a rate is
+  // bound by in every round, and the sum of each round's busiest would count a tie between two threads twice.
+  const threadCpuSeconds = new Map<string, number>();
   const latencies: number[] = [];
   for (const round of rounds) {
     total += round.total;
@@ -56,6 +61,8 @@ export function combineRounds(rounds: readonly RoundMeasurement[]): ThroughputFi
     errors += round.errors;
     answeringCpuSeconds += round.answeringCpuSeconds;
     loadGeneratorCpuMicros += round.loadGeneratorCpuMicros;
+    for (const [thread, threadSeconds] of round.threadCpuSeconds ?? [])
+      threadCpuSeconds.set(thread, (threadCpuSeconds.get(thread) ?? 0) + threadSeconds);
     for (const latency of round.latenciesMs) latencies.push(latency);
   }
   latencies.sort((a, b) => a - b);
@@ -70,6 +77,9 @@ export function combineRounds(rounds: readonly RoundMeasurement[]): ThroughputFi
     cpuMicrosPerRequest: {
       answering: (answeringCpuSeconds * 1e6) / answered,
       loadGenerator: loadGeneratorCpuMicros / answered,
+      ...(threadCpuSeconds.size > 0
+        ? { busiestThread: (Math.max(...threadCpuSeconds.values()) * 1e6) / answered }
+        : {}),
     },
     roundRequestsPerSecond: rounds.map(roundRate),
   };

@@ -1,7 +1,13 @@
 // The suite divides the CPU time of the answering processes by the requests they answered: the reading must count
 // every process behind a service (a primary and its workers), or a service with WORKERS > 1 would look cheaper.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpuSeconds, localPostgresServerPid, postgresServerOf } from '../src/processes';
+import {
+  cpuSeconds,
+  localPostgresServerPid,
+  postgresServerOf,
+  threadCpuDeltas,
+  threadCpuSeconds,
+} from '../src/processes';
 
 const onLinux = process.platform === 'linux' ? it : it.skip;
 
@@ -34,6 +40,55 @@ describe('cpuSeconds', () => {
   it('answers NaN for a process that does not exist', () => {
     expect(cpuSeconds(undefined)).toBeNaN();
     expect(cpuSeconds(2 ** 22 + 12345)).toBeNaN();
+  });
+});
+
+describe('threadCpuSeconds', () => {
+  let parent: ChildProcess | undefined;
+  afterEach(() => {
+    parent?.kill('SIGTERM');
+  });
+
+  onLinux(
+    "reads each thread of a process and its descendants, the spinning child's main thread the busiest",
+    async () => {
+      parent = parentOfSpinningChild(500);
+      await new Promise<void>((resolve) => parent!.stdout!.once('data', () => resolve()));
+      const threads = threadCpuSeconds([parent.pid, undefined]);
+      // Node runs several threads a process (V8's and libuv's helpers), and the parent and its child are two processes.
+      const pids = new Set([...threads.keys()].map((key) => key.split('/')[0]));
+      expect(pids.size).toBe(2);
+      expect(threads.size).toBeGreaterThan(4);
+      const [busiest, seconds] = [...threads].reduce((most, entry) => (entry[1] > most[1] ? entry : most));
+      // The child's main thread is its process's first task: its tid is its pid.
+      const [pid, tid] = busiest.split('/');
+      expect(tid).toBe(pid);
+      expect(pid).not.toBe(String(parent.pid));
+      expect(seconds).toBeGreaterThan(0.5);
+      // Every thread's time is at most its process's (cpuSeconds adds the threads up).
+      expect(seconds).toBeLessThanOrEqual(cpuSeconds(Number(pid)) + 0.02);
+    },
+  );
+
+  it('answers nothing for processes that do not exist', () => {
+    expect(threadCpuSeconds([undefined, 2 ** 22 + 12345]).size).toBe(0);
+  });
+
+  it('takes the difference of two readings per thread, counting a new thread from zero', () => {
+    const deltas = threadCpuDeltas(
+      new Map([
+        ['1/1', 2],
+        ['1/2', 0.5],
+      ]),
+      new Map([
+        ['1/1', 2.25],
+        ['1/3', 0.1],
+      ]),
+    );
+    expect([...deltas]).toEqual([
+      ['1/1', 0.25],
+      ['1/3', 0.1],
+    ]);
   });
 });
 

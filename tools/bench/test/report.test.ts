@@ -74,16 +74,30 @@ describe('formatMarkdown', () => {
 });
 
 describe('cpuBudgetTable', () => {
-  const figures = (requestsPerSecond: number, answering: number, loadGenerator: number) => ({
+  const figures = (
+    requestsPerSecond: number,
+    answering: number,
+    loadGenerator: number,
+    busiestThread?: number,
+  ) => ({
     requestsPerSecond,
     p50Ms: 1,
     p99Ms: 2,
     bytesPerSecond: 1e6,
     errors: 0,
     total: requestsPerSecond * 10,
-    cpuMicrosPerRequest: { answering, loadGenerator },
+    cpuMicrosPerRequest: {
+      answering,
+      loadGenerator,
+      ...(busiestThread === undefined ? {} : { busiestThread }),
+    },
   });
-  const storeWith = (floorMicros: number, serviceMicros: number): StoreReport => ({
+  const storeWith = (
+    floorMicros: number,
+    serviceMicros: number,
+    floorThreadMicros?: number,
+    serviceThreadMicros?: number,
+  ): StoreReport => ({
     label: 'test month',
     dialect: 'sqlite',
     months: 1,
@@ -98,8 +112,8 @@ describe('cpuBudgetTable', () => {
         meanResponseBytes: 1000,
         // 30% of 20,000 req/s is 6,000 req/s: two cores give 333 µs per request, the load generator takes 40.
         ceiling: figures(20_000, 45, 30),
-        floor: figures(5_000, floorMicros, 40),
-        service: figures(900, serviceMicros, 60),
+        floor: figures(5_000, floorMicros, 40, floorThreadMicros),
+        service: figures(900, serviceMicros, 60, serviceThreadMicros),
         raw: null,
         target: { minCeilingRatio: 0.3 },
       },
@@ -109,15 +123,38 @@ describe('cpuBudgetTable', () => {
   it('says a target is out of reach when the floor alone needs more CPU than the target leaves', () => {
     const text = cpuBudgetTable(storeWith(400, 1100), 2).join('\n');
     expect(text).toContain(
-      '| W2 | 6000 | 333 | 40 | 293 | 45 | 400 | 1100 | 700 | no: the floor alone needs 107 µs more than is left |',
+      '| W2 | 6000 | 333 | 167 | 40 | 293 | 45 | 400 | 1100 | 700 | – / – | no: the floor alone needs 107 µs more than is left |',
     );
   });
 
   it('gives what our layers may cost when the floor fits in the budget', () => {
     const text = cpuBudgetTable(storeWith(200, 1100), 2).join('\n');
     expect(text).toContain(
-      '| W2 | 6000 | 333 | 40 | 293 | 45 | 200 | 1100 | 900 | only if ours costs ≤ 93 µs |',
+      '| W2 | 6000 | 333 | 167 | 40 | 293 | 45 | 200 | 1100 | 900 | – / – | only if ours costs ≤ 93 µs |',
     );
+  });
+
+  it("says a target is out of reach when the floor's busiest thread needs more than one thread has at its rate", () => {
+    // 6,000 req/s leave one thread 167 µs a request: a floor whose main thread spends 180 cannot reach it, though
+    // its 200 µs in all fit in the 293 the two cores leave.
+    const text = cpuBudgetTable(storeWith(200, 1100, 180, 1000), 2).join('\n');
+    expect(text).toContain(
+      "| W2 | 6000 | 333 | 167 | 40 | 293 | 45 | 200 | 1100 | 900 | 180 / 1000 | no: the floor's busiest thread alone " +
+        'needs 13 µs more than one thread has |',
+    );
+  });
+
+  it('names both shortfalls when the floor exceeds both bounds', () => {
+    const text = cpuBudgetTable(storeWith(400, 1100, 390, 1000), 2).join('\n');
+    expect(text).toContain(
+      "| 390 / 1000 | no: the floor alone needs 107 µs more than is left; the floor's busiest thread alone needs 223 µs " +
+        'more than one thread has |',
+    );
+  });
+
+  it("gives what ours may cost on the busiest thread when the floor's fits in one thread", () => {
+    const text = cpuBudgetTable(storeWith(200, 1100, 150, 1000), 2).join('\n');
+    expect(text).toContain('| 150 / 1000 | only if ours costs ≤ 93 µs, ≤ 17 of it on the busiest thread |');
   });
 
   it("says when the service's CPU includes a local PostgreSQL server's", () => {

@@ -64,6 +64,28 @@ describe('combineRounds', () => {
     expect(combined.cpuMicrosPerRequest).toEqual({ answering: 1000, loadGenerator: 100 });
   });
 
+  it("takes the busiest thread's CPU over all rounds, not the sum of each round's busiest", () => {
+    const combined = combineRounds([
+      round({
+        total: 1000,
+        threadCpuSeconds: new Map([
+          ['10/10', 0.3],
+          ['10/11', 0.31],
+        ]),
+      }),
+      round({
+        total: 1000,
+        threadCpuSeconds: new Map([
+          ['10/10', 0.3],
+          ['10/11', 0.01],
+        ]),
+      }),
+    ]);
+    // Thread 10/10 used 0.6 s for 2,000 requests; the rounds' busiest threads (0.31 + 0.3) would say 305 µs.
+    expect(combined.cpuMicrosPerRequest?.busiestThread).toBeCloseTo(300, 6);
+    expect(combineRounds([round({ total: 10 })]).cpuMicrosPerRequest).not.toHaveProperty('busiestThread');
+  });
+
   it('rounds latencies to a tenth of a millisecond and refuses to combine nothing', () => {
     expect(combineRounds([round({ total: 1, latenciesMs: [1.2345] })]).p99Ms).toBe(1.2);
     expect(() => combineRounds([])).toThrow('no round measured');
