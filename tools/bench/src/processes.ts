@@ -206,14 +206,39 @@ export function cpuSeconds(pid: number | undefined): number {
   });
 }
 
+/** One thread's CPU time (user + system, seconds) and the process it belongs to (processLabel). */
+export interface ThreadCpu {
+  seconds: number;
+  process: string;
+}
+
 /**
- * CPU time (user + system, seconds) each thread of the processes and their descendants has used so far, keyed
- * `pid/tid`; threads that cannot be read (ended meanwhile) are left out. A Node service runs its HTTP parsing,
- * JavaScript, SQLite calls and serialization on one thread, and a thread cannot use more than one second of CPU a
- * second: its time per request bounds the service's rate however idle the other core is.
+ * What a process is, for a report: `postgres` for a PostgreSQL server's process, else the app a node process runs
+ * (`graphql`, `rest`: the folder under apps/) or its script's name (`floor-server`); `pid N` when unknown.
  */
-export function threadCpuSeconds(pids: readonly (number | undefined)[]): Map<string, number> {
-  const seconds = new Map<string, number>();
+export function processLabel(pid: number): string {
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    if (/postgres/.test(argv[0] ?? '')) return 'postgres';
+    const script = argv.find((arg) => arg.endsWith('.js'));
+    if (script) {
+      const app = /(?:^|\/)apps\/([^/]+)\//.exec(script);
+      return app ? app[1]! : path.basename(script, '.js');
+    }
+  } catch {
+    // Gone meanwhile: named by its pid below.
+  }
+  return `pid ${pid}`;
+}
+
+/**
+ * CPU time each thread of the processes and their descendants has used so far, keyed `pid/tid`; threads that cannot
+ * be read (ended meanwhile) are left out. A Node service runs its HTTP parsing, JavaScript, SQLite calls and
+ * serialization on one thread, and a thread cannot use more than one second of CPU a second: its time per request
+ * bounds the service's rate however idle the other core is.
+ */
+export function threadCpuSeconds(pids: readonly (number | undefined)[]): Map<string, ThreadCpu> {
+  const threads = new Map<string, ThreadCpu>();
   for (const pid of pids.filter((one): one is number => one !== undefined).flatMap(processTree)) {
     let tasks: string[];
     try {
@@ -221,26 +246,31 @@ export function threadCpuSeconds(pids: readonly (number | undefined)[]): Map<str
     } catch {
       continue;
     }
+    const label = processLabel(pid);
     for (const task of tasks) {
       try {
         // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command name.
         const fields = statFieldsAfterCommand(pid, `/proc/${pid}/task/${task}/stat`);
-        seconds.set(`${pid}/${task}`, (Number(fields[11]) + Number(fields[12])) / clockTicks());
+        threads.set(`${pid}/${task}`, {
+          seconds: (Number(fields[11]) + Number(fields[12])) / clockTicks(),
+          process: label,
+        });
       } catch {
         // The thread ended between the listing and the reading.
       }
     }
   }
-  return seconds;
+  return threads;
 }
 
 /** Each thread's CPU seconds between two readings of threadCpuSeconds (a thread new in `after` counts from zero). */
 export function threadCpuDeltas(
-  before: ReadonlyMap<string, number>,
-  after: ReadonlyMap<string, number>,
-): Map<string, number> {
-  const deltas = new Map<string, number>();
-  for (const [thread, seconds] of after) deltas.set(thread, seconds - (before.get(thread) ?? 0));
+  before: ReadonlyMap<string, ThreadCpu>,
+  after: ReadonlyMap<string, ThreadCpu>,
+): Map<string, ThreadCpu> {
+  const deltas = new Map<string, ThreadCpu>();
+  for (const [thread, reading] of after)
+    deltas.set(thread, { ...reading, seconds: reading.seconds - (before.get(thread)?.seconds ?? 0) });
   return deltas;
 }
 

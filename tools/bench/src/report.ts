@@ -18,7 +18,13 @@ export interface ThroughputFigures {
    * processes' busiest thread (a Node service's main thread), whose time a request bounds the rate at 10⁶ / it.
    * Absent in older results (busiestThread in those before the forty-eighth round).
    */
-  cpuMicrosPerRequest?: { answering: number; loadGenerator: number; busiestThread?: number };
+  cpuMicrosPerRequest?: {
+    answering: number;
+    loadGenerator: number;
+    busiestThread?: number;
+    /** The process the busiest thread belongs to (processes.ts processLabel: `graphql`, `rest`, `postgres`, ...). */
+    busiestThreadProcess?: string;
+  };
   /** Requests per second of each interleaved round (rounds.ts), in order. Absent in older results. */
   roundRequestsPerSecond?: number[];
 }
@@ -208,6 +214,12 @@ export function formatMarkdown(report: SuiteReport): string {
 
 const micros = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : '–');
 
+/** A busiest thread's µs a request, with its process when known (`94 (graphql)`). */
+function threadFigure(cpu: NonNullable<ThroughputFigures['cpuMicrosPerRequest']>): string {
+  const figure = micros(cpu.busiestThread ?? Number.NaN);
+  return cpu.busiestThreadProcess ? `${figure} (${cpu.busiestThreadProcess})` : figure;
+}
+
 /**
  * What the machine can spend on a request at each ratio target, against what the stack floor and the service spent
  * per request in this run. Two bounds hold at once. At the target's rate the cores supply `cores / rate` of CPU per
@@ -244,7 +256,7 @@ export function cpuBudgetTable(store: StoreReport, cores: number | undefined): s
           (floorThread === undefined
             ? ''
             : `, ≤ ${micros(oneThread - floorThread)} of it on the busiest thread`);
-    const threads = `${micros(floorThread ?? Number.NaN)} / ${micros(serviceCpu.busiestThread ?? Number.NaN)}`;
+    const threads = `${threadFigure(floorCpu)} / ${threadFigure(serviceCpu)}`;
     return [
       `| ${workload.id} | ${targetRate.toFixed(0)} | ${micros(perRequest)} | ${micros(oneThread)} | ${micros(floorCpu.loadGenerator)} | ${micros(left)} | ` +
         `${micros(workload.ceiling.cpuMicrosPerRequest?.answering ?? Number.NaN)} | ${micros(floorCpu.answering)} | ${micros(serviceCpu.answering)} | ${micros(ours)} | ${threads} | ${answer} |`,

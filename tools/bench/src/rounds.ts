@@ -4,6 +4,7 @@
 // the ratio to the ceiling then says more about the host than about the service. Interleaved, a slow or fast stretch
 // weighs on all three alike. The rounds are combined here: rates over the total time, latency percentiles over every
 // response of every round (not an average of the rounds' percentiles).
+import type { ThreadCpu } from './processes';
 import type { ThroughputFigures } from './report';
 
 /** What one autocannon run of one round measured. */
@@ -21,7 +22,7 @@ export interface RoundMeasurement {
   answeringCpuSeconds: number;
   loadGeneratorCpuMicros: number;
   /** CPU seconds of each thread of the answering processes over the run, keyed `pid/tid` (processes.ts). */
-  threadCpuSeconds?: ReadonlyMap<string, number>;
+  threadCpuSeconds?: ReadonlyMap<string, ThreadCpu>;
 }
 
 /** The value below which `fraction` of the sorted values lie (nearest rank); NaN for none. */
@@ -52,7 +53,7 @@ export function combineRounds(rounds: readonly RoundMeasurement[]): ThroughputFi
   let loadGeneratorCpuMicros = 0;
   // A thread's time is added over the rounds before the busiest is chosen: the same thread is the one a rate is
   // bound by in every round, and the sum of each round's busiest would count a tie between two threads twice.
-  const threadCpuSeconds = new Map<string, number>();
+  const threadCpuSeconds = new Map<string, ThreadCpu>();
   const latencies: number[] = [];
   for (const round of rounds) {
     total += round.total;
@@ -61,12 +62,19 @@ export function combineRounds(rounds: readonly RoundMeasurement[]): ThroughputFi
     errors += round.errors;
     answeringCpuSeconds += round.answeringCpuSeconds;
     loadGeneratorCpuMicros += round.loadGeneratorCpuMicros;
-    for (const [thread, threadSeconds] of round.threadCpuSeconds ?? [])
-      threadCpuSeconds.set(thread, (threadCpuSeconds.get(thread) ?? 0) + threadSeconds);
+    for (const [thread, reading] of round.threadCpuSeconds ?? [])
+      threadCpuSeconds.set(thread, {
+        ...reading,
+        seconds: (threadCpuSeconds.get(thread)?.seconds ?? 0) + reading.seconds,
+      });
     for (const latency of round.latenciesMs) latencies.push(latency);
   }
   latencies.sort((a, b) => a - b);
   const answered = Math.max(total, 1);
+  const busiest = [...threadCpuSeconds.values()].reduce<ThreadCpu | undefined>(
+    (most, thread) => (most === undefined || thread.seconds > most.seconds ? thread : most),
+    undefined,
+  );
   return {
     requestsPerSecond: seconds > 0 ? total / seconds : 0,
     p50Ms: tenths(percentile(latencies, 0.5)),
@@ -77,8 +85,8 @@ export function combineRounds(rounds: readonly RoundMeasurement[]): ThroughputFi
     cpuMicrosPerRequest: {
       answering: (answeringCpuSeconds * 1e6) / answered,
       loadGenerator: loadGeneratorCpuMicros / answered,
-      ...(threadCpuSeconds.size > 0
-        ? { busiestThread: (Math.max(...threadCpuSeconds.values()) * 1e6) / answered }
+      ...(busiest
+        ? { busiestThread: (busiest.seconds * 1e6) / answered, busiestThreadProcess: busiest.process }
         : {}),
     },
     roundRequestsPerSecond: rounds.map(roundRate),

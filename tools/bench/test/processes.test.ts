@@ -1,10 +1,14 @@
 // The suite divides the CPU time of the answering processes by the requests they answered: the reading must count
 // every process behind a service (a primary and its workers), or a service with WORKERS > 1 would look cheaper.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import {
   cpuSeconds,
   localPostgresServerPid,
   postgresServerOf,
+  processLabel,
   threadCpuDeltas,
   threadCpuSeconds,
 } from '../src/processes';
@@ -59,12 +63,16 @@ describe('threadCpuSeconds', () => {
       const pids = new Set([...threads.keys()].map((key) => key.split('/')[0]));
       expect(pids.size).toBe(2);
       expect(threads.size).toBeGreaterThan(4);
-      const [busiest, seconds] = [...threads].reduce((most, entry) => (entry[1] > most[1] ? entry : most));
+      const [busiest, { seconds, process: label }] = [...threads].reduce((most, entry) =>
+        entry[1].seconds > most[1].seconds ? entry : most,
+      );
       // The child's main thread is its process's first task: its tid is its pid.
       const [pid, tid] = busiest.split('/');
       expect(tid).toBe(pid);
       expect(pid).not.toBe(String(parent.pid));
       expect(seconds).toBeGreaterThan(0.5);
+      // A node process run with -e has no script to name it by.
+      expect(label).toBe(`pid ${pid}`);
       // Every thread's time is at most its process's (cpuSeconds adds the threads up).
       expect(seconds).toBeLessThanOrEqual(cpuSeconds(Number(pid)) + 0.02);
     },
@@ -77,18 +85,45 @@ describe('threadCpuSeconds', () => {
   it('takes the difference of two readings per thread, counting a new thread from zero', () => {
     const deltas = threadCpuDeltas(
       new Map([
-        ['1/1', 2],
-        ['1/2', 0.5],
+        ['1/1', { seconds: 2, process: 'graphql' }],
+        ['1/2', { seconds: 0.5, process: 'graphql' }],
       ]),
       new Map([
-        ['1/1', 2.25],
-        ['1/3', 0.1],
+        ['1/1', { seconds: 2.25, process: 'graphql' }],
+        ['1/3', { seconds: 0.1, process: 'graphql' }],
       ]),
     );
     expect([...deltas]).toEqual([
-      ['1/1', 0.25],
-      ['1/3', 0.1],
+      ['1/1', { seconds: 0.25, process: 'graphql' }],
+      ['1/3', { seconds: 0.1, process: 'graphql' }],
     ]);
+  });
+});
+
+describe('processLabel', () => {
+  let child: ChildProcess | undefined;
+  afterEach(() => {
+    child?.kill('SIGKILL');
+  });
+
+  onLinux('names a node process by its app folder or its script', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'label-'));
+    const script = path.join(dir, 'apps', 'rest', 'dist', 'main.js');
+    mkdirSync(path.dirname(script), { recursive: true });
+    writeFileSync(script, "console.log('up'); setInterval(() => {}, 1000);");
+    const started = (file: string) =>
+      new Promise<ChildProcess>((resolve) => {
+        const spawned = spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'inherit'] });
+        spawned.stdout!.once('data', () => resolve(spawned));
+      });
+    child = await started(script);
+    expect(processLabel(child.pid!)).toBe('rest');
+    child.kill('SIGKILL');
+    const server = path.join(dir, 'floor-server.js');
+    writeFileSync(server, "console.log('up'); setInterval(() => {}, 1000);");
+    child = await started(server);
+    expect(processLabel(child.pid!)).toBe('floor-server');
+    expect(processLabel(2 ** 22 + 12345)).toBe(`pid ${2 ** 22 + 12345}`);
   });
 });
 

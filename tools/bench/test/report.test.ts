@@ -152,6 +152,14 @@ describe('cpuBudgetTable', () => {
     );
   });
 
+  it('names the process of the busiest thread when the run knew it', () => {
+    const store = storeWith(200, 1100, 150, 1000);
+    const [workload] = store.workloads;
+    workload!.floor!.cpuMicrosPerRequest!.busiestThreadProcess = 'rest';
+    workload!.service.cpuMicrosPerRequest!.busiestThreadProcess = 'graphql';
+    expect(cpuBudgetTable(store, 2).join('\n')).toContain('| 150 (rest) / 1000 (graphql) | only if');
+  });
+
   it("gives what ours may cost on the busiest thread when the floor's fits in one thread", () => {
     const text = cpuBudgetTable(storeWith(200, 1100, 150, 1000), 2).join('\n');
     expect(text).toContain('| 150 / 1000 | only if ours costs ≤ 93 µs, ≤ 17 of it on the busiest thread |');

@@ -69,20 +69,21 @@ describe('combineRounds', () => {
       round({
         total: 1000,
         threadCpuSeconds: new Map([
-          ['10/10', 0.3],
-          ['10/11', 0.31],
+          ['10/10', { seconds: 0.3, process: 'graphql' }],
+          ['11/11', { seconds: 0.31, process: 'rest' }],
         ]),
       }),
       round({
         total: 1000,
         threadCpuSeconds: new Map([
-          ['10/10', 0.3],
-          ['10/11', 0.01],
+          ['10/10', { seconds: 0.3, process: 'graphql' }],
+          ['11/11', { seconds: 0.01, process: 'rest' }],
         ]),
       }),
     ]);
     // Thread 10/10 used 0.6 s for 2,000 requests; the rounds' busiest threads (0.31 + 0.3) would say 305 µs.
     expect(combined.cpuMicrosPerRequest?.busiestThread).toBeCloseTo(300, 6);
+    expect(combined.cpuMicrosPerRequest?.busiestThreadProcess).toBe('graphql');
     expect(combineRounds([round({ total: 10 })]).cpuMicrosPerRequest).not.toHaveProperty('busiestThread');
   });
 
