@@ -51,8 +51,8 @@ export function combineRounds(rounds: readonly RoundMeasurement[]): ThroughputFi
   let errors = 0;
   let answeringCpuSeconds = 0;
   let loadGeneratorCpuMicros = 0;
-  // A thread's time is added over the rounds before the busiest is chosen: the same thread is the one a rate is
-  // bound by in every round, and the sum of each round's busiest would count a tie between two threads twice.
+  // A thread's time is added over the rounds before the busiest is chosen: the sum of each round's busiest would add
+  // up different threads whenever two are close and the busiest changes from one round to the next.
   const threadCpuSeconds = new Map<string, ThreadCpu>();
   const latencies: number[] = [];
   for (const round of rounds) {
