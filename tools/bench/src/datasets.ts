@@ -51,12 +51,38 @@ function seconds(since: bigint): string {
   return `${(Number(process.hrtime.bigint() - since) / 1e9).toFixed(1)} s`;
 }
 
-interface Marker {
+export interface Marker {
   dates: string[];
   /** Latest migration applied, with statistics gathered after it; absent in markers of older builds. */
   migration?: string;
-  /** PostgreSQL: the server the database lives on. */
+  /** PostgreSQL: the server the database lives on, by the URL it was reached at. */
   server?: string;
+  /** PostgreSQL: that server's `system_identifier` (pg_control_system); absent in markers of older builds. */
+  serverId?: string;
+}
+
+/**
+ * Whether a marker's PostgreSQL database is the one on the server now given. By the server's own identifier when both
+ * are known: the same server reached another way (its Unix socket instead of TCP, another host name) must not drop
+ * and reload a store that takes a quarter of an hour to load. By the URL for markers written before the identifier.
+ */
+export function markerOnServer(marker: Marker, serverUrl: string, serverId: string | null): boolean {
+  if (marker.serverId !== undefined && serverId !== null) return marker.serverId === serverId;
+  return marker.server === serverUrl;
+}
+
+/** A PostgreSQL server's `system_identifier`, or null where it cannot be read. */
+async function pgServerId(serverUrl: string): Promise<string | null> {
+  try {
+    return await pgAdmin(serverUrl, async (client) => {
+      const result = await client.query<{ id: string }>(
+        'select system_identifier::text as id from pg_control_system()',
+      );
+      return result.rows[0]?.id ?? null;
+    });
+  } catch {
+    return null;
+  }
 }
 
 /** Writes the marker whole or not at all (a crash mid-write must not leave a marker that parses as complete). */
@@ -176,7 +202,8 @@ async function prepareStores(
       const result = await client.query('select 1 from pg_database where datname = $1', [name]);
       return (result.rowCount ?? 0) > 0;
     });
-    if (!exists || marker?.dates.join() !== dates.join() || marker.server !== pgServer) {
+    const serverId = await pgServerId(pgServer);
+    if (!exists || marker?.dates.join() !== dates.join() || !markerOnServer(marker, pgServer, serverId)) {
       await pgAdmin(pgServer, async (client) => {
         await client.query(`drop database if exists ${name} with (force)`);
         await client.query(`create database ${name}`);
@@ -185,7 +212,12 @@ async function prepareStores(
       await loadMonths(postgresUrl, months, `${label} -> PostgreSQL`);
       // Fresh statistics, so the planner sees the loaded sizes (autovacuum may not have run yet).
       await pgAdmin(postgresUrl, (client) => client.query('vacuum analyze'));
-      writeMarker(pgMarker, { dates, server: pgServer, migration: LATEST_MIGRATION });
+      writeMarker(pgMarker, {
+        dates,
+        server: pgServer,
+        ...(serverId === null ? {} : { serverId }),
+        migration: LATEST_MIGRATION,
+      });
       log(`${label} -> PostgreSQL: ${dates.length} month(s) in ${seconds(started)}`);
     } else {
       await upgradeCachedStore(postgresUrl, pgMarker, marker, `${label} -> PostgreSQL (database ${name})`);
