@@ -305,11 +305,5 @@ export async function localPostgresServerPid(url: string): Promise<number | unde
 /** The local PostgreSQL server whose backend is `backendPid` (localPostgresServerPid), read while it runs. */
 export function postgresServerOf(backendPid: number): number | undefined {
   const server = parentPid(backendPid);
-  if (server === undefined) return undefined;
-  try {
-    const command = readFileSync(`/proc/${server}/cmdline`, 'utf8');
-    return /postgres/.test(command) ? server : undefined;
-  } catch {
-    return undefined;
-  }
+  return server !== undefined && processLabel(server) === 'postgres' ? server : undefined;
 }
