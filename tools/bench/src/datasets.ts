@@ -71,15 +71,13 @@ export function markerOnServer(marker: Marker, serverUrl: string, serverId: stri
   return marker.server === serverUrl;
 }
 
-/** A PostgreSQL server's `system_identifier`, or null where it cannot be read. */
-async function pgServerId(serverUrl: string): Promise<string | null> {
+/** The connected PostgreSQL server's `system_identifier`, or null where it cannot be read. */
+async function pgServerId(client: pg.Client): Promise<string | null> {
   try {
-    return await pgAdmin(serverUrl, async (client) => {
-      const result = await client.query<{ id: string }>(
-        'select system_identifier::text as id from pg_control_system()',
-      );
-      return result.rows[0]?.id ?? null;
-    });
+    const result = await client.query<{ id: string }>(
+      'select system_identifier::text as id from pg_control_system()',
+    );
+    return result.rows[0]?.id ?? null;
   } catch {
     return null;
   }
@@ -198,11 +196,10 @@ async function prepareStores(
     postgresUrl = pgDatabaseUrl(pgServer, name);
     const pgMarker = path.join(dir, 'postgres.done.json');
     const marker = readMarker(pgMarker);
-    const exists = await pgAdmin(pgServer, async (client) => {
+    const { exists, serverId } = await pgAdmin(pgServer, async (client) => {
       const result = await client.query('select 1 from pg_database where datname = $1', [name]);
-      return (result.rowCount ?? 0) > 0;
+      return { exists: (result.rowCount ?? 0) > 0, serverId: await pgServerId(client) };
     });
-    const serverId = await pgServerId(pgServer);
     if (!exists || marker?.dates.join() !== dates.join() || !markerOnServer(marker, pgServer, serverId)) {
       await pgAdmin(pgServer, async (client) => {
         await client.query(`drop database if exists ${name} with (force)`);
