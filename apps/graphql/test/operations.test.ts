@@ -291,6 +291,68 @@ describe('input guards', () => {
     expect(response.status).toBe(400);
   });
 
+  const messageOf = async (response: Response) =>
+    ((await response.json()) as { errors: { message: string }[] }).errors[0]?.message;
+
+  it.each([
+    [{}, /the request holds no query: send the GraphQL document as "query"/],
+    [{ query: null }, /the request holds no query/],
+    [{ query: '' }, /the request holds no query/],
+    [{ query: 123 }, /^query must be a string holding a GraphQL document, got a number$/],
+    [{ query: ['{ __typename }'] }, /^query must be a string holding a GraphQL document, got an array$/],
+    [{ query: '{ __typename }', variables: [1] }, /^variables must be a JSON object .*, got an array$/],
+    [{ query: '{ __typename }', variables: '{}' }, /^variables must be a JSON object .*, got a string$/],
+    [{ query: '{ __typename }', operationName: 5 }, /^operationName must be a string .*, got a number$/],
+    [null, /^the body must be one operation .* or a JSON array of them \(a batch\), got null$/],
+    [7, /^the body must be one operation .*, got a number$/],
+    [[{ query: '{ __typename }' }, {}], /^operation 1 of the batch: the request holds no query/],
+    [
+      [{ query: '{ __typename }' }, 'x'],
+      /^operation 1 of the batch: an operation must be a JSON object .*, got a string$/,
+    ],
+  ])('refuses the request envelope %j with a 400 naming the field', async (body, message) => {
+    const response = await post(body);
+    expect(response.status).toBe(400);
+    expect(await messageOf(response)).toMatch(message);
+  });
+
+  it('refuses a GET without a query, or with variables that are not a JSON object, naming them', async () => {
+    const get = (search: string) => fetch(`${service.baseUrl}/graphql?${search}`);
+    const noQuery = await get('');
+    expect(noQuery.status).toBe(400);
+    expect(await messageOf(noQuery)).toMatch(
+      /the request holds no query: send the GraphQL document as the query parameter/,
+    );
+    const notJson = await get(`query=${encodeURIComponent('{ __typename }')}&variables=x`);
+    expect(notJson.status).toBe(400);
+    expect(await messageOf(notJson)).toMatch(
+      /^variables must be a JSON object of variable values, got text that is not JSON/,
+    );
+    const list = await get(
+      `query=${encodeURIComponent('{ __typename }')}&variables=${encodeURIComponent('[1]')}`,
+    );
+    expect(list.status).toBe(400);
+    expect(await messageOf(list)).toMatch(/got an array$/);
+  });
+
+  it('still answers envelopes whose optional fields are null, one operation or a batch', async () => {
+    const alone = await post({ query: '{ __typename }', variables: null, operationName: null });
+    expect(alone.status).toBe(200);
+    expect(await alone.json()).toEqual({ data: { __typename: 'Query' } });
+    const batch = await post([
+      { query: '{ __typename }' },
+      { query: 'query Q { __typename }', operationName: 'Q' },
+    ]);
+    expect(await batch.json()).toEqual([
+      { data: { __typename: 'Query' } },
+      { data: { __typename: 'Query' } },
+    ]);
+    const get = await fetch(
+      `${service.baseUrl}/graphql?query=${encodeURIComponent('{ __typename }')}&variables=null`,
+    );
+    expect(await get.json()).toEqual({ data: { __typename: 'Query' } });
+  });
+
   it('refuses NUL characters in variables and in literals, naming the argument', async () => {
     const byVariable = await post({
       query: 'query Q($name: String) { asns(name: $name) { totalCount } }',

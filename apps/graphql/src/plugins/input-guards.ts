@@ -9,7 +9,13 @@
 // - a batch (a JSON array of operations) longer than GRAPHQL_MAX_BATCH or empty: every operation of a batch costs
 //   what a request costs, so its length is bounded like any other per-request limit. A fault in any one operation
 //   refuses the whole batch, naming the operation by its index.
-// Registered in the context of the GraphQL routes only, whose every request it checks.
+// - a request whose envelope is not {query, variables, operationName} of the right types. Mercurius answered these
+//   with "Unknown query" (no query), with its body schema's wording ("body/variables must be object,null, body must
+//   be array, body must match a schema in anyOf"), after Fastify's coercion had turned `"query": 123` or `["…"]`
+//   into text, or, for a batch's operation without a query, with an error object in place of that operation's
+//   answer (status 200). Each is now a 400 naming the field, what it must be and what it was.
+// Registered in the context of the GraphQL routes only, whose every request it checks before Fastify validates and
+// coerces the body (preValidation), so it sees what the client sent.
 import fp from 'fastify-plugin';
 import { GraphQLError, Kind, parse, visit, type DocumentNode } from 'graphql';
 import type { FastifyInstance } from 'fastify';
@@ -65,20 +71,96 @@ async function inputGuardsPlugin(
   { maxBatchOperations }: InputGuardsOptions,
 ): Promise<void> {
   // Callback style: the check never waits, and an async hook costs a promise and a microtask per request.
-  app.addHook('preHandler', (request, _reply, done) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     let refusal: Error | undefined;
     try {
       refusal =
         request.method === 'GET'
-          ? refusalOf(request.query)
+          ? operationRefusalOf(request.query, true)
           : Array.isArray(request.body)
             ? batchRefusalOf(request.body, maxBatchOperations)
-            : refusalOf(request.body);
+            : (bodyRefusalOf(request.body) ?? operationRefusalOf(request.body, false));
     } catch (error) {
       refusal = error as Error;
     }
     done(refusal);
   });
+}
+
+/** What a JSON value is, for messages: `a number`, `an array`, `null`. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+const OPERATION_SHAPE = '{"query": "<GraphQL document>", "variables": {...}, "operationName": "..."}';
+
+/** Why a POST body that is neither one operation nor a batch must be refused. */
+function bodyRefusalOf(body: unknown): Refusal | undefined {
+  if (body !== null && typeof body === 'object') return undefined;
+  return refuse(
+    `the body must be one operation ${OPERATION_SHAPE} or a JSON array of them (a batch), got ${kindOf(body)}`,
+    { code: 'BAD_REQUEST' },
+  );
+}
+
+/**
+ * Why an operation's envelope must be refused: no query, or a field of the wrong type. A GET's fields are query
+ * string parameters, its variables JSON text.
+ */
+function envelopeRefusalOf(operation: unknown, fromQueryString: boolean): Refusal | undefined {
+  if (operation === null || typeof operation !== 'object' || Array.isArray(operation)) {
+    return refuse(`an operation must be a JSON object ${OPERATION_SHAPE}, got ${kindOf(operation)}`, {
+      code: 'BAD_REQUEST',
+    });
+  }
+  const { query, variables, operationName } = operation as Record<string, unknown>;
+  if (query === undefined || query === null || query === '') {
+    return refuse(
+      fromQueryString
+        ? 'the request holds no query: send the GraphQL document as the query parameter, e.g. ?query={ datasets { totalCount } }'
+        : `the request holds no query: send the GraphQL document as "query", e.g. ${OPERATION_SHAPE}`,
+      { code: 'BAD_REQUEST' },
+    );
+  }
+  if (typeof query !== 'string') {
+    return refuse(`query must be a string holding a GraphQL document, got ${kindOf(query)}`, {
+      code: 'BAD_REQUEST',
+    });
+  }
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
+    return refuse(
+      `operationName must be a string naming an operation of the query, got ${kindOf(operationName)}`,
+      {
+        code: 'BAD_REQUEST',
+      },
+    );
+  }
+  let values = variables;
+  if (fromQueryString && typeof variables === 'string') {
+    try {
+      values = JSON.parse(variables);
+    } catch (error) {
+      return refuse(
+        `variables must be a JSON object of variable values, got text that is not JSON (${
+          (error as Error).message
+        })`,
+        { code: 'BAD_REQUEST' },
+      );
+    }
+  }
+  if (values !== undefined && values !== null && (typeof values !== 'object' || Array.isArray(values))) {
+    return refuse(`variables must be a JSON object of variable values, or null, got ${kindOf(values)}`, {
+      code: 'BAD_REQUEST',
+    });
+  }
+  return undefined;
+}
+
+/** Why one operation (a request's, or one of a batch's) must be refused, or undefined. */
+function operationRefusalOf(operation: unknown, fromQueryString: boolean): Refusal | undefined {
+  return envelopeRefusalOf(operation, fromQueryString) ?? refusalOf(operation);
 }
 
 /** Why a batch must be refused: its length, or the first operation that must be (named by its index). */
@@ -99,7 +181,7 @@ function batchRefusalOf(operations: unknown[], maxBatchOperations: number): Refu
     );
   }
   for (let index = 0; index < operations.length; index += 1) {
-    const refusal = refusalOf(operations[index]);
+    const refusal = operationRefusalOf(operations[index], false);
     if (refusal !== undefined) {
       const [cause] = refusal.errors;
       return refuse(`operation ${index} of the batch: ${refusal.message}`, {
