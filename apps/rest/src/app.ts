@@ -10,7 +10,7 @@ import {
 } from '@asrank/service-kit';
 import type { RestConfig } from './config';
 import docs from './plugins/docs';
-import errors from './plugins/errors';
+import errors, { frameworkErrorReply } from './plugins/errors';
 import graphqlClient from './plugins/graphql-client';
 import caching from './plugins/caching';
 import health from './plugins/health';
@@ -47,6 +47,8 @@ export async function buildRestApp(config: BuildRestAppConfig): Promise<FastifyI
     // Path parameters longer than their schema's maxLength reach validation and get a 400 naming them.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     genReqId: requestIdFor,
+    // A malformed path is refused in this service's error shape, with its request id (plugins/errors.ts).
+    frameworkErrors: frameworkErrorReply,
     // pino's child logger only for a request that logs a line.
     childLoggerFactory: deferredRequestLoggers,
     requestIdHeader: false,

@@ -91,6 +91,35 @@ describe.each([
     expect((answer.body as ErrorAnswer).message).toContain(`${basePath}/restful/doc`);
   });
 
+  it.each([
+    [
+      'a path that is not percent-encoding',
+      '/restful/asns/%E0%A4%A',
+      400,
+      'Bad Request',
+      /^the path .*\/restful\/asns\/%E0%A4%A is not valid percent-encoding/,
+    ],
+    [
+      'a parameter longer than the router reads',
+      `/restful/organizations/${'x'.repeat(1001)}`,
+      414,
+      'URI Too Long',
+      /is longer than this service reads/,
+    ],
+  ])(
+    "%s answers in this service's error shape, with its request id",
+    async (_label, route, status, error, message) => {
+      const answer = await getJson(`${base}${route}`, { 'x-request-id': 'malformed-path' });
+      expect(answer.status).toBe(status);
+      expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(answer.headers.get('x-request-id')).toBe('malformed-path');
+      const body = answer.body as ErrorAnswer;
+      expect(body).toMatchObject({ statusCode: status, error, requestId: 'malformed-path' });
+      expect(body.message).toMatch(message);
+      expect(body.message.length).toBeLessThan(400);
+    },
+  );
+
   it('keeps a caller-supplied x-request-id and generates one otherwise', async () => {
     const kept = await getJson(`${base}/restful/asns/1`, { 'x-request-id': 'trace-42' });
     expect(kept.headers.get('x-request-id')).toBe('trace-42');

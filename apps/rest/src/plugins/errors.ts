@@ -4,7 +4,8 @@
 import { STATUS_CODES } from 'node:http';
 import fp from 'fastify-plugin';
 import { ArgumentError } from '@asrank/domain';
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { REQUEST_ID_HEADER } from '@asrank/service-kit';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphqlResponseError, UpstreamTimeoutError, UpstreamUnavailableError } from './graphql-client';
 import { PARAMETER_RULES } from '../routes/parameters';
 
@@ -59,6 +60,29 @@ function send(reply: FastifyReply, body: Omit<ErrorBody, 'requestId'>): FastifyR
     .send({ ...body, requestId: reply.request.id });
 }
 
+/** The longest piece of a client's path an error message repeats: the message must stay readable. */
+const ECHOED_PATH_CHARACTERS = 200;
+
+/**
+ * Fastify's `frameworkErrors`: a path that is not valid percent-encoding, or whose parameter is longer than the
+ * router takes, is refused before any route, hook or error handler runs, and Fastify's default answer has neither
+ * this service's error shape nor a request id (and says "Bad Request" in a 414). Set when the app is made.
+ */
+export function frameworkErrorReply(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const path = (request.raw.url ?? '').split('?')[0]!.slice(0, ECHOED_PATH_CHARACTERS);
+  const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  const statusCode = tooLong ? 414 : 400;
+  // The request-id plugin's hooks do not run for such a request either.
+  reply.header(REQUEST_ID_HEADER, request.id);
+  send(reply, {
+    statusCode,
+    error: STATUS_CODES[statusCode]!,
+    message: tooLong
+      ? `a path segment of ${path} is longer than this service reads; no AS number or organization id is that long`
+      : `the path ${path} is not valid percent-encoding (e.g. %20 for a space)`,
+  });
+}
+
 export interface ErrorsOptions {
   basePath: string;
 }
@@ -111,7 +135,7 @@ async function errorsPlugin(app: FastifyInstance, options: ErrorsOptions): Promi
         message: 'internal error; see the service log',
       });
     }
-    // Fastify's own client errors (malformed URL encoding, unsupported media type, ...) keep their message.
+    // Fastify's own client errors (an unsupported media type, a body too large, ...) keep their message.
     return send(reply, {
       statusCode,
       error: STATUS_CODES[statusCode] ?? 'Bad Request',
@@ -120,8 +144,7 @@ async function errorsPlugin(app: FastifyInstance, options: ErrorsOptions): Promi
   });
 
   app.setNotFoundHandler((request, reply) => {
-    // Echo at most a screenful of the path: the message must stay readable whatever the client sent.
-    const path = (request.url.split('?')[0] ?? '').slice(0, 200);
+    const path = (request.url.split('?')[0] ?? '').slice(0, ECHOED_PATH_CHARACTERS);
     return send(reply, {
       statusCode: 404,
       error: 'Not Found',
