@@ -119,7 +119,8 @@ function envelopeRefusalOf(operation: unknown, fromQueryString: boolean): Refusa
   if (query === undefined || query === null || query === '') {
     return refuse(
       fromQueryString
-        ? 'the request holds no query: send the GraphQL document as the query parameter, e.g. ?query={ datasets { totalCount } }'
+        ? 'the request holds no query: send the GraphQL document as the query parameter, ' +
+            'e.g. ?query={ datasets { totalCount } }'
         : `the request holds no query: send the GraphQL document as "query", e.g. ${OPERATION_SHAPE}`,
       { code: 'BAD_REQUEST' },
     );

@@ -105,9 +105,9 @@ const queryJsons = new Map<string, string>();
 
 /**
  * `JSON.stringify({ query, variables })`, with the query's JSON made once per query text. Every call of a route
- * sends the same ~420-character document, and escaping it again was ~0.5 of the ~0.6 µs the body took (a loop of
- * 10^6 W6 bodies: 0.64-0.72 µs against 0.11-0.12); the REST service's thread is W6's busiest
- * (docs/performance.md, forty-ninth round).
+ * sends the same ~420-character document, and escaping it again was most of the body's cost (a loop of 10^6 W6
+ * bodies: 0.64-0.72 µs against 0.11-0.12). Under W6 the REST service's thread, the busiest, read 38-44 µs a request
+ * against 43-46 in two alternations (docs/performance.md, forty-ninth round).
  */
 export function requestBody(query: string, variables: Record<string, unknown>): string {
   let queryJson = queryJsons.get(query);
