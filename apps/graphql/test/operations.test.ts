@@ -335,6 +335,16 @@ describe('input guards', () => {
     expect(await messageOf(list)).toMatch(/got an array$/);
   });
 
+  it('refuses a POST without a body, and answers a HEAD of a GET query as the GET', async () => {
+    const empty = await fetch(`${service.baseUrl}/graphql`, { method: 'POST' });
+    expect(empty.status).toBe(400);
+    expect(await messageOf(empty)).toMatch(/^the request has no body: POST one operation/);
+    const url = `${service.baseUrl}/graphql?query=${encodeURIComponent('{ __typename }')}`;
+    const head = await fetch(url, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe((await fetch(url)).headers.get('content-type'));
+  });
+
   it('still answers envelopes whose optional fields are null, one operation or a batch', async () => {
     const alone = await post({ query: '{ __typename }', variables: null, operationName: null });
     expect(alone.status).toBe(200);

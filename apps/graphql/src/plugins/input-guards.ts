@@ -75,7 +75,8 @@ async function inputGuardsPlugin(
     let refusal: Error | undefined;
     try {
       refusal =
-        request.method === 'GET'
+        // GET and the HEAD Fastify adds for it read the query string.
+        request.method !== 'POST'
           ? operationRefusalOf(request.query, true)
           : Array.isArray(request.body)
             ? batchRefusalOf(request.body, maxBatchOperations)
@@ -99,6 +100,12 @@ const OPERATION_SHAPE = '{"query": "<GraphQL document>", "variables": {...}, "op
 /** Why a POST body that is neither one operation nor a batch must be refused. */
 function bodyRefusalOf(body: unknown): Refusal | undefined {
   if (body !== null && typeof body === 'object') return undefined;
+  if (body === undefined) {
+    return refuse(
+      `the request has no body: POST one operation ${OPERATION_SHAPE} as application/json, or GET with ?query=`,
+      { code: 'BAD_REQUEST' },
+    );
+  }
   return refuse(
     `the body must be one operation ${OPERATION_SHAPE} or a JSON array of them (a batch), got ${kindOf(body)}`,
     { code: 'BAD_REQUEST' },
