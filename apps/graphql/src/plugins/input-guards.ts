@@ -112,11 +112,17 @@ function bodyRefusalOf(body: unknown): Refusal | undefined {
   );
 }
 
+/** An operation's envelope as checked: its query text, and its variables as a value (a GET's parsed from JSON). */
+interface Envelope {
+  query: string;
+  variables: unknown;
+}
+
 /**
- * Why an operation's envelope must be refused: no query, or a field of the wrong type. A GET's fields are query
+ * An operation's envelope, or why it must be refused: no query, or a field of the wrong type. A GET's fields are query
  * string parameters, its variables JSON text.
  */
-function envelopeRefusalOf(operation: unknown, fromQueryString: boolean): Refusal | undefined {
+function envelopeOf(operation: unknown, fromQueryString: boolean): Envelope | Refusal {
   if (operation === null || typeof operation !== 'object' || Array.isArray(operation)) {
     return refuse(`an operation must be a JSON object ${OPERATION_SHAPE}, got ${kindOf(operation)}`, {
       code: 'BAD_REQUEST',
@@ -140,9 +146,7 @@ function envelopeRefusalOf(operation: unknown, fromQueryString: boolean): Refusa
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
     return refuse(
       `operationName must be a string naming an operation of the query, got ${kindOf(operationName)}`,
-      {
-        code: 'BAD_REQUEST',
-      },
+      { code: 'BAD_REQUEST' },
     );
   }
   let values = variables;
@@ -163,12 +167,13 @@ function envelopeRefusalOf(operation: unknown, fromQueryString: boolean): Refusa
       code: 'BAD_REQUEST',
     });
   }
-  return undefined;
+  return { query, variables: values };
 }
 
 /** Why one operation (a request's, or one of a batch's) must be refused, or undefined. */
 function operationRefusalOf(operation: unknown, fromQueryString: boolean): Refusal | undefined {
-  return envelopeRefusalOf(operation, fromQueryString) ?? refusalOf(operation);
+  const envelope = envelopeOf(operation, fromQueryString);
+  return envelope instanceof Error ? envelope : contentRefusalOf(envelope);
 }
 
 /** Why a batch must be refused: its length, or the first operation that must be (named by its index). */
@@ -201,23 +206,12 @@ function batchRefusalOf(operations: unknown[], maxBatchOperations: number): Refu
   return undefined;
 }
 
-/** Why a /graphql request must be refused (a 400 naming the fault), or undefined. */
-function refusalOf(body: unknown): Refusal | undefined {
-  const source = body as { query?: unknown } | null | undefined;
-  const query = source?.query;
-  if (typeof query !== 'string') return undefined;
+/** Why an operation whose envelope holds must be refused for what its query or variables hold, or undefined. */
+function contentRefusalOf({ query, variables }: Envelope): Refusal | undefined {
   if (isJsonText(query)) {
     return refuse('Syntax Error: the query must be a GraphQL document, not JSON', {
       code: 'GRAPHQL_PARSE_FAILED',
     });
-  }
-  let variables = (source as { variables?: unknown }).variables;
-  if (typeof variables === 'string') {
-    try {
-      variables = JSON.parse(variables);
-    } catch {
-      return undefined; // Mercurius reports malformed variables itself.
-    }
   }
   const variable = nulPath(variables ?? {}, '');
   if (variable !== undefined) {
