@@ -60,8 +60,10 @@ function send(reply: FastifyReply, body: Omit<ErrorBody, 'requestId'>): FastifyR
     .send({ ...body, requestId: reply.request.id });
 }
 
-/** The longest piece of a client's path an error message repeats: the message must stay readable. */
-const ECHOED_PATH_CHARACTERS = 200;
+/** The path of `url` as an error message repeats it: at most a screenful, whatever the client sent. */
+function echoedPath(url: string): string {
+  return (url.split('?')[0] ?? '').slice(0, 200);
+}
 
 /**
  * Fastify's `frameworkErrors`: a path that is not valid percent-encoding, or whose parameter is longer than the
@@ -69,7 +71,7 @@ const ECHOED_PATH_CHARACTERS = 200;
  * this service's error shape nor a request id (and says "Bad Request" in a 414). Set when the app is made.
  */
 export function frameworkErrorReply(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const path = (request.raw.url ?? '').split('?')[0]!.slice(0, ECHOED_PATH_CHARACTERS);
+  const path = echoedPath(request.raw.url ?? '');
   const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
   const statusCode = tooLong ? 414 : 400;
   // The request-id plugin's hooks do not run for such a request either.
@@ -144,7 +146,7 @@ async function errorsPlugin(app: FastifyInstance, options: ErrorsOptions): Promi
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const path = (request.url.split('?')[0] ?? '').slice(0, ECHOED_PATH_CHARACTERS);
+    const path = echoedPath(request.url);
     return send(reply, {
       statusCode: 404,
       error: 'Not Found',
