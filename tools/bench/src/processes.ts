@@ -188,7 +188,7 @@ function clockTicks(): number {
  * The fields of a /proc stat line (`/proc/PID/stat`, or a thread's `/proc/PID/task/TID/stat`) after the command name
  * (field 2), which may hold spaces and parentheses.
  */
-function statFieldsAfterCommand(pid: number, statPath = `/proc/${pid}/stat`): string[] {
+function statFieldsAfterCommand(statPath: string): string[] {
   const stat = readFileSync(statPath, 'utf8');
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
@@ -199,7 +199,7 @@ function statFieldsAfterCommand(pid: number, statPath = `/proc/${pid}/stat`): st
  */
 export function cpuSeconds(pid: number | undefined): number {
   return overProcessTree(pid, (one) => {
-    const fields = statFieldsAfterCommand(one);
+    const fields = statFieldsAfterCommand(`/proc/${one}/stat`);
     // utime, stime, cutime and cstime are fields 14-17 of the line, 12-15 after the command name; cutime and cstime
     // are the waited-for children's, which the tree's walk no longer finds.
     return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / clockTicks();
@@ -250,7 +250,7 @@ export function threadCpuSeconds(pids: readonly (number | undefined)[]): Map<str
     for (const task of tasks) {
       try {
         // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command name.
-        const fields = statFieldsAfterCommand(pid, `/proc/${pid}/task/${task}/stat`);
+        const fields = statFieldsAfterCommand(`/proc/${pid}/task/${task}/stat`);
         threads.set(`${pid}/${task}`, {
           seconds: (Number(fields[11]) + Number(fields[12])) / clockTicks(),
           process: label,
@@ -278,7 +278,7 @@ export function threadCpuDeltas(
 export function parentPid(pid: number): number | undefined {
   try {
     // ppid is field 4 of the line, 2 after the command name.
-    const parent = Number(statFieldsAfterCommand(pid)[1]);
+    const parent = Number(statFieldsAfterCommand(`/proc/${pid}/stat`)[1]);
     return Number.isSafeInteger(parent) && parent > 0 ? parent : undefined;
   } catch {
     return undefined;
