@@ -162,11 +162,15 @@ export function monthBookmarks(
   };
 }
 
-/** True when the client's keys ask for the list's default order (`sort: "rank"`, or nothing). */
+/**
+ * True when the client's keys ask for the list's default order (`sort: "rank"`, or nothing). Keys that stop short of
+ * the defaults do not: `sort: "date"` over one month breaks its ties on the key, as over several, not on rank.
+ */
 function isDefaultOrder(keys: readonly SortKey[], order: ListPageSpec<ListTable, unknown>['order']): boolean {
   if (keys.length === 0) return true;
   const wanted = [...order.defaults, ...order.unique];
   return (
+    keys.length >= order.defaults.length &&
     keys.length <= wanted.length &&
     keys.every((key, index) => key.key === wanted[index]!.key && key.direction === wanted[index]!.direction)
   );
