@@ -96,6 +96,14 @@ export function parseSort(
       );
     }
     if (!allowed.includes(key)) {
+      if (key === HISTORIC_SORT_KEY && options.historic === false) {
+        // The key exists, for a query over several months; listing the keys without it would not say so.
+        throw new ArgumentError(
+          argument,
+          `${argument} key "date" needs a query over several months (dateStart and dateEnd, or dates); ` +
+            `this one reads a single month; allowed keys: ${allowedText}`,
+        );
+      }
       throw new ArgumentError(
         argument,
         `${argument} key ${quoteValue(key)} is not sortable for ${operation}; allowed keys: ${allowedText}`,

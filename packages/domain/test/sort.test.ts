@@ -59,6 +59,10 @@ describe('parseSort', () => {
 
   it('allows date only for historic queries', () => {
     expect(() => parseSort('-date', 'asns')).toThrow(/not sortable/);
+    // A root field that could read several months but reads one says what date needs.
+    expect(() => parseSort('-date', 'asns', { historic: false })).toThrow(
+      /^sort key "date" needs a query over several months \(dateStart and dateEnd, or dates\); this one reads a single month; allowed keys: asn, /,
+    );
     expect(parseSort('-date,rank', 'asns', { historic: true })).toEqual([
       { key: 'date', direction: 'desc' },
       { key: 'rank', direction: 'asc' },
