@@ -4,6 +4,8 @@ import { ArgumentError, quoteValue } from './errors';
 export const DEFAULT_PAGE_SIZE = 40;
 /** Largest `first` accepted; larger is an error, not a silent clamp, so a client never mistakes a short page for the end. */
 export const MAX_PAGE_SIZE = 10000;
+/** Largest `offset`: GraphQL's Int is a 32-bit signed integer, so a larger one cannot be sent as a variable. */
+export const MAX_OFFSET = 2147483647;
 
 /** A validated offset page request. */
 export interface PageArgs {

@@ -3,6 +3,7 @@
 // refuse the same requests; the schemas also feed the OpenAPI guide at /restful/doc.
 import {
   DEFAULT_PAGE_SIZE,
+  MAX_OFFSET,
   MAX_PAGE_SIZE,
   parseDateArgument,
   parseSort,
@@ -17,7 +18,7 @@ export const PARAMETER_RULES: Readonly<Record<string, string>> = {
   organization: 'an organization id, one or more characters',
   orgId: 'an organization id, one or more characters',
   first: `a whole number from 0 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`,
-  offset: 'a whole number >= 0 (default 0)',
+  offset: `a whole number from 0 to ${MAX_OFFSET} (default 0)`,
   sort: 'comma-separated sort keys, each optionally prefixed with - (descending) or + (ascending)',
   date: 'a date as YYYY-MM-DD or YYYYMMDD',
   dateStart: 'a date as YYYY-MM-DD or YYYYMMDD (inclusive start of the interval)',
@@ -85,7 +86,13 @@ export const listQuerystring = {
       default: DEFAULT_PAGE_SIZE,
       description: PARAMETER_RULES.first,
     },
-    offset: { type: 'integer', minimum: 0, default: 0, description: PARAMETER_RULES.offset },
+    offset: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_OFFSET,
+      default: 0,
+      description: PARAMETER_RULES.offset,
+    },
     sort: { type: 'string', maxLength: 500, description: PARAMETER_RULES.sort },
     dateStart: dateProperty('dateStart'),
     dateEnd: dateProperty('dateEnd'),

@@ -1,0 +1,49 @@
+// Query parameters are refused unless written as the guide says, before Fastify's schema validation reads them.
+// That validation coerces types the way JavaScript's Number() does: "Infinity", " ", "0x10" and "1e3" all pass as
+// integers, and "Infinity" then travels to GraphQL as null, so `first=Infinity` answered the default page of 40.
+// A parameter given twice arrives as a list and was refused as "must be integer", which hid the real mistake.
+import fp from 'fastify-plugin';
+import { ArgumentError, quoteValue } from '@asrank/domain';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { PARAMETER_RULES } from '../routes/parameters';
+
+// A sign or a fraction is left to the schema, whose ">= 0" and "must be integer" say more than this would.
+const DECIMAL_NUMBER = /^-?[0-9]+(?:\.[0-9]+)?$/;
+
+interface QuerystringSchema {
+  properties?: Readonly<Record<string, { type?: string }>>;
+}
+
+function refusal(name: string, problem: string): ArgumentError {
+  const rule = PARAMETER_RULES[name];
+  return new ArgumentError(
+    name,
+    `invalid query parameter '${name}': ${problem}${rule !== undefined ? `; allowed: ${rule}` : ''}`,
+  );
+}
+
+/** Why the request's query string is refused, or undefined when every parameter the route takes is well written. */
+export function queryStringRefusal(request: FastifyRequest): ArgumentError | undefined {
+  const query = request.query as Record<string, unknown>;
+  let properties: QuerystringSchema['properties'];
+  for (const name in query) {
+    properties ??=
+      (request.routeOptions.schema?.querystring as QuerystringSchema | undefined)?.properties ?? {};
+    const type = properties[name]?.type;
+    // Parameters a route does not take are ignored (docs/decisions.md), so their spelling is not ours to judge.
+    if (type === undefined) continue;
+    const value = query[name];
+    if (Array.isArray(value)) return refusal(name, `given ${value.length} times; give it once`);
+    if (type === 'integer' && typeof value === 'string' && !DECIMAL_NUMBER.test(value)) {
+      return refusal(name, `must be written in decimal digits only (got ${quoteValue(value)})`);
+    }
+  }
+  return undefined;
+}
+
+async function strictQueryStringPlugin(app: FastifyInstance): Promise<void> {
+  // Callback style: the hook never waits, and most requests (one record, no query string) loop over nothing.
+  app.addHook('preValidation', (request, _reply, done) => done(queryStringRefusal(request)));
+}
+
+export default fp(strictQueryStringPlugin, { name: 'strict-query-string', fastify: '5.x' });
