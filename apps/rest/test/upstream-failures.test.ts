@@ -52,7 +52,8 @@ describe('GraphQL service failures', () => {
     const answer = await getJson(`${base}/restful/asns/3356`);
     expect(answer.status).toBe(504);
     expect(answer.body).toMatchObject({ statusCode: 504, error: 'Gateway Timeout' });
-    expect((answer.body as { message: string }).message).toMatch(/did not answer in time/);
+    // The GraphQL service's address and the transport's error code stay in the log.
+    expect((answer.body as { message: string }).message).toBe('the GraphQL service did not answer in time');
     expect(pending.length).toBeGreaterThan(0);
   });
 
@@ -66,6 +67,30 @@ describe('GraphQL service failures', () => {
     expect(answer.status).toBe(502);
     expect((answer.body as { message: string }).message).toMatch(/HTTP 503 without a JSON body/);
   });
+
+  it.each([
+    ['HTTP 500', 500, { code: 'INTERNAL_SERVER_ERROR' }],
+    ['an INTERNAL_SERVER_ERROR with HTTP 200', 200, { code: 'INTERNAL_SERVER_ERROR' }],
+    ['an error with HTTP 503', 503, {}],
+  ])(
+    "answers 502, not the client's 400, when the GraphQL service fails on its side (%s)",
+    async (_label, status, extensions) => {
+      const upstream = await startUpstream((response) => {
+        response.writeHead(status, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            data: null,
+            errors: [{ message: 'SQLITE_ERROR: no such table: asns', extensions }],
+          }),
+        );
+      });
+      cleanups.push(() => new Promise((resolve) => upstream.server.close(resolve)));
+      const base = await restAgainst(upstream.url);
+      const answer = await getJson(`${base}/restful/asns/3356`, { 'x-request-id': 'trace-9' });
+      expect(answer.status).toBe(502);
+      expect(answer.body).toMatchObject({ statusCode: 502, error: 'Bad Gateway', requestId: 'trace-9' });
+      expect(JSON.stringify(answer.body)).not.toMatch(/SQLITE|no such table/);
+    },
+  );
 
   it('forwards the request id and passes GraphQL errors through as 400 with their messages', async () => {
     const seenIds: unknown[] = [];

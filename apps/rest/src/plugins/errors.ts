@@ -1,6 +1,7 @@
 // Every failure leaves this service as JSON with a status that says whose fault it is: 400 for a bad
-// path or parameter (naming it) and for errors the GraphQL service reports, 404 for unknown routes,
-// 502/504 when the GraphQL service is down or slow. Stack traces stay in the log.
+// path or parameter (naming it) and for the client's errors the GraphQL service reports, 404 for unknown routes,
+// 405 for a method the route does not answer, 502/504 when the GraphQL service is down, failing or slow. Stack
+// traces, the GraphQL service's address and its internal messages stay in the log.
 import { STATUS_CODES } from 'node:http';
 import fp from 'fastify-plugin';
 import { ArgumentError } from '@asrank/domain';
@@ -61,7 +62,7 @@ function send(reply: FastifyReply, body: Omit<ErrorBody, 'requestId'>): FastifyR
 }
 
 /** The path of `url` as an error message repeats it: at most a screenful, whatever the client sent. */
-function echoedPath(url: string): string {
+export function echoedPath(url: string): string {
   return (url.split('?')[0] ?? '').slice(0, 200);
 }
 
@@ -118,11 +119,11 @@ async function errorsPlugin(app: FastifyInstance, options: ErrorsOptions): Promi
       });
     }
     if (error instanceof UpstreamTimeoutError) {
-      request.log.warn({ err: error }, 'GraphQL service timed out');
+      request.log.warn({ err: error, detail: error.detail }, 'GraphQL service timed out');
       return send(reply, { statusCode: 504, error: 'Gateway Timeout', message: error.message });
     }
     if (error instanceof UpstreamUnavailableError) {
-      request.log.warn({ err: error }, 'GraphQL service unavailable');
+      request.log.warn({ err: error, detail: error.detail }, 'GraphQL service unavailable');
       return send(reply, { statusCode: 502, error: 'Bad Gateway', message: error.message });
     }
     const statusCode =

@@ -1,7 +1,7 @@
 // The one way this service reaches data: POST a GraphQL query to the GraphQL service over a keep-alive
 // connection pool, concurrent queries together as one batch (see createGraphqlClient). Every failure becomes a
-// typed error that the errors plugin turns into a JSON answer (502 unreachable, 504 timed out, 400 GraphQL
-// errors), so a request never hangs on a dead upstream.
+// typed error that the errors plugin turns into a JSON answer (502 unreachable or failing, 504 timed out, 400 the
+// client's errors as GraphQL reports them), so a request never hangs on a dead upstream.
 import fp from 'fastify-plugin';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { FastifyInstance } from 'fastify';
@@ -45,13 +45,29 @@ export interface GraphqlClient {
   close(): Promise<void>;
 }
 
-/** The GraphQL service could not be reached or answered with something that is not a GraphQL response. */
-export class UpstreamUnavailableError extends Error {
+/**
+ * Why the GraphQL service could not answer. `message` is for the client; `detail` (its address, the transport's
+ * error code, its own error messages) only for this service's log, since it describes the deployment.
+ */
+class UpstreamError extends Error {
+  constructor(
+    message: string,
+    readonly detail?: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The GraphQL service could not be reached, answered with something that is not a GraphQL response, or failed on
+ * its side (HTTP 5xx, or an error it reports as INTERNAL_SERVER_ERROR).
+ */
+export class UpstreamUnavailableError extends UpstreamError {
   override readonly name = 'UpstreamUnavailableError';
 }
 
 /** The GraphQL service did not answer in time. */
-export class UpstreamTimeoutError extends Error {
+export class UpstreamTimeoutError extends UpstreamError {
   override readonly name = 'UpstreamTimeoutError';
 }
 
@@ -79,7 +95,7 @@ function errorCode(error: unknown): string | undefined {
 
 interface GraphqlWireResponse {
   data?: unknown;
-  errors?: { message?: unknown; extensions?: { argument?: unknown } }[];
+  errors?: { message?: unknown; extensions?: { argument?: unknown; code?: unknown } }[];
 }
 
 /** `RestAsns` for `query RestAsns(...)`; 'anonymous' otherwise (keeps the metric label set small). */
@@ -161,12 +177,14 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
       const code = errorCode(error);
       if (TIMEOUT_CODES.has(code ?? '')) {
         throw new UpstreamTimeoutError(
-          `the GraphQL service at ${endpoint.origin} did not answer in time (${code})`,
+          'the GraphQL service did not answer in time',
+          `${endpoint.origin}: ${code}`,
         );
       }
       if (error instanceof undiciErrors.UndiciError || code !== undefined) {
         throw new UpstreamUnavailableError(
-          `the GraphQL service at ${endpoint.origin} is unreachable (${code ?? 'error'})`,
+          'the GraphQL service is unreachable',
+          `${endpoint.origin}: ${code ?? 'error'}`,
         );
       }
       throw error;
@@ -182,6 +200,16 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
     }
     const answer = parsed as GraphqlWireResponse;
     if (Array.isArray(answer.errors) && answer.errors.length > 0) {
+      // Not the client's fault, so not a 400: the GraphQL service failed (its messages stay in the log).
+      if (
+        statusCode >= 500 ||
+        answer.errors.some((entry) => entry?.extensions?.code === 'INTERNAL_SERVER_ERROR')
+      ) {
+        throw new UpstreamUnavailableError(
+          'the GraphQL service failed to answer this request; its log has the details under this request id',
+          `HTTP ${statusCode}: ${answer.errors.map((entry) => String(entry?.message)).join('; ')}`,
+        );
+      }
       const argument = answer.errors
         .map((entry) => entry?.extensions?.argument)
         .find((name) => typeof name === 'string');
