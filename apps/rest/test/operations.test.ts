@@ -83,6 +83,27 @@ describe('HTTP caching', () => {
     await other.text();
   });
 
+  it.each([
+    ['a list that holds the tag', (etag: string) => `"other", ${etag}, W/"third"`],
+    ['a list that holds the weak form of the tag', (etag: string) => `W/${etag},"other"`],
+    ['*', () => '*'],
+  ])('answers 304 to an If-None-Match of %s (RFC 9110 §13.1.2)', async (_label, condition) => {
+    const url = `${services.restBase}/restful/asns?first=2`;
+    const first = await fetch(url);
+    const etag = first.headers.get('etag') ?? '';
+    await first.text();
+    const revalidated = await fetch(url, { headers: { 'if-none-match': condition(etag) } });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.headers.get('etag')).toBe(etag);
+    expect(revalidated.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
+    expect(await revalidated.text()).toBe('');
+    const stale = await fetch(url, { headers: { 'if-none-match': '"other", W/"third"' } });
+    expect(stale.status).toBe(200);
+    expect(((await stale.json()) as { data: { asns: { edges: unknown[] } } }).data.asns.edges).toHaveLength(
+      2,
+    );
+  });
+
   it('keeps ETag, Content-Length and 304 for a large answer, which leaves as bytes (largeAnswersAsBytes)', async () => {
     // Every link of the latest sample month: well above the size at which answers are sent as bytes.
     const url = `${services.restBase}/restful/asnLinks?first=${MAX_PAGE_SIZE}`;
