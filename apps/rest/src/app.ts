@@ -10,12 +10,14 @@ import {
 } from '@asrank/service-kit';
 import type { RestConfig } from './config';
 import docs from './plugins/docs';
+import allowedMethods from './plugins/allowed-methods';
 import errors, { frameworkErrorReply } from './plugins/errors';
 import graphqlClient from './plugins/graphql-client';
 import caching from './plugins/caching';
 import health from './plugins/health';
 import metrics from './plugins/metrics';
 import overload from './plugins/overload';
+import strictQueryString from './plugins/strict-query-string';
 import asnRoutes from './routes/asns';
 import asnLinkRoutes from './routes/asnLinks';
 import datasetRoutes from './routes/datasets';
@@ -61,6 +63,9 @@ export async function buildRestApp(config: BuildRestAppConfig): Promise<FastifyI
   await app.register(metrics);
   await app.register(requestIdPlugin);
   await app.register(errors, { basePath: config.basePath });
+  // Before any route: it adds each GET route's twin for the other methods as the route is added.
+  await app.register(allowedMethods);
+  await app.register(strictQueryString);
   await app.register(graphqlClient, {
     url: config.graphqlUrl,
     connectTimeoutMs: config.graphqlConnectTimeoutMs ?? 2000,

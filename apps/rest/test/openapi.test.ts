@@ -48,7 +48,7 @@ describe('OpenAPI guide at /restful/doc', () => {
       expect(operation?.summary).toBeTruthy();
       const names = (operation?.parameters as OpenAPIV3.ParameterObject[]).map((parameter) => parameter.name);
       expect(names.sort()).toEqual([...parameters].sort());
-      expect(Object.keys(operation?.responses ?? {}).sort()).toEqual(['200', '400', '502', '504']);
+      expect(Object.keys(operation?.responses ?? {}).sort()).toEqual(['200', '400', '502', '503', '504']);
     }
   });
 

@@ -51,7 +51,7 @@ describe.each([
       expect(answer.status).toBe(502);
       const body = answer.body as ErrorAnswer;
       expect(body.error).toBe('Bad Gateway');
-      expect(body.message).toMatch(/unreachable/);
+      expect(body.message).toBe('the GraphQL service is unreachable');
     },
   );
 
@@ -72,7 +72,21 @@ describe.each([
     ['/restful/asns?dateEnd=yesterday', 'dateEnd', /dateEnd/],
     ['/restful/asns/3356?date=2019-02-30', 'date', /date/],
     ['/restful/asns/3356?populate=2', 'populate', /equal to one of the allowed values/],
-    ['/orgs/X?populate=yes', 'populate', /integer/],
+    ['/orgs/X?populate=yes', 'populate', /decimal digits only \(got "yes"\)/],
+    // Written as Number() reads them but not as the guide says: decimal digits only.
+    ['/restful/asns?first=Infinity', 'first', /decimal digits only \(got "Infinity"\)/],
+    ['/restful/asns?first=-Infinity', 'first', /decimal digits only/],
+    ['/restful/asnLinks?offset=Infinity', 'offset', /decimal digits only/],
+    ['/restful/asns?first=%20', 'first', /decimal digits only \(got " "\)/],
+    ['/restful/organizations?first=0x10', 'first', /decimal digits only/],
+    ['/restful/asns?first=1e3', 'first', /decimal digits only/],
+    ['/restful/asns/3356?populate=%20', 'populate', /decimal digits only/],
+    ['/restful/asns?offset=2147483648', 'offset', /must be <= 2147483647/],
+    ['/restful/asns?first=2&first=3', 'first', /given 2 times; give it once/],
+    ['/restful/asns/3356?populate=1&populate=0', 'populate', /given 2 times/],
+    ['/restful/asns?sort=rank&sort=asn', 'sort', /given 2 times/],
+    ['/restful/asns/name', 'name', /missing; the name search is \/restful\/asns\/name\/:name/],
+    ['/restful/asns/name/', 'name', /missing/],
   ];
 
   it.each(badRequests)('%s answers 400 naming %s', async (route, parameter, message) => {
@@ -83,6 +97,32 @@ describe.each([
     expect(body.message).toContain(parameter);
     expect(body.message).toMatch(message);
     expect(body.message).not.toMatch(/\n\s+at /);
+  });
+
+  it.each(['POST', 'PUT', 'DELETE', 'PATCH'])(
+    '%s on a route answers 405 with Allow: GET, HEAD in the JSON error shape',
+    async (method) => {
+      const response = await fetch(`${base}/restful/asns/3356?populate=1`, { method });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('GET, HEAD');
+      const body = (await response.json()) as ErrorAnswer;
+      expect(body).toMatchObject({ statusCode: 405, error: 'Method Not Allowed' });
+      expect(body.message).toBe(
+        `${method} is not answered here: ${basePath}/restful/asns/3356 answers GET, HEAD`,
+      );
+      expect(body.requestId).toBe(response.headers.get('x-request-id'));
+    },
+  );
+
+  it('answers OPTIONS on a route with 204 and Allow, and unknown paths stay 404 for any method', async () => {
+    const options = await fetch(`${base}/restful/organizations`, { method: 'OPTIONS' });
+    expect(options.status).toBe(204);
+    expect(options.headers.get('allow')).toBe('GET, HEAD');
+    expect(await options.text()).toBe('');
+    const unknown = await fetch(`${base}/restful/nothing-here`, { method: 'POST' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('allow')).toBeNull();
+    await unknown.text();
   });
 
   it('answers unknown paths with a JSON 404 pointing at the guide', async () => {

@@ -23,7 +23,9 @@ async function docsPlugin(app: FastifyInstance, options: DocsOptions): Promise<v
           'A simplified layer over the AS Rank GraphQL API: every route answers by sending one GraphQL query to ' +
           'the GraphQL service and returns its data unchanged (`{"data": ...}`), or, with `populate=1`, in the ' +
           'REST record shapes (values as strings). Unknown ASNs and organizations answer 200 with a null record. ' +
-          'Errors are JSON: 400 names the bad parameter, 502/504 mean the GraphQL service is unreachable or slow.',
+          'Errors are JSON: 400 names the bad parameter, 405 answers a method other than GET or HEAD, 502/504 mean ' +
+          'the GraphQL service is unreachable, failing or slow, and 503 (with Retry-After) that this service is ' +
+          'overloaded.',
       },
       tags: [
         { name: 'asns', description: 'Autonomous systems' },

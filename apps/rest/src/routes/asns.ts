@@ -1,6 +1,7 @@
 // ASN routes: the list, one ASN (also under the short form /asns/:asn the spec's samples use), and the
 // name search, each answered by one GraphQL query.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ArgumentError } from '@asrank/domain';
 import { ASN_QUERY, ASNS_BY_NAME_QUERY, ASNS_QUERY } from '../graphql/queries';
 import { mapConnection, restAsnRecord, type GraphqlAsn, type GraphqlConnection } from '../populate';
 import { queryGraphql } from './forward';
@@ -9,6 +10,7 @@ import {
   listQuerystring,
   listVariables,
   nameParams,
+  PARAMETER_RULES,
   recordQuerystring,
   recordVariables,
   type ListQuery,
@@ -66,6 +68,14 @@ export default async function asnRoutes(app: FastifyInstance): Promise<void> {
       return { data: shapeAsns(data, request.query.populate) };
     },
   );
+
+  // Without it, `/restful/asns/name` is read as the ASN "name" and refused as one, which hides what is missing.
+  app.get('/restful/asns/name', { schema: { hide: true } }, async () => {
+    throw new ArgumentError(
+      'name',
+      `invalid path parameter 'name': missing; the name search is /restful/asns/name/:name, with ${PARAMETER_RULES.name}`,
+    );
+  });
 
   const oneAsn = {
     schema: {

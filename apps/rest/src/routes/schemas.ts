@@ -28,9 +28,11 @@ export function responses(description: string) {
     200: dataResponse(description),
     400: {
       ...errorResponse,
-      description: 'Malformed path or query parameter, or an error reported by the GraphQL service.',
+      description:
+        "Malformed path or query parameter, or the client's error as the GraphQL service reports it.",
     },
-    502: { ...errorResponse, description: 'The GraphQL service is unreachable.' },
+    502: { ...errorResponse, description: 'The GraphQL service is unreachable, or failed to answer.' },
+    503: { ...errorResponse, description: 'This service is overloaded; retry after the Retry-After header.' },
     504: { ...errorResponse, description: 'The GraphQL service did not answer in time.' },
   } as const;
 }
