@@ -246,6 +246,57 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
     }
   });
 
+  it('filters by lists of thousands of members or prefixes, and over several months by each month its own cones', async () => {
+    const [bigAsn, bigMembers] = [...membersOf.entries()].sort((a, b) => b[1].length - a[1].length)[0]!;
+    const held = (test: (members: number[]) => boolean) =>
+      [...membersOf.entries()]
+        .filter(([, members]) => test(members))
+        .map(([asn]) => String(asn))
+        .sort();
+    const namesOf = async (variables: Record<string, unknown>) =>
+      (await walk(store, { first: 10000, ...variables })).cones.map((cone) => cone.asn).sort();
+    // Numbers no sample ASN has, and prefixes of a range the sample does not announce.
+    const absentAsns = Array.from({ length: 1500 }, (_, index) => String(4_000_000_000 + index));
+    const absentPrefixes = Array.from(
+      { length: 1200 },
+      (_, index) => `198.18.${index % 256}.${index >> 8}/32`,
+    );
+    const listed = bigMembers.map(String);
+
+    expect(await namesOf({ all: [...listed, ...listed] })).toEqual(
+      held((members) => bigMembers.every((member) => members.includes(member))),
+    );
+    expect(await namesOf({ all: [...listed, ...absentAsns] })).toEqual([]);
+    expect(await namesOf({ some: [...absentAsns, String(bigAsn)] })).toEqual(
+      held((members) => members.includes(bigAsn)),
+    );
+    const prefixes = conePrefixesOf(bigAsn).slice(0, 3);
+    expect(prefixes.length).toBeGreaterThan(0);
+    expect(await namesOf({ prefixes: [...prefixes, ...prefixes] })).toEqual(
+      [...membersOf.keys()]
+        .filter((asn) => prefixes.every((prefix) => conePrefixesOf(asn).includes(prefix)))
+        .map(String)
+        .sort(),
+    );
+    expect(await namesOf({ prefixes: [...prefixes, ...absentPrefixes] })).toEqual([]);
+
+    // Over two months each month's cones holding the member, from the stored members of that month.
+    const months = store.dates.slice(-2);
+    const stored = await store.handle.db
+      .selectFrom('cone_members as cm')
+      .innerJoin('asns as a', (join) => join.onRef('a.date', '=', 'cm.date').onRef('a.asn', '=', 'cm.asn'))
+      .select(['cm.date', 'cm.asn'])
+      .where('cm.date', 'in', months)
+      .where('cm.member_asn', '=', bigMembers.at(-1)!)
+      .where('a.seen', '=', 1)
+      .execute();
+    const walked = await walk(store, { first: 10000, dates: months, all: [String(bigMembers.at(-1))] });
+    expect(walked.cones.map((cone) => `${cone.date} ${cone.asn}`).sort()).toEqual(
+      stored.map((row) => `${row.date} ${Number(row.asn)}`).sort(),
+    );
+    expect(walked.totalCount).toBe(stored.length);
+  });
+
   it.each([
     ['SQL', Number.MAX_SAFE_INTEGER],
     ['memory', 0],
