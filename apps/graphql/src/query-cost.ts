@@ -1,12 +1,17 @@
 // Query cost limit. Cost approximates the number of values the server must produce: every field costs 1,
 // and a paged field multiplies the cost of its selection by the page it asks for (`first`, default
 // DEFAULT_PAGE_SIZE), so nested connections and aliases multiply as they do in the real work. The cone
-// stream returns up to its item budget per page, so its selection is multiplied by that budget.
+// stream returns up to its item budget per page (its `first`), so its selection is multiplied by that budget.
 // Computed per request with the request's variables (a validation rule would only see the document),
 // using graphql-query-complexity's walker.
 import { GraphQLError, Kind, visit, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, DEFAULT_CONE_STREAM_BUDGET } from '@asrank/domain';
+import {
+  DEFAULT_CONE_STREAM_BUDGET,
+  DEFAULT_PAGE_SIZE,
+  MAX_CONE_STREAM_BUDGET,
+  MAX_PAGE_SIZE,
+} from '@asrank/domain';
 
 /** Selection nodes visited before the walk gives up (bounds the work of costing a hostile document). */
 const MAX_QUERY_NODES = 5000;
@@ -17,9 +22,15 @@ function pageMultiplier(first: unknown): number {
   return Math.min(Math.max(Math.trunc(first), 1), MAX_PAGE_SIZE);
 }
 
+/** The cone stream's item budget a page asks for (its own `first`, 1 to MAX_CONE_STREAM_BUDGET). */
+function streamBudget(first: unknown): number {
+  if (typeof first !== 'number' || !Number.isFinite(first)) return DEFAULT_CONE_STREAM_BUDGET;
+  return Math.min(Math.max(Math.trunc(first), 1), MAX_CONE_STREAM_BUDGET);
+}
+
 export const pagedFieldEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
   const argumentNames = new Set(field.args.map((arg) => arg.name));
-  if (argumentNames.has('pageCursor')) return 1 + DEFAULT_CONE_STREAM_BUDGET * childComplexity;
+  if (argumentNames.has('pageCursor')) return 1 + streamBudget(args['first']) * childComplexity;
   if (argumentNames.has('first')) return 1 + pageMultiplier(args['first']) * childComplexity;
   return 1 + childComplexity;
 };

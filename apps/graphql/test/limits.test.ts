@@ -143,6 +143,11 @@ describe('query limits', () => {
     const byDefault = queryCost({ schema, document: parse('{ asns { edges { node { asn } } } }') });
     expect(double - 1).toBe(2 * (single - 1));
     expect(byDefault - 1).toBe(4 * (single - 1));
+    // The cone stream multiplies by its own item budget: `first`, or the default budget of 1000.
+    const stream = (first: string) =>
+      queryCost({ schema, document: parse(`{ asnConesStream${first} { pages { asns { asn } } } }`) });
+    expect(stream('(first: 10)') - 1).toBe(10 * (stream('(first: 1)') - 1));
+    expect(stream('(first: 10000)') - 1).toBe(10 * (stream('') - 1));
   });
 
   it('costs one document anew for each page size and @include switch, though costs are remembered per document', async () => {
