@@ -16,6 +16,7 @@ import * as m012 from './migrations/012_asn_organization_copy';
 import * as m013 from './migrations/013_list_order_covering';
 import * as m014 from './migrations/014_postgres_month_name_search';
 import * as m015 from './migrations/015_asn_summary_index';
+import * as m016 from './migrations/016_search_text_separator';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '013_list_order_covering': m013,
   '014_postgres_month_name_search': m014,
   '015_asn_summary_index': m015,
+  '016_search_text_separator': m016,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

@@ -16,6 +16,22 @@ import { CompiledQuery, sql, type QueryExecutorProvider, type RawBuilder } from 
 
 export const NAME_SEARCH_KEYS = { asns: 'asn', organizations: 'org_id' } as const;
 
+/**
+ * What separates the names of one record's search text. A space did, and `LIKE '%x%'` then matched a needle that
+ * runs from the end of one name into the next ("net ulsel" in "ulsel-net ulsel telecom llc"), which is in neither.
+ * No name holds a control character, and a needle that holds this one matches nothing (nameSearch.ts).
+ */
+export const SEARCH_TEXT_SEPARATOR = '\u001f';
+
+/** A record's search text: its names (AS name and organization name; organization name and id), lower case. */
+export function searchText(...names: readonly string[]): string {
+  return names
+    .map((name) => name.trim())
+    .filter((name) => name !== '')
+    .join(SEARCH_TEXT_SEPARATOR)
+    .toLowerCase();
+}
+
 export type NameSearchTable = keyof typeof NAME_SEARCH_KEYS;
 
 const NAME_SEARCH_TABLES = Object.keys(NAME_SEARCH_KEYS) as NameSearchTable[];

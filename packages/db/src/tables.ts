@@ -69,7 +69,7 @@ export interface AsnsTable {
   degree_sibling: number;
   degree_transit: number;
   degree_total: number;
-  /** Lower-cased "asn_name org_name" for the case-insensitive substring filter `name`. */
+  /** searchText(asn_name, org_name) for the case-insensitive substring filter `name`. */
   search_text: string;
   /**
    * The name and rank of the ASN's organization in the same month, copied at load (ASN_ORGANIZATION_COPY), so that
@@ -106,7 +106,7 @@ export interface OrganizationsTable {
   degree_total: number;
   org_degree_total: number;
   org_degree_transit: number;
-  /** Lower-cased "org_name org_id". */
+  /** searchText(org_name, org_id). */
   search_text: string;
 }
 

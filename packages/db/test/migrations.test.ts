@@ -8,6 +8,8 @@ import {
   pendingMigrations,
   parseDatabaseUrl,
   ASN_ORGANIZATION_COPY,
+  SEARCH_TEXT_SEPARATOR,
+  searchText,
   type DatabaseHandle,
 } from '../src';
 import {
@@ -77,6 +79,45 @@ async function expectOrganizationCopiesFilled(handle: DatabaseHandle): Promise<v
   ]);
 }
 
+/**
+ * Migrates `handle`, at 015, to the latest with two months whose search texts were joined by a space, and checks
+ * that 016 rewrote them from the names the rows hold, joined by SEARCH_TEXT_SEPARATOR (non-ASCII names folded as
+ * JavaScript folds them), so a LIKE no longer matches across two names, and that the data version moved.
+ */
+async function expectSearchTextsSeparated(handle: DatabaseHandle): Promise<void> {
+  const { error } = await migrator(handle.db, handle.dialect).migrateTo('015_asn_summary_index');
+  expect(error).toBeUndefined();
+  await sql`insert into asns (date, asn, asn_name, org_name, search_text) values
+    ('2024-01-01', 1, 'ULSEL-NET', 'Ulsel Telecom', 'ulsel-net ulsel telecom'),
+    ('2024-02-01', 1, 'ÉCOLE-NET', 'Ülsel', 'école-net ülsel'),
+    ('2024-02-01', 2, 'LONE-NET', null, 'lone-net')`.execute(handle.db);
+  await sql`insert into organizations (date, org_id, org_name, search_text) values
+    ('2024-02-01', 'ORG-A', 'Alpha GmbH', 'alpha gmbh org-a'), ('2024-02-01', 'ORG-B', '', 'org-b')`.execute(
+    handle.db,
+  );
+  await sql`update meta set value = '7' where key = 'data_version'`.execute(handle.db);
+  await migrateToLatest(handle.db, handle.dialect);
+  const texts = await sql<{ search_text: string }>`select search_text from asns
+    union all select search_text from organizations order by 1`.execute(handle.db);
+  expect(texts.rows.map((row) => row.search_text).sort()).toEqual(
+    [
+      searchText('ULSEL-NET', 'Ulsel Telecom'),
+      searchText('ÉCOLE-NET', 'Ülsel'),
+      'lone-net',
+      searchText('Alpha GmbH', 'ORG-A'),
+      'org-b',
+    ].sort(),
+  );
+  expect(searchText('ÉCOLE-NET', 'Ülsel')).toBe(`école-net${SEARCH_TEXT_SEPARATOR}ülsel`);
+  const across = await sql<{ n: number | string }>`select count(*) as n from asns
+    where search_text like ${'%net ulsel%'} or search_text like ${'%net ülsel%'}`.execute(handle.db);
+  expect(Number(across.rows[0]?.n)).toBe(0);
+  const version = await sql<{ value: string }>`select value from meta where key = 'data_version'`.execute(
+    handle.db,
+  );
+  expect(version.rows[0]?.value).toBe('8');
+}
+
 describe('parseDatabaseUrl', () => {
   it('treats paths and sqlite: URLs as SQLite files and postgres URLs as PostgreSQL', () => {
     expect(parseDatabaseUrl('data/x.db')).toEqual({ dialect: 'sqlite', target: path.resolve('data/x.db') });
@@ -137,6 +178,7 @@ describe('migrations on a real SQLite file', () => {
         '013_list_order_covering',
         '014_postgres_month_name_search',
         '015_asn_summary_index',
+        '016_search_text_separator',
       ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);
@@ -268,6 +310,23 @@ describe('migrations on a real SQLite file', () => {
     const handle = openDatabase(path.join(dir, 'copies.db'));
     try {
       await expectOrganizationCopiesFilled(handle);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('rewrites the search texts of the months already loaded with the separator, and rebuilds their trigram indexes', async () => {
+    const handle = openDatabase(path.join(dir, 'search-text.db'));
+    try {
+      await expectSearchTextsSeparated(handle);
+      // The trigram index of February holds the rewritten text (its rows are what a name search reads first).
+      const indexed = handle
+        .sqlite!.prepare(
+          `select search_text from asns_name_search_20240201 where asns_name_search_20240201 match ?`,
+        )
+        .pluck()
+        .all('"ülsel"');
+      expect(indexed).toEqual([searchText('ÉCOLE-NET', 'Ülsel')]);
     } finally {
       await handle.close();
     }
@@ -497,6 +556,10 @@ describe('migrations on a real SQLite file', () => {
       await sql`drop database if exists ${sql.id(name)} with (force)`.execute(handle.db);
     }
   }
+
+  it('rewrites the search texts of the months already loaded with the separator', async () => {
+    await inOwnDatabase('search_text', expectSearchTextsSeparated);
+  });
 
   it("copies each ASN's organization name and rank of the month, byte-ordered as the original", async () => {
     await inOwnDatabase('copies', async (copiesHandle) => {

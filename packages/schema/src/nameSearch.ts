@@ -9,6 +9,7 @@ import {
   likeEscaped,
   NAME_SEARCH_KEYS,
   nameSearchIndex,
+  SEARCH_TEXT_SEPARATOR,
   type NameSearchTable,
 } from '@asrank/db';
 import type { AsrankContext } from './context';
@@ -79,6 +80,8 @@ export async function nameConditions(
   months: readonly string[],
 ): Promise<RawBuilder<boolean>[]> {
   const needle = name.toLowerCase();
+  // No name holds the separator: a needle with it could only match across two names.
+  if (needle.includes(SEARCH_TEXT_SEPARATOR)) return [sql<boolean>`1 = 0`];
   const contains = likeEscaped('search_text', containsPattern(needle));
   const candidates = await indexedNameMatches(context, table, needle, months);
   return candidates ? [contains, keyAmong(NAME_SEARCH_KEYS[table], candidates)] : [contains];

@@ -222,8 +222,13 @@ describe.each(STORE_KINDS)('semantics on %s', (kind) => {
       .where('date', '=', latest)
       .execute();
     const orgName = new Map(orgs.map((org) => [org.org_id, org.org_name]));
-    const haystack = (row: Row) =>
-      `${row.asn_name} ${row.org_id ? (orgName.get(String(row.org_id)) ?? '') : ''}`.toLowerCase();
+    // Each name on its own: a needle matches one of them, never a stretch across both.
+    const names = (row: Row) =>
+      [String(row.asn_name), row.org_id ? (orgName.get(String(row.org_id)) ?? '') : ''].map((name) =>
+        name.toLowerCase(),
+      );
+    const holds = (row: Row, needle: string) =>
+      names(row).some((name) => name.includes(needle.toLowerCase()));
     // A word found in an organization name but not in that ASN's own name proves the organization is searched.
     const row = asnRows.find((candidate) => {
       const word = candidate.org_id
@@ -240,18 +245,43 @@ describe.each(STORE_KINDS)('semantics on %s', (kind) => {
       .find((w) => w.length > 3)!;
     const needle = word.toUpperCase().slice(1);
     const expected = asnRows
-      .filter((candidate) => haystack(candidate).includes(needle.toLowerCase()))
+      .filter((candidate) => holds(candidate, needle))
       .map((candidate) => String(candidate.asn))
       .sort();
     const found = await asnList(`, name: ${JSON.stringify(needle)}`);
     expect(found.edges.map((edge) => edge.node.asn).sort()).toEqual(expected);
     expect(expected).toContain(String(row.asn));
     for (const metacharacter of ['_', '%', '\\']) {
-      const literal = asnRows.filter((candidate) => haystack(candidate).includes(metacharacter)).length;
+      const literal = asnRows.filter((candidate) => holds(candidate, metacharacter)).length;
       // Fewer names hold the character than exist, so an unescaped wildcard (matching all) would fail here.
       expect(literal).toBeLessThan(asnRows.length);
       expect((await asnList(`, name: ${JSON.stringify(metacharacter)}`)).totalCount).toBe(literal);
     }
+    // The end of the AS name, a space and the start of its organization's name: in neither name.
+    const spanning = `${String(row.asn_name).slice(-3)} ${orgName.get(String(row.org_id))!.slice(0, 3)}`;
+    expect(holds(row, spanning)).toBe(false);
+    const acrossNames = await asnList(`, name: ${JSON.stringify(spanning)}`);
+    expect(acrossNames.edges.map((edge) => edge.node.asn).sort()).toEqual(
+      asnRows
+        .filter((candidate) => holds(candidate, spanning))
+        .map((candidate) => String(candidate.asn))
+        .sort(),
+    );
+    const organizationSpan = `${orgName.get(String(row.org_id))!.slice(-3)} ${String(row.org_id).slice(0, 3)}`;
+    const organizations = await queryData<{ organizations: { edges: { node: { orgId: string } }[] } }>(
+      store.handle,
+      `{ organizations(first: 10000, name: ${JSON.stringify(organizationSpan)}) { edges { node { orgId } } } }`,
+    );
+    expect(organizations.organizations.edges.map((edge) => edge.node.orgId).sort()).toEqual(
+      orgs
+        .filter((org) =>
+          [org.org_name, org.org_id].some((name) =>
+            name.toLowerCase().includes(organizationSpan.toLowerCase()),
+          ),
+        )
+        .map((org) => org.org_id)
+        .sort(),
+    );
   });
 
   it('describes relationships from asn0 as in the as-rel input (a|b|-1: b is a customer of a) and follows the argument order', async () => {

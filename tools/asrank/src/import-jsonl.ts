@@ -5,7 +5,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseDateArgument, rankLinks } from '@asrank/domain';
-import { type AsnLinksTable, type AsnRecord, type DatabaseHandle, type OrganizationsTable } from '@asrank/db';
+import {
+  searchText,
+  type AsnLinksTable,
+  type AsnRecord,
+  type DatabaseHandle,
+  type OrganizationsTable,
+} from '@asrank/db';
 import { readLines, InputFileError } from './input/open';
 import { BadLinePolicy, parseAsn } from './input/bad-lines';
 import type { MonthData } from './ingest/month';
@@ -152,7 +158,7 @@ export async function importJsonl(
         degree_total: int(degree.total),
         org_degree_total: int(orgDegree.total),
         org_degree_transit: int(orgDegree.transit),
-        search_text: `${orgName} ${orgId}`.trim().toLowerCase(),
+        search_text: searchText(orgName, orgId),
       });
     }
   }
@@ -190,7 +196,7 @@ export async function importJsonl(
           degree_total: 0,
           org_degree_total: 0,
           org_degree_transit: 0,
-          search_text: `${orgName} ${orgId}`.trim().toLowerCase(),
+          search_text: searchText(orgName, orgId),
         });
       }
     }
@@ -384,6 +390,6 @@ function asnRow(date: string, asn: number, node: Json, orgNames: ReadonlyMap<str
     degree_sibling: int(degree.sibling),
     degree_transit: int(degree.transit),
     degree_total: int(degree.total),
-    search_text: `${asnName} ${orgName}`.trim().toLowerCase(),
+    search_text: searchText(asnName, orgName),
   };
 }

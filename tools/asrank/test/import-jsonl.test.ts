@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { openDatabase, type DatabaseHandle } from '@asrank/db';
+import { openDatabase, SEARCH_TEXT_SEPARATOR, type DatabaseHandle } from '@asrank/db';
 import { importJsonl, listDatasets, MalformedLineError } from '../src';
 import { CAIDA_DIR, HAVE_CAIDA, tempDir } from './helpers';
 
@@ -110,7 +110,8 @@ describe('import-jsonl with dumps shaped as the spec nodes', () => {
       ixp: null,
       degree_customer: 5201,
       degree_transit: 5255,
-      search_text: 'level3 level 3 parent, llc',
+      // The two names apart, so the name filter cannot match across them.
+      search_text: `level3${SEARCH_TEXT_SEPARATOR}level 3 parent, llc`,
     });
     expect(Number(level3.cone_addresses)).toBe(1431488865);
     const unseen = await handle.db

@@ -27,23 +27,21 @@ describe('asrank migrate', () => {
     const { error } = await migrator(old.db, old.dialect).migrateTo('002_query_indexes');
     expect(error).toBeUndefined();
     const insert = old.sqlite!.prepare(
-      'insert into asns (date, asn, cone_asns, search_text) values (?, ?, ?, ?)',
+      'insert into asns (date, asn, asn_name, cone_asns, search_text) values (?, ?, ?, ?, ?)',
     );
-    for (let asn = 1; asn <= 300; asn += 1)
-      insert.run(
-        '2024-01-01',
-        asn,
-        asn % 4 === 0 ? asn : 1,
-        `network ${asn} of ${asn % 7 === 0 ? 'seven' : 'other'}`,
-      );
+    for (let asn = 1; asn <= 300; asn += 1) {
+      const name = `network ${asn} of ${asn % 7 === 0 ? 'seven' : 'other'}`;
+      insert.run('2024-01-01', asn, name, asn % 4 === 0 ? asn : 1, name);
+    }
+    // Its search text as loads wrote it before 016, names joined by a space: rewritten, and indexed as rewritten.
     old
-      .sqlite!.prepare('insert into organizations (date, org_id, search_text) values (?, ?, ?)')
-      .run('2024-02-01', 'ORG-1', 'sevenfold holdings org-1');
+      .sqlite!.prepare('insert into organizations (date, org_id, org_name, search_text) values (?, ?, ?, ?)')
+      .run('2024-02-01', 'ORG-1', 'Sevenfold Holdings', 'sevenfold holdings org-1');
     const before = old.sqlite!.prepare('select * from asns order by asn').all();
     await old.close();
 
     expect(await runProgram(['--database', file, 'migrate'])).toBe(
-      'Applied 003_descending_sort_indexes, 004_rank_key_indexes, 005_neighbour_rank_index, 006_name_search, 007_seen_rank_indexes, 008_location_population_desc, 009_postgres_byte_order_text, 010_link_sort_indexes, 011_asn_history_index, 012_asn_organization_copy, 013_list_order_covering, 014_postgres_month_name_search, 015_asn_summary_index; statistics refreshed\n',
+      'Applied 003_descending_sort_indexes, 004_rank_key_indexes, 005_neighbour_rank_index, 006_name_search, 007_seen_rank_indexes, 008_location_population_desc, 009_postgres_byte_order_text, 010_link_sort_indexes, 011_asn_history_index, 012_asn_organization_copy, 013_list_order_covering, 014_postgres_month_name_search, 015_asn_summary_index, 016_search_text_separator; statistics refreshed\n',
     );
     const upgraded = openDatabase(file);
     try {

@@ -14,7 +14,14 @@ import {
   rankOrganizations,
   type ParsedPrefix,
 } from '@asrank/domain';
-import type { AsnLinksTable, AsnRecord, LocationsTable, OrganizationsTable, PrefixesTable } from '@asrank/db';
+import {
+  searchText,
+  type AsnLinksTable,
+  type AsnRecord,
+  type LocationsTable,
+  type OrganizationsTable,
+  type PrefixesTable,
+} from '@asrank/db';
 import type { AsRelFile, AsRelLink } from '../parse/as-rel';
 import type { AsOrgFile } from '../parse/as-org';
 import type { PrefixEntry } from '../parse/pfx2as';
@@ -266,7 +273,7 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
       degree_sibling: degree?.sibling ?? 0,
       degree_transit: count?.degreeTransit ?? degree?.transit ?? 0,
       degree_total: count?.degreeTotal ?? degree?.total ?? 0,
-      search_text: `${asnName} ${org?.orgName ?? ''}`.trim().toLowerCase(),
+      search_text: searchText(asnName, org?.orgName ?? ''),
     });
   }
   const asnRank = rankAsns(
@@ -317,7 +324,7 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
       degree_total: fullCount?.degreeTotal ?? orgDegree?.total ?? 0,
       org_degree_total: fullCount?.orgDegreeTotal ?? orgLevel?.total ?? 0,
       org_degree_transit: fullCount?.orgDegreeTransit ?? orgLevel?.transit ?? 0,
-      search_text: `${org?.orgName ?? ''} ${orgId}`.trim().toLowerCase(),
+      search_text: searchText(org?.orgName ?? '', orgId),
     });
   }
   const orgRank = rankOrganizations(
