@@ -7,5 +7,6 @@ export * from './sqlite-dialect';
 export * from './name-search';
 export * from './row-objects';
 export * from './pipelined-postgres';
+export * from './write-lock';
 export { LIST_ORDER_CARRIED_COLUMNS, LIST_ORDER_INDEXES } from './migrations/013_list_order_covering';
 export { ASN_SUMMARY_COLUMNS, ASN_SUMMARY_INDEX } from './migrations/015_asn_summary_index';

@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import type { DatabaseHandle } from './connection';
 import { ALL_TABLES } from './tables';
+import { beginImmediateWhenFree } from './write-lock';
 
 /**
  * Rows SQLite's ANALYZE reads per index (`PRAGMA analysis_limit`). A full ANALYZE reads every index entry: 4.3 s on
@@ -29,10 +30,14 @@ export const SQLITE_ANALYSIS_LIMIT = 1000;
 export async function refreshStatistics(handle: DatabaseHandle): Promise<void> {
   if (handle.dialect === 'sqlite') {
     const sqlite = handle.sqlite!;
+    // A load that follows this one may hold the write lock for minutes: wait for it rather than fail after 5 s.
+    await beginImmediateWhenFree(sqlite);
     sqlite.pragma(`analysis_limit = ${SQLITE_ANALYSIS_LIMIT}`);
     try {
       sqlite.exec('analyze');
+      sqlite.exec('commit');
     } finally {
+      if (sqlite.inTransaction) sqlite.exec('rollback');
       sqlite.pragma('analysis_limit = 0');
     }
     return;

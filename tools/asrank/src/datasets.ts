@@ -4,6 +4,7 @@ import { parseDateArgument } from '@asrank/domain';
 import {
   clearMonthNameSearchStatements,
   clearPostgresMonthNameSearchIndexes,
+  lockMonthWrites,
   MONTH_TABLES,
   toCount,
   migrateToLatest,
@@ -53,6 +54,7 @@ export async function dropMonth(handle: DatabaseHandle, dateArgument: string): P
   const date = parseDateArgument(dateArgument, 'date');
   await migrateToLatest(handle.db, handle.dialect);
   const dropped = await handle.db.transaction().execute(async (trx) => {
+    if (handle.dialect === 'postgres') await lockMonthWrites(trx);
     const existing = await trx
       .selectFrom('datasets')
       .select('date')

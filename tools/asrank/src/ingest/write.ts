@@ -4,8 +4,10 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import {
   ASN_ORGANIZATION_COPY,
+  beginImmediateWhenFree,
   fillMonthNameSearchStatements,
   fillPostgresMonthNameSearchIndexes,
+  lockMonthWrites,
   MONTH_TABLES,
   ORGANIZATION_COLUMNS,
   runOnSqlite,
@@ -227,7 +229,7 @@ const SQLITE_ROWS_PER_STATEMENT = 64;
 /**
  * SQLite bulk path: better-sqlite3 directly (not Kysely), because a prepared multi-row INSERT run synchronously
  * inside one transaction loads millions of rows in seconds, while building a Kysely query per batch costs more than
- * the insert itself.
+ * the insert itself. Runs in the immediate transaction the caller began, and ends it.
  */
 function writeSqlite(
   handle: DatabaseHandle,
@@ -241,7 +243,6 @@ function writeSqlite(
   // re-read over and over. 64 MB keeps the hot pages in memory for the load (rows arrive in key order, and secondary indexes of month-sized loads are built afterwards by sorting); restored afterwards.
   const previousCacheSize = sqlite.pragma('cache_size', { simple: true }) as number;
   sqlite.pragma('cache_size = -65536');
-  sqlite.exec('begin immediate');
   try {
     for (const table of MONTH_TABLES) sqlite.prepare(`delete from ${table} where date = ?`).run(month.date);
     sqlite.exec('delete from countries');
@@ -307,6 +308,7 @@ async function writePostgres(
 ): Promise<RowCounts> {
   const counts = {} as RowCounts;
   await handle.db.transaction().execute(async (trx) => {
+    await lockMonthWrites(trx);
     for (const table of MONTH_TABLES)
       await sql`delete from ${sql.table(table)} where date = ${month.date}`.execute(trx);
     await sql`delete from countries`.execute(trx);
@@ -381,7 +383,9 @@ export async function replaceMonth(
   countries: readonly CountryRow[],
   progress: Progress,
 ): Promise<RowCounts> {
-  return handle.dialect === 'sqlite'
-    ? writeSqlite(handle, month, countries, progress)
-    : writePostgres(handle, month, countries, progress);
+  if (handle.dialect !== 'sqlite') return writePostgres(handle, month, countries, progress);
+  await beginImmediateWhenFree(handle.sqlite!, {
+    onWait: () => progress.log('another process is writing to this database; waiting for it to finish'),
+  });
+  return writeSqlite(handle, month, countries, progress);
 }
