@@ -4,7 +4,13 @@ import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import fs from 'node:fs';
 import { ArgumentError, parseDateArgument } from '@asrank/domain';
-import { DEFAULT_DATABASE_URL, openDatabase, parseDatabaseUrl, type DatabaseHandle } from '@asrank/db';
+import {
+  DatabaseBusyError,
+  DEFAULT_DATABASE_URL,
+  openDatabase,
+  parseDatabaseUrl,
+  type DatabaseHandle,
+} from '@asrank/db';
 import { ingestMonth, IngestInputError, type IngestSummary } from './ingest/ingest';
 import { importJsonl } from './import-jsonl';
 import { dropMonth, listDatasets, upgradeStore } from './datasets';
@@ -71,12 +77,63 @@ function missingSqliteFile(url: string): string | null {
     : null;
 }
 
+/** The store could not be opened or written: a one-line reason, not better-sqlite3's stack. */
+class DatabaseAccessError extends Error {
+  override readonly name = 'DatabaseAccessError';
+}
+
+/** What a user can do about an error of opening or writing a SQLite store, by its code; undefined for others. */
+const SQLITE_FILE_PROBLEMS: Readonly<Record<string, string>> = {
+  SQLITE_NOTADB: 'the file is not a SQLite database',
+  SQLITE_CANTOPEN:
+    'cannot open or create the file (is the path a directory, or its directory missing or not writable?)',
+  SQLITE_READONLY: 'the file or its directory is read-only (a store needs write access for its WAL files)',
+  SQLITE_READONLY_DIRECTORY: 'its directory is read-only (a store needs write access for its WAL files)',
+  SQLITE_BUSY: 'another process is writing to it; retry when it has finished',
+  SQLITE_FULL: 'the disk is full',
+  EEXIST: 'the path or one of its parents is a file, not a directory',
+  ENOTDIR: 'the path or one of its parents is a file, not a directory',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+};
+
+function databaseProblem(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? SQLITE_FILE_PROBLEMS[code] : undefined;
+}
+
 async function withDatabase<T>(url: string, work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
-  const handle = openDatabase(resolveDatabaseUrl(url));
+  const target = resolveDatabaseUrl(url);
+  let handle: DatabaseHandle;
+  try {
+    handle = openDatabase(target);
+  } catch (error) {
+    const problem = databaseProblem(error);
+    if (problem) throw new DatabaseAccessError(`cannot open the database ${target}: ${problem}`);
+    throw error;
+  }
   try {
     return await work(handle);
+  } catch (error) {
+    const problem = databaseProblem(error);
+    if (problem && handle.dialect === 'sqlite')
+      throw new DatabaseAccessError(`cannot write the database ${target}: ${problem}`);
+    throw error;
   } finally {
     await handle.close();
+  }
+}
+
+/** Runs `work`, which writes files under `dir`, turning a file system refusal into a one-line error. */
+async function writingTo<T>(dir: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    const problem = typeof code === 'string' && code.startsWith('E') ? SQLITE_FILE_PROBLEMS[code] : undefined;
+    if (problem) throw new IngestInputError(`cannot write to ${dir}: ${problem}`);
+    throw error;
   }
 }
 
@@ -90,7 +147,12 @@ export function buildProgram(out: NodeJS.WritableStream = process.stdout): Comma
     )
     .showHelpAfterError()
     .exitOverride();
-  const databaseUrl = () => program.opts<{ database: string }>().database;
+  const databaseUrl = () => {
+    const url = program.opts<{ database: string }>().database;
+    // An empty value would resolve to the current directory.
+    if (url.trim() === '') throw new DatabaseAccessError('--database (or DATABASE_URL) must not be empty');
+    return url;
+  };
 
   program
     .command('ingest')
@@ -178,17 +240,22 @@ export function buildProgram(out: NodeJS.WritableStream = process.stdout): Comma
         prefixes?: number;
         gzip: boolean;
       }) => {
+        // resolvePath('') is the current directory, which the user did not name.
+        if (opts.out.trim() === '')
+          throw new IngestInputError('--out must name a directory; got an empty value');
         const outDir = resolvePath(opts.out);
-        await generateDataset({
-          outDir,
-          seed: opts.seed,
-          asns: opts.asns,
-          months: opts.months,
-          startDate: opts.startDate,
-          links: opts.links,
-          prefixes: opts.prefixes,
-          gzip: opts.gzip,
-        });
+        await writingTo(outDir, () =>
+          generateDataset({
+            outDir,
+            seed: opts.seed,
+            asns: opts.asns,
+            months: opts.months,
+            startDate: opts.startDate,
+            links: opts.links,
+            prefixes: opts.prefixes,
+            gzip: opts.gzip,
+          }),
+        );
         out.write(
           `Generated ${opts.months} month(s) of ${opts.asns} ASNs (seed ${opts.seed}) in ${outDir}\n`,
         );
@@ -270,6 +337,8 @@ function isUserError(error: unknown): error is Error {
     error instanceof MalformedLineError ||
     error instanceof InputFileError ||
     error instanceof IngestInputError ||
+    error instanceof DatabaseAccessError ||
+    error instanceof DatabaseBusyError ||
     (error instanceof Error &&
       /^(DATABASE_URL|database migration|database unavailable)/.test(error.message)) ||
     (error instanceof Error &&
@@ -278,7 +347,19 @@ function isUserError(error: unknown): error is Error {
   );
 }
 
+/**
+ * A reader that stops early (`asrank datasets | head -1`) closes stdout: that is not a failure of the command, whose
+ * work (a load already committed) is done, so the process ends quietly with the code it has.
+ */
+function endQuietlyWhenStdoutCloses(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+}
+
 export async function runCli(argv: string[]): Promise<number> {
+  endQuietlyWhenStdoutCloses();
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
