@@ -55,6 +55,58 @@ function sanitize(error: GraphQLError, log: MercuriusContext['app']['log']): Gra
   });
 }
 
+/**
+ * Refusals whose wording comes from the stack, rewritten to say what was refused and why, as this service's own
+ * limits do (`query refused: ...`, code QUERY_TOO_COMPLEX).
+ */
+const REWORDED_REFUSALS: readonly {
+  pattern: RegExp;
+  message: (match: RegExpExecArray) => string;
+  extensions: (match: RegExpExecArray) => Record<string, unknown>;
+}[] = [
+  {
+    // Mercurius' depth limit: "`unnamedQuery query depth (17) exceeds the query depth limit of 15`".
+    pattern: /^`?\S+ query depth \((\d+)\) exceeds the query depth limit of (\d+)`?$/,
+    message: (match) => `query refused: its depth ${match[1]} exceeds the query depth limit of ${match[2]}`,
+    extensions: (match) => ({
+      code: 'QUERY_TOO_COMPLEX',
+      depth: Number(match[1]),
+      maxDepth: Number(match[2]),
+    }),
+  },
+  {
+    // graphql-js gives up comparing a document's fields for conflicts when they are too many (its own budget).
+    pattern: /^Validation aborted\.$/,
+    message: () =>
+      'query refused: it has too many fields of the same name for graphql-js to check that they agree; ' +
+      'ask for each field once, or give repeated fields aliases of their own',
+    extensions: () => ({ code: 'QUERY_TOO_COMPLEX' }),
+  },
+  {
+    // graphql-js's own spelling.
+    pattern: /^Syntax Error: Document contains more that (\d+) tokens\. Parsing aborted\.$/,
+    message: (match) => `Syntax Error: Document contains more than ${match[1]} tokens. Parsing aborted.`,
+    extensions: () => ({}),
+  },
+];
+
+type FormattedError = { message: string; extensions?: Record<string, unknown> } & Record<string, unknown>;
+
+function reworded(error: FormattedError): FormattedError {
+  for (const refusal of REWORDED_REFUSALS) {
+    const match = refusal.pattern.exec(error.message);
+    if (match) {
+      const extensions = { ...error.extensions, ...refusal.extensions(match) };
+      return {
+        ...error,
+        message: refusal.message(match),
+        ...(Object.keys(extensions).length > 0 ? { extensions } : {}),
+      };
+    }
+  }
+  return error;
+}
+
 export function asrankErrorFormatter(
   execution: ExecutionResult & Required<Pick<ExecutionResult, 'errors'>>,
   context: MercuriusContext,
@@ -62,8 +114,15 @@ export function asrankErrorFormatter(
   const log = context.reply ? context.reply.log : context.app.log;
   const errors = execution.errors.map((error) => sanitize(error, log));
   const formatted = defaultErrorFormatter({ ...execution, errors }, context);
+  const response = formatted.response as { errors?: FormattedError[] };
+  if (response.errors) response.errors = response.errors.map(reworded);
   // A failure that is not the client's (no data at all, only internal errors) is a server error.
   const allInternal = errors.every((error) => error.extensions?.['code'] === 'INTERNAL_SERVER_ERROR');
   if (!execution.data && allInternal) return { ...formatted, statusCode: 500 };
+  // Mercurius answers a refused document (one validation error wrapping each of graphql-js's) with that error's 400
+  // only when it holds a single message, and 200 when it holds several.
+  const wrapped = (errors[0]?.originalError as { statusCode?: unknown } | undefined)?.statusCode;
+  if (!execution.data && errors.length === 1 && typeof wrapped === 'number' && formatted.statusCode === 200)
+    return { ...formatted, statusCode: wrapped };
   return formatted;
 }

@@ -111,7 +111,11 @@ export function assertQueryCost(input: CostCheckInput, maxCost: number): void {
     cost = cachedQueryCost(input);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new GraphQLError(`query refused: ${reason}`, { extensions: { code: 'QUERY_TOO_COMPLEX' } });
+    // graphql-query-complexity names no limit; the client needs it to shrink the query.
+    const limit = /maximum allowed number of nodes/.test(reason)
+      ? ` (at most ${MAX_QUERY_NODES} fields once fragments are expanded)`
+      : '';
+    throw new GraphQLError(`query refused: ${reason}${limit}`, { extensions: { code: 'QUERY_TOO_COMPLEX' } });
   }
   if (cost > maxCost) {
     throw new GraphQLError(

@@ -64,7 +64,10 @@ describe('query limits', () => {
   it('refuses a query deeper than the limit with a message naming the depth limit', async () => {
     const { status, body } = await graphql(service.baseUrl, nestedLinks(5, 1));
     expect(status).toBe(400);
-    expect(body.errors?.[0]?.message).toMatch(/depth .*exceeds the query depth limit of 15/);
+    expect(body.errors?.[0]?.message).toMatch(
+      /^query refused: its depth \d+ exceeds the query depth limit of 15$/,
+    );
+    expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', maxDepth: 15 });
     await expectHealthy();
   });
 
@@ -221,7 +224,19 @@ describe('query limits', () => {
     const fields = Array.from({ length: 25000 }, () => 'asn').join(' ');
     const { status, body } = await graphql(service.baseUrl, `{ asn(asn: "${someAsn}") { ${fields} } }`);
     expect(status).toBe(400);
-    expect(body.errors?.[0]?.message).toMatch(/tokens/);
+    expect(body.errors?.[0]?.message).toMatch(/^Syntax Error: Document contains more than \d+ tokens/);
+  });
+
+  it('says why when graphql-js gives up checking that many fields of one name agree', async () => {
+    const fields = Array.from({ length: 700 }, () => `asn(asn: "${someAsn}") { asn }`).join(' ');
+    const { status, body } = await graphql(service.baseUrl, `{ ${fields} }`);
+    expect(status).toBe(400);
+    expect(body.errors).toEqual([
+      {
+        message: expect.stringMatching(/^query refused: it has too many fields of the same name/),
+        extensions: { code: 'QUERY_TOO_COMPLEX' },
+      },
+    ]);
   });
 
   /** POSTs `operations` as one JSON array (a batch). */
@@ -374,6 +389,13 @@ describe('query limits', () => {
     const unknown = await graphql(service.baseUrl, '{ asn(asn: "1") { nonsense } }');
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors?.[0]?.message).toMatch(/Cannot query field "nonsense"/);
+    // Several reasons to refuse one document: still 400, each reason listed.
+    const several = await graphql(service.baseUrl, '{ nonsense asn(asn: "1") { alsoNonsense } }');
+    expect(several.status).toBe(400);
+    expect(several.body.errors?.map((error) => error.message)).toEqual([
+      expect.stringMatching(/Cannot query field "nonsense"/),
+      expect.stringMatching(/Cannot query field "alsoNonsense"/),
+    ]);
   });
 });
 
