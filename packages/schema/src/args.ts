@@ -4,6 +4,7 @@ import {
   parseDateArgument,
   parseDateInterval,
   parsePageArgs,
+  quoteValue,
   selectDates,
   type DateInterval,
 } from '@asrank/domain';
@@ -17,7 +18,7 @@ export function parseAsnArgument(value: string, argument: string): number {
   if (!/^\d{1,10}$/.test(trimmed) || Number(trimmed) > MAX_ASN) {
     throw new ArgumentError(
       argument,
-      `${argument} must be an ASN written as decimal digits (0 to ${MAX_ASN}), got "${value}"`,
+      `${argument} must be an ASN written as decimal digits (0 to ${MAX_ASN}); got ${quoteValue(value)}`,
     );
   }
   return Number(trimmed);

@@ -398,9 +398,11 @@ describe.each(STORE_KINDS)('semantics on %s', (kind) => {
       ['{ asns(offset: -1) { totalCount } }', /^offset must be a whole number >= 0; got "-1"/],
       [
         '{ asn(asn: "12a") { asn } }',
-        /^asn must be an ASN written as decimal digits \(0 to 4294967295\), got "12a"/,
+        /^asn must be an ASN written as decimal digits \(0 to 4294967295\); got "12a"/,
       ],
       ['{ asn(asn: "4294967296") { asn } }', /^asn must be an ASN written as decimal digits/],
+      // A long input is cut short in the message.
+      [`{ asn(asn: "${'1'.repeat(5000)}") { asn } }`, /; got "1{61}\.\.\."$/],
       ['{ asnLink(asn0: "AS1", asn1: "2") { date } }', /^asn0 must be an ASN/],
       ['{ asns(asns: ["1", "x"]) { totalCount } }', /^asns must be an ASN/],
       ['{ asn(asn: "1", date: "2024-02-30") { asn } }', /^date must be a real calendar date/],

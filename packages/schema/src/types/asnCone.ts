@@ -125,7 +125,7 @@ builder.queryFields((t) => ({
     type: AsnConeRef,
     nullable: true,
     description:
-      'The customer cone of `asn` in the latest month, in month `date`, or in the latest loaded month listed in `dates`; null when the ASN has no cone there.',
+      'The customer cone of `asn` in the latest month, or in the latest loaded month among `date` and `dates` (either or both); null when the ASN has no cone there.',
     args: {
       asn: t.arg.string({ required: true }),
       date: t.arg.string({ description: 'Month (YYYY-MM-DD or YYYYMMDD).' }),

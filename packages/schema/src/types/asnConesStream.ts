@@ -9,6 +9,7 @@ import {
   parseDateList,
   parsePrefixText,
   parseSort,
+  quoteValue,
   type ConeStreamPage,
   type SortKey,
 } from '@asrank/domain';
@@ -105,7 +106,7 @@ function parseBudget(first: number | null | undefined): number {
   if (!Number.isSafeInteger(first) || first < 1 || first > MAX_CONE_STREAM_BUDGET) {
     throw new ArgumentError(
       'first',
-      `first (items per stream page) must be a whole number from 1 to ${MAX_CONE_STREAM_BUDGET}; got ${first}`,
+      `first (items per stream page) must be a whole number from 1 to ${MAX_CONE_STREAM_BUDGET}; got ${quoteValue(first)}`,
     );
   }
   return first;
