@@ -221,7 +221,8 @@ builder.queryFields((t) => ({
       asnMembersAll: t.arg.stringList({ description: 'Only cones containing all of these ASNs.' }),
       asnMembersSome: t.arg.stringList({ description: 'Only cones containing at least one of these ASNs.' }),
       prefixMembers: t.arg.stringList({
-        description: 'Only cones containing all of these prefixes (network/length, exact match).',
+        description:
+          'Only cones containing all of these prefixes (network/length; the network is read as an address, its host bits cleared, then matched exactly).',
       }),
       pageCursor: t.arg.string({ description: '"cone,asnIndex,prefixIndex"; empty for the start.' }),
       sort: t.arg.string({
