@@ -248,6 +248,14 @@ describe.each([
     const linksOfTooLarge = await getJson(`${services.restBase}/restful/asnLinks/9999999999`);
     expect(linksOfTooLarge.status).toBe(400);
     expect((linksOfTooLarge.body as { parameter?: string }).parameter).toBe('asn0');
+    // Its message opens with the parameter too, not the GraphQL argument or variable the route filled from it.
+    expect((linksOfTooLarge.body as { message: string }).message).toMatch(/^asn0 must be an ASN written as/);
+    const organizationWithNul = await getJson(`${services.restBase}/restful/organizations/ORG%00X`);
+    expect(organizationWithNul.status).toBe(400);
+    expect(organizationWithNul.body).toMatchObject({
+      parameter: 'organization',
+      message: 'organization must not contain NUL (\\u0000) characters',
+    });
   });
 
   it('maps populate=1 ASN records member by member from the GraphQL values', async () => {
