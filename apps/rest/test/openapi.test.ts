@@ -37,10 +37,10 @@ describe('OpenAPI guide at /restful/doc', () => {
       '/v2/restful/asnLinks': ['first', 'offset', 'sort', 'dateStart', 'dateEnd', 'populate'],
       '/v2/restful/asnLinks/{asn0}': ['asn0', 'first', 'offset', 'sort', 'dateStart', 'dateEnd', 'populate'],
       '/v2/restful/organizations': ['first', 'offset', 'sort', 'dateStart', 'dateEnd', 'populate'],
-      '/v2/restful/organizations/{organization}': ['organization', 'date', 'populate'],
+      '/v2/restful/organizations/{organization}': ['organization', 'date', 'populate', 'first', 'offset'],
       '/v2/restful/datasets': ['first', 'offset', 'sort', 'dateStart', 'dateEnd', 'populate'],
       '/v2/asns/{asn}': ['asn', 'date', 'populate'],
-      '/v2/orgs/{orgId}': ['orgId', 'date', 'populate'],
+      '/v2/orgs/{orgId}': ['orgId', 'date', 'populate', 'first', 'offset'],
     };
     expect(Object.keys(document.paths).sort()).toEqual(Object.keys(expected).sort());
     for (const [route, parameters] of Object.entries(expected)) {

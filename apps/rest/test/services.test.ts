@@ -150,6 +150,12 @@ describe.each([
         variables: { orgId: facts.orgId, date: oldest },
       },
       {
+        // A page of its member ASNs.
+        rest: `/restful/organizations/${encodeURIComponent(facts.orgId)}?first=1&offset=1`,
+        query: queries.ORGANIZATION_QUERY,
+        variables: { orgId: facts.orgId, date: null, first: 1, offset: 1 },
+      },
+      {
         rest: '/restful/datasets',
         query: queries.DATASETS_QUERY,
         variables: { ...LIST_DEFAULTS, sort: '-date' },
@@ -163,7 +169,7 @@ describe.each([
 
   it('answers every route with exactly what the GraphQL service answers', async () => {
     const cases = routeCases();
-    expect(cases.length).toBe(13);
+    expect(cases.length).toBe(14);
     for (const [rest, routeCase] of cases) {
       const graphqlBody = await graphql<Record<string, unknown>>(routeCase.query, routeCase.variables);
       const answer = await getJson(`${services.restBase}${rest}`);

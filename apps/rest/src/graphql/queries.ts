@@ -103,11 +103,11 @@ query RestAsnLinksOfAsn($asn: String!, ${LIST_VARIABLES}) {
 ${LINK_FIELDS}`;
 
 export const ORGANIZATION_QUERY = `
-query RestOrganization($orgId: String!, $date: String) {
+query RestOrganization($orgId: String!, $date: String, $first: Int, $offset: Int) {
   organization(orgId: $orgId, date: $date) {
     ...RestOrganization
     members {
-      asns {
+      asns(first: $first, offset: $offset) {
         totalCount ${PAGE_INFO}
         edges { cursor node { asn asnName rank } }
       }

@@ -12,11 +12,11 @@ import {
   listQuerystring,
   listVariables,
   organizationParams,
+  organizationQuerystring,
   orgIdParams,
-  recordQuerystring,
   recordVariables,
   type ListQuery,
-  type RecordQuery,
+  type OrganizationQuery,
 } from './parameters';
 import { responses } from './schemas';
 
@@ -29,11 +29,12 @@ interface OrganizationsData {
 }
 
 async function answerOrganization(
-  request: FastifyRequest<{ Querystring: RecordQuery }>,
+  request: FastifyRequest<{ Querystring: OrganizationQuery }>,
   orgId: string,
   parameter: string,
 ) {
-  const variables = { orgId, ...recordVariables(request.query) };
+  const { first, offset } = request.query;
+  const variables = { orgId, ...recordVariables(request.query), first, offset };
   const data = await queryGraphql<OrganizationData>(request, ORGANIZATION_QUERY, variables, {
     orgId: parameter,
   });
@@ -77,16 +78,16 @@ export default async function organizationRoutes(app: FastifyInstance): Promise<
     tags: ['organizations'],
     summary: 'One organization',
     description:
-      'One organization in the latest month or the month `date`, with its member ASNs; GraphQL `organization(orgId, date)`. Unknown ids answer `{"data": {"organization": null}}`.',
-    querystring: recordQuerystring,
+      'One organization in the latest month or the month `date`, with a page of its member ASNs (`first`, `offset`); GraphQL `organization(orgId, date) { members { asns(first, offset) } }`. Unknown ids answer `{"data": {"organization": null}}`.',
+    querystring: organizationQuerystring,
     response: responses('`{"data": {"organization": {...} | null}}`'),
   };
-  app.get<{ Params: { organization: string }; Querystring: RecordQuery }>(
+  app.get<{ Params: { organization: string }; Querystring: OrganizationQuery }>(
     '/restful/organizations/:organization',
     { schema: { ...oneOrganization, params: organizationParams } },
     (request) => answerOrganization(request, request.params.organization, 'organization'),
   );
-  app.get<{ Params: { orgId: string }; Querystring: RecordQuery }>(
+  app.get<{ Params: { orgId: string }; Querystring: OrganizationQuery }>(
     '/orgs/:orgId',
     {
       schema: {

@@ -75,24 +75,29 @@ const populateProperty = {
 const dateProperty = (name: 'date' | 'dateStart' | 'dateEnd') =>
   ({ type: 'string', minLength: 1, maxLength: 10, description: PARAMETER_RULES[name] }) as const;
 
+/** `first` and `offset` of a page, as list routes and an organization's members take them. */
+const pageProperties = {
+  first: {
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_PAGE_SIZE,
+    default: DEFAULT_PAGE_SIZE,
+    description: PARAMETER_RULES.first,
+  },
+  offset: {
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_OFFSET,
+    default: 0,
+    description: PARAMETER_RULES.offset,
+  },
+} as const;
+
 /** Query string of list routes: paging, sort, historic interval and populate. */
 export const listQuerystring = {
   type: 'object',
   properties: {
-    first: {
-      type: 'integer',
-      minimum: 0,
-      maximum: MAX_PAGE_SIZE,
-      default: DEFAULT_PAGE_SIZE,
-      description: PARAMETER_RULES.first,
-    },
-    offset: {
-      type: 'integer',
-      minimum: 0,
-      maximum: MAX_OFFSET,
-      default: 0,
-      description: PARAMETER_RULES.offset,
-    },
+    ...pageProperties,
     sort: { type: 'string', maxLength: 500, description: PARAMETER_RULES.sort },
     dateStart: dateProperty('dateStart'),
     dateEnd: dateProperty('dateEnd'),
@@ -108,6 +113,28 @@ export const recordQuerystring = {
     populate: populateProperty,
   },
 } as const;
+
+/**
+ * Query string of one organization: the month, populate, and the page of its member ASNs (without it, an
+ * organization of more than 40 ASNs could not be read whole over REST).
+ */
+export const organizationQuerystring = {
+  type: 'object',
+  properties: {
+    date: dateProperty('date'),
+    populate: populateProperty,
+    first: { ...pageProperties.first, description: `${PARAMETER_RULES.first}: member ASNs per page` },
+    offset: {
+      ...pageProperties.offset,
+      description: `${PARAMETER_RULES.offset}: first member ASN of the page`,
+    },
+  },
+} as const;
+
+export interface OrganizationQuery extends RecordQuery {
+  first: number;
+  offset: number;
+}
 
 export interface ListQuery {
   first: number;
