@@ -86,6 +86,14 @@ describe.each([
     ['/restful/asns/3356?populate=1&populate=0', 'populate', /given 2 times/],
     ['/restful/asns?sort=rank&sort=asn', 'sort', /given 2 times/],
     ['/restful/asns/name', 'name', /missing; the name search is \/restful\/asns\/name\/:name/],
+    // A parameter another route takes would answer another month or list than asked.
+    [
+      '/restful/asns?date=2024-01-01',
+      'date',
+      /this route does not take it; it takes first, offset, sort, dateStart/,
+    ],
+    ['/restful/asns/3356?dateStart=2024-01-01', 'dateStart', /does not take it; it takes date, populate$/],
+    ['/restful/organizations?name=level', 'name', /does not take it/],
     ['/restful/asns/name/', 'name', /missing/],
   ];
 
@@ -159,6 +167,12 @@ describe.each([
       expect(body.message.length).toBeLessThan(400);
     },
   );
+
+  it('ignores a query parameter no route takes, such as a cache buster', async () => {
+    const answer = await getJson(`${base}/restful/asns/3356?_=1700000000`);
+    // It passes validation and reaches the GraphQL client, which is down here.
+    expect(answer.status).toBe(502);
+  });
 
   it('keeps a caller-supplied x-request-id and generates one otherwise', async () => {
     const kept = await getJson(`${base}/restful/asns/1`, { 'x-request-id': 'trace-42' });

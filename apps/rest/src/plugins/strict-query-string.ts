@@ -1,7 +1,8 @@
 // Query parameters are refused unless written as the guide says, before Fastify's schema validation reads them.
 // That validation coerces types the way JavaScript's Number() does: "Infinity", " ", "0x10" and "1e3" all pass as
 // integers, and "Infinity" then travels to GraphQL as null, so `first=Infinity` answered the default page of 40.
-// A parameter given twice arrives as a list and was refused as "must be integer", which hid the real mistake.
+// A parameter given twice arrives as a list and was refused as "must be integer", which hid the real mistake, and
+// one that only another route takes was ignored.
 import fp from 'fastify-plugin';
 import { ArgumentError, quoteValue } from '@asrank/domain';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -27,11 +28,21 @@ export function queryStringRefusal(request: FastifyRequest): ArgumentError | und
   const query = request.query as Record<string, unknown>;
   let properties: QuerystringSchema['properties'];
   for (const name in query) {
-    properties ??=
-      (request.routeOptions.schema?.querystring as QuerystringSchema | undefined)?.properties ?? {};
+    // Routes without a query string schema (probes, metrics, the guide, other methods' 405s) read none.
+    properties ??= (request.routeOptions.schema?.querystring as QuerystringSchema | undefined)?.properties;
+    if (properties === undefined) return undefined;
     const type = properties[name]?.type;
-    // Parameters a route does not take are ignored (docs/decisions.md), so their spelling is not ours to judge.
-    if (type === undefined) continue;
+    if (type === undefined) {
+      // A parameter another route takes (`date` on a list, `dateStart` on one record, `name` as a query) would be
+      // ignored here and answer another month or list than asked; one this service never takes (a cache buster) is.
+      if (name in PARAMETER_RULES) {
+        return new ArgumentError(
+          name,
+          `invalid query parameter '${name}': this route does not take it; it takes ${Object.keys(properties).join(', ')}`,
+        );
+      }
+      continue;
+    }
     const value = query[name];
     if (Array.isArray(value)) return refusal(name, `given ${value.length} times; give it once`);
     if (type === 'integer' && typeof value === 'string' && !DECIMAL_NUMBER.test(value)) {
