@@ -58,6 +58,26 @@ function inputFiles(options: IngestOptions): string[] {
 }
 
 /**
+ * Refuses an input that yielded no records before anything is written: loading it would replace the month with an
+ * empty one, and a 0-byte download, or the wrong file with --skip-bad-lines, would silently wipe a loaded month.
+ */
+function requireRecords(option: string, file: string, records: number, policy: BadLinePolicy): void {
+  if (records > 0) return;
+  const skipped = policy.skippedIn(file);
+  if (skipped > 0) {
+    throw new IngestInputError(
+      skipped === 1
+        ? `${option} ${file} holds no records: its one data line was malformed and skipped`
+        : `${option} ${file} holds no records: every one of its ${skipped} data lines was malformed and skipped`,
+    );
+  }
+  const lines = policy.linesReadFrom(file);
+  throw new IngestInputError(
+    `${option} ${file} holds no records (${lines} line${lines === 1 ? '' : 's'} read${lines > 0 ? ', only comments and blank lines' : ''})`,
+  );
+}
+
+/**
  * modified_at is the newest modification time of the inputs, not the wall clock, so loading the same files twice
  * stores identical contents.
  */
@@ -131,22 +151,27 @@ async function parseAndBuild(
   const asRel = options.asRel
     ? await timedRead(progress, 'parse as-rel', [options.asRel], () => parseAsRel(options.asRel!, policy))
     : null;
+  if (asRel) requireRecords('--as-rel', options.asRel!, asRel.links.length, policy);
   const asOrg = options.asOrg
     ? await timedRead(progress, 'parse as-org', [options.asOrg], () => parseAsOrg(options.asOrg!, policy))
     : null;
+  if (asOrg) requireRecords('--as-org', options.asOrg!, asOrg.organizations.size + asOrg.asns.size, policy);
   let prefixes: Map<string, PrefixEntry> | null = null;
   if (pfx2asFiles.length > 0) {
     prefixes = new Map();
-    for (const file of pfx2asFiles)
-      await timedRead(progress, `parse pfx2as ${path.basename(file)}`, [file], () =>
+    for (const file of pfx2asFiles) {
+      const rows = await timedRead(progress, `parse pfx2as ${path.basename(file)}`, [file], () =>
         parsePfx2as(file, policy, prefixes!),
       );
+      requireRecords('--pfx2as', file, rows, policy);
+    }
   }
   const ppdcCones = options.ppdcAses
     ? await timedRead(progress, 'parse ppdc-ases', [options.ppdcAses], () =>
         parsePpdcAses(options.ppdcAses!, policy),
       )
     : null;
+  if (ppdcCones) requireRecords('--ppdc-ases', options.ppdcAses!, ppdcCones.size, policy);
   const counts = options.asrankCounts
     ? await timed(progress, 'parse asrank counts', () =>
         parseAsrankCounts(options.asrankCounts!, date, policy),
@@ -157,10 +182,13 @@ async function parseAndBuild(
         progress,
         'parse link geo',
         [options.linkGeo.asRelGeo, options.linkGeo.locations],
-        async () => ({
-          links: await parseAsRelGeo(options.linkGeo!.asRelGeo, policy),
-          locations: await parseGeoLocations(options.linkGeo!.locations, policy),
-        }),
+        async () => {
+          const links = await parseAsRelGeo(options.linkGeo!.asRelGeo, policy);
+          requireRecords('--link-geo', options.linkGeo!.asRelGeo, links.length, policy);
+          const locations = await parseGeoLocations(options.linkGeo!.locations, policy);
+          requireRecords('--link-geo', options.linkGeo!.locations, locations.length, policy);
+          return { links, locations };
+        },
       )
     : null;
 

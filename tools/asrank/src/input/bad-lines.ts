@@ -16,6 +16,7 @@ export class MalformedLineError extends Error {
 
 export class BadLinePolicy {
   private readonly skippedByFile = new Map<string, number>();
+  private readonly linesReadByFile = new Map<string, number>();
 
   constructor(readonly skipBadLines: boolean) {}
 
@@ -33,6 +34,22 @@ export class BadLinePolicy {
 
   skippedPerFile(): Record<string, number> {
     return Object.fromEntries(this.skippedByFile);
+  }
+
+  skippedIn(file: string): number {
+    return this.skippedByFile.get(file) ?? 0;
+  }
+
+  /**
+   * Parsers report how many lines a file had, so that a file which yielded nothing can be described as empty,
+   * as comments only, or as skipped line by line.
+   */
+  recordLinesRead(file: string, lines: number): void {
+    this.linesReadByFile.set(file, lines);
+  }
+
+  linesReadFrom(file: string): number {
+    return this.linesReadByFile.get(file) ?? 0;
   }
 }
 

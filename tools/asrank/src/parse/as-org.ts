@@ -39,7 +39,9 @@ export async function parseAsOrg(file: string, policy: BadLinePolicy): Promise<A
   const asns = new Map<number, AsOrgRecord>();
   let section: Section | null = null;
   let date: string | null = null;
+  let lineCount = 0;
   for await (const { line, lineNumber } of readLines(file)) {
+    lineCount = lineNumber;
     if (line.trim() === '') continue;
     if (line.startsWith('#')) {
       const format = /^#\s*format:\s*(.*)$/i.exec(line);
@@ -105,5 +107,6 @@ export async function parseAsOrg(file: string, policy: BadLinePolicy): Promise<A
       });
     }
   }
+  policy.recordLinesRead(file, lineCount);
   return { organizations, asns, date };
 }

@@ -78,5 +78,6 @@ export async function parseAsRel(file: string, policy: BadLinePolicy): Promise<A
     if (fields.length === 4) serial = 2;
     links.push({ asn0, asn1, code: Number(rel) as RelationshipCode });
   }
+  policy.recordLinesRead(file, lineCount);
   return { links, clique: inferredClique ?? inputClique ?? [], ixps, serial, lineCount };
 }

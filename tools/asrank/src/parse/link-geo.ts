@@ -26,7 +26,9 @@ function optionalText(text: string | undefined): string | null {
 
 export async function parseAsRelGeo(file: string, policy: BadLinePolicy): Promise<LinkGeo[]> {
   const links: LinkGeo[] = [];
+  let lineCount = 0;
   for await (const { line, lineNumber } of readLines(file)) {
+    lineCount = lineNumber;
     if (line === '' || line.startsWith('#')) continue;
     const fields = line.split('|');
     const asn0 = parseAsn(fields[0] ?? '');
@@ -47,12 +49,15 @@ export async function parseAsRelGeo(file: string, policy: BadLinePolicy): Promis
     }
     links.push({ asn0, asn1, locIds: [...new Set(locIds)] });
   }
+  policy.recordLinesRead(file, lineCount);
   return links;
 }
 
 export async function parseGeoLocations(file: string, policy: BadLinePolicy): Promise<LocationRecord[]> {
   const locations: LocationRecord[] = [];
+  let lineCount = 0;
   for await (const { line, lineNumber } of readLines(file)) {
+    lineCount = lineNumber;
     if (line === '' || line.startsWith('#')) continue;
     const fields = line.split('|');
     const locId = optionalText(fields[0]);
@@ -81,5 +86,6 @@ export async function parseGeoLocations(file: string, policy: BadLinePolicy): Pr
       population: optionalNumber(fields[7]),
     });
   }
+  policy.recordLinesRead(file, lineCount);
   return locations;
 }

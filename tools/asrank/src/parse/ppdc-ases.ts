@@ -5,7 +5,9 @@ import { parseAsn, type BadLinePolicy } from '../input/bad-lines';
 
 export async function parsePpdcAses(file: string, policy: BadLinePolicy): Promise<Map<number, Uint32Array>> {
   const cones = new Map<number, Uint32Array>();
+  let lineCount = 0;
   for await (const { line, lineNumber } of readLines(file)) {
+    lineCount = lineNumber;
     if (line.trim() === '' || line.startsWith('#')) continue;
     const tokens = line.trim().split(/\s+/);
     const asn = parseAsn(tokens[0] ?? '');
@@ -18,5 +20,6 @@ export async function parsePpdcAses(file: string, policy: BadLinePolicy): Promis
     set.add(asn);
     cones.set(asn, Uint32Array.from(set).sort());
   }
+  policy.recordLinesRead(file, lineCount);
   return cones;
 }
