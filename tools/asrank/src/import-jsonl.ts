@@ -13,7 +13,7 @@ import {
   type OrganizationsTable,
 } from '@asrank/db';
 import { readLines, InputFileError } from './input/open';
-import { BadLinePolicy, parseAsn } from './input/bad-lines';
+import { BadLinePolicy, MalformedLineError } from './input/bad-lines';
 import type { MonthData } from './ingest/month';
 import { createProgress, type Progress } from './progress';
 import { storeMonth, type IngestSummary } from './ingest/ingest';
@@ -65,17 +65,124 @@ async function* nodes(
 
 const obj = (value: unknown): Json =>
   value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {};
-const num = (value: unknown): number | null => {
-  if (value === null || value === undefined || value === '') return null;
-  const n = Number(value);
-  return Number.isFinite(n) ? n : null;
-};
-const int = (value: unknown): number => Math.trunc(num(value) ?? 0);
 const str = (value: unknown): string | null =>
   value === null || value === undefined || value === '' ? null : String(value);
 const bool = (value: unknown): boolean => value === true || value === 'true' || value === 1 || value === '1';
-const asnOf = (value: unknown): number | null =>
-  parseAsn(String(typeof value === 'object' && value !== null ? (value as Json).asn : (value ?? '')));
+
+const UINT32_MAX = 4294967295;
+// The API serves every count but addresses as a GraphQL Int (32-bit; the `integer` columns are too), so a larger
+// value would load and then fail every query that returns it. Address counts exceed 2^31 (the IPv4 space alone
+// is 2^32) and are stored as bigint and served as Float: they may go up to the largest integer a JS number holds
+// exactly, as every value passes through one on its way to either store.
+const INT_MAX = 2147483647;
+const ADDRESSES_MAX = Number.MAX_SAFE_INTEGER;
+
+/** A field of a node that is present but invalid; the node's whole line is malformed. */
+class FieldError extends Error {}
+
+/**
+ * MalformedLineError words its message "expected ..."; for one bad field "<field> must be ..., got ..." is clearer.
+ * Still a MalformedLineError, so the CLI prints it as one line like every other malformed line.
+ */
+class MalformedFieldError extends MalformedLineError {
+  constructor(file: string, lineNumber: number, problem: string, content: string) {
+    super(file, lineNumber, problem, content);
+    this.message = `${this.message.slice(0, -`expected ${problem}`.length)}${problem}`;
+  }
+}
+
+/** The node parsed by `parse`, or null after the policy has rejected its line for a FieldError. */
+function parsed<T>(
+  policy: BadLinePolicy,
+  file: string,
+  lineNumber: number,
+  line: string,
+  parse: () => T,
+): T | null {
+  try {
+    return parse();
+  } catch (error) {
+    if (!(error instanceof FieldError)) throw error;
+    if (!policy.skipBadLines) throw new MalformedFieldError(file, lineNumber, error.message, line);
+    policy.reject(file, lineNumber, error.message, line);
+    return null;
+  }
+}
+
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
+/**
+ * A whole number given as a JSON number or a string of decimal digits (dumps have both: CAIDA's API responses
+ * carry `"numberAsnsSeen": "65955"` beside plain numbers); null when absent. Anything else is a FieldError rather
+ * than a NULL, a 0 or a REAL in an integer column.
+ */
+function integer(value: unknown, field: string, min = 0, max = INT_MAX): number | null {
+  if (value === undefined || value === null) return null;
+  const n =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\d+$/.test(value)
+        ? Number(value)
+        : NaN;
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new FieldError(
+      `${field} must be an integer from ${min} to ${max} (a JSON number or a string of decimal digits), got ${shown(value)}`,
+    );
+  return n + 0; // -0 is an integer too, and would be stored as such
+}
+const count = (value: unknown, field: string): number => integer(value, field) ?? 0;
+const addresses = (value: unknown, field: string): number => integer(value, field, 0, ADDRESSES_MAX) ?? 0;
+const rankOf = (value: unknown, field: string): number | null => integer(value, field, 1);
+
+/** A latitude or longitude in degrees (a JSON number or a decimal string); null when absent. */
+function degrees(value: unknown, field: string, limit: 90 | 180): number | null {
+  if (value === undefined || value === null) return null;
+  const n =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(value)
+        ? Number(value)
+        : NaN;
+  if (!Number.isFinite(n) || Math.abs(n) > limit)
+    throw new FieldError(`${field} must be a number from -${limit} to ${limit}, got ${shown(value)}`);
+  return n;
+}
+
+/** A nested object of counts (cone, asnDegree, ...); {} when absent, so its counts take their defaults. */
+function group(value: unknown, field: string): Json {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new FieldError(`${field} must be an object, got ${shown(value)}`);
+  return value as Json;
+}
+
+/**
+ * An ASN given as a string of decimal digits (the API's type) or as a JSON integer, bare or as an Asn object's
+ * `asn`; null when it is neither. Unlike CAIDA's text files, no asdot: a JSON 1.5 is a fraction, not AS65541.
+ */
+function asnOf(value: unknown): number | null {
+  const asn =
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json).asn : value;
+  if (typeof asn === 'number') return Number.isInteger(asn) && asn >= 0 && asn <= UINT32_MAX ? asn + 0 : null;
+  if (typeof asn !== 'string' || !/^\d{1,10}$/.test(asn)) return null;
+  const n = Number(asn);
+  return n <= UINT32_MAX ? n : null;
+}
+const ASN_TEXT = 'a string of decimal digits or a JSON integer, at most 4294967295';
+
+/** A list of ASNs (the Dataset's clique and asnIxs) as the API's decimal strings. */
+function asnList(value: unknown, field: string): string[] {
+  if (!Array.isArray(value)) throw new FieldError(`${field} must be a list of ASNs, got ${shown(value)}`);
+  return value.map((item) => {
+    const asn = asnOf(item);
+    if (asn === null || (typeof item === 'object' && item !== null))
+      throw new FieldError(`${field} must be a list of ASNs (${ASN_TEXT}), got ${shown(item)}`);
+    return String(asn);
+  });
+}
 
 const RELATIONSHIPS = new Set(['provider', 'customer', 'peer', 'sibling']);
 const REVERSE: Record<string, AsnLinksTable['relationship']> = {
@@ -129,37 +236,13 @@ export async function importJsonl(
         policy.reject(orgsFile, lineNumber, 'an Organization node with a non-empty "orgId"', line);
         continue;
       }
+      const org = parsed(policy, orgsFile, lineNumber, line, () => organizationRow(date, orgId, node));
+      if (org === null) continue;
       const members = obj(node.members);
       if (members.numberAsns !== undefined) givenNumberAsns.add(orgId);
       if (members.numberAsnsSeen !== undefined) givenNumberAsnsSeen.add(orgId);
-      const cone = obj(node.cone);
-      const degree = obj(node.asnDegree);
-      const orgDegree = obj(node.orgDegree);
-      const orgName = str(node.orgName) ?? '';
-      orgNames.set(orgId, orgName);
-      const rank = num(node.rank);
-      organizations.set(orgId, {
-        date,
-        org_id: orgId,
-        org_name: orgName,
-        country_iso: str(obj(node.country).iso),
-        rank,
-        seen: rank !== null || int(members.numberAsnsSeen) > 0 ? 1 : 0,
-        number_asns: int(members.numberAsns),
-        number_asns_seen: int(members.numberAsnsSeen),
-        cone_asns: int(cone.numberAsns),
-        cone_prefixes: int(cone.numberPrefixes),
-        cone_addresses: int(cone.numberAddresses),
-        degree_provider: int(degree.provider),
-        degree_peer: int(degree.peer),
-        degree_customer: int(degree.customer),
-        degree_sibling: int(degree.sibling),
-        degree_transit: int(degree.transit),
-        degree_total: int(degree.total),
-        org_degree_total: int(orgDegree.total),
-        org_degree_transit: int(orgDegree.transit),
-        search_text: searchText(orgName, orgId),
-      });
+      orgNames.set(orgId, org.org_name);
+      organizations.set(orgId, org);
     }
   }
 
@@ -168,10 +251,11 @@ export async function importJsonl(
     for await (const { node, lineNumber, line } of nodes(asnsFile, policy, 'one JSON Asn node per line')) {
       const asn = asnOf(node.asn);
       if (asn === null) {
-        policy.reject(asnsFile, lineNumber, 'an Asn node with "asn" a string of decimal digits', line);
+        policy.reject(asnsFile, lineNumber, `an Asn node with "asn" ${ASN_TEXT}`, line);
         continue;
       }
-      const row = asnRow(date, asn, node, orgNames);
+      const row = parsed(policy, asnsFile, lineNumber, line, () => asnRow(date, asn, node, orgNames, ''));
+      if (row === null) continue;
       asns.set(asn, row);
       const orgId = row.org_id;
       const orgName = str(obj(node.organization).orgName) ?? (orgId ? orgNames.get(orgId) : undefined) ?? '';
@@ -216,26 +300,42 @@ export async function importJsonl(
         policy.reject(
           linksFile,
           lineNumber,
-          'an AsnLink node with two different "asn0"/"asn1" ASNs and "relationship" provider, customer, peer or sibling',
+          `an AsnLink node with two different "asn0"/"asn1" ASNs (${ASN_TEXT}) and "relationship" provider, customer, peer or sibling`,
           line,
         );
         continue;
       }
-      const shared = {
-        date,
-        number_paths: num(node.numberPaths),
-        rank: num(node.rank),
-        corrected_by: num(node.correctedBy),
-      };
+      // Every field of the line, its nested ends' included, is checked before anything is kept: a skipped line
+      // leaves no half of a link and no end behind.
+      const link = parsed(policy, linksFile, lineNumber, line, () => ({
+        shared: {
+          date,
+          number_paths: integer(node.numberPaths, 'numberPaths'),
+          rank: rankOf(node.rank, 'rank'),
+          corrected_by: integer(node.correctedBy, 'correctedBy'),
+        },
+        // The ends are often nested Asn objects (asn1 { asn asnName rank organization ... }): keep what they carry.
+        ends: (
+          [
+            [asn0, node.asn0, 'asn0.'],
+            [asn1, node.asn1, 'asn1.'],
+          ] as const
+        ).map(([asn, end, prefix]) => ({
+          asn,
+          end: obj(end),
+          row: asnRow(date, asn, obj(end), orgNames, prefix),
+        })),
+      }));
+      if (link === null) continue;
       const forward = {
-        ...shared,
+        ...link.shared,
         asn0,
         asn1,
         relationship: relationship as AsnLinksTable['relationship'],
         canonical: asn0 < asn1 ? 1 : 0,
       };
       const backward = {
-        ...shared,
+        ...link.shared,
         asn0: asn1,
         asn1: asn0,
         relationship: REVERSE[relationship]!,
@@ -243,15 +343,10 @@ export async function importJsonl(
       };
       links.set(linkKey(asn0, asn1), forward);
       links.set(linkKey(asn1, asn0), backward);
-      // The ends are often nested Asn objects (asn1 { asn asnName rank organization ... }): keep what they carry.
-      for (const [asn, end] of [
-        [asn0, node.asn0],
-        [asn1, node.asn1],
-      ] as const) {
+      for (const { asn, end, row } of link.ends) {
         if (asns.has(asn)) continue;
-        const row = asnRow(date, asn, obj(end), orgNames);
         // An end of a routed link was seen in the routing data, whatever the nested object omits.
-        if (obj(end).seen === undefined) row.seen = 1;
+        if (end.seen === undefined) row.seen = 1;
         asns.set(asn, row);
       }
     }
@@ -276,7 +371,7 @@ export async function importJsonl(
     if (org.number_asns_seen > 0) org.seen = 1;
   }
   const datasetFile = findFile(options.dir, FILES.dataset);
-  const dataset = datasetFile ? await firstNode(datasetFile, policy) : {};
+  const dataset = (datasetFile ? await readDataset(datasetFile, policy) : null) ?? datasetNode({});
   const sortedAsns = [...asns.values()].sort((a, b) => a.asn - b.asn);
   const sortedOrgs = [...organizations.values()].sort((a, b) =>
     a.org_id < b.org_id ? -1 : a.org_id > b.org_id ? 1 : 0,
@@ -286,37 +381,35 @@ export async function importJsonl(
     date,
     dataset: {
       date,
-      dataset_id: str(dataset.datasetId) ?? date.replaceAll('-', ''),
-      ip_version: int(dataset.ipVersion ?? 4) || 4,
-      modified_at: str(dataset.modifiedAt) ?? `${date}T00:00:00.000Z`,
-      country_iso: str(obj(dataset.country).iso),
+      dataset_id: str(dataset.node.datasetId) ?? date.replaceAll('-', ''),
+      ip_version: dataset.ipVersion,
+      modified_at: str(dataset.node.modifiedAt) ?? `${date}T00:00:00.000Z`,
+      country_iso: str(obj(dataset.node.country).iso),
       clique: JSON.stringify(
-        Array.isArray(dataset.clique)
-          ? dataset.clique.map(String)
-          : sortedAsns.filter((a) => a.clique_member === 1).map((a) => String(a.asn)),
+        dataset.clique ?? sortedAsns.filter((a) => a.clique_member === 1).map((a) => String(a.asn)),
       ),
-      asn_ixs: JSON.stringify(Array.isArray(dataset.asnIxs) ? dataset.asnIxs.map(String) : []),
+      asn_ixs: JSON.stringify(dataset.asnIxs),
       asn_reserved_ranges: JSON.stringify(
-        Array.isArray(dataset.asnReservedRanges) ? dataset.asnReservedRanges : [],
+        Array.isArray(dataset.node.asnReservedRanges) ? dataset.node.asnReservedRanges : [],
       ),
       asn_assigned_ranges: JSON.stringify(
-        Array.isArray(dataset.asnAssignedRanges) ? dataset.asnAssignedRanges : [],
+        Array.isArray(dataset.node.asnAssignedRanges) ? dataset.node.asnAssignedRanges : [],
       ),
       sources: JSON.stringify([
-        ...(Array.isArray(dataset.sources) ? dataset.sources : []),
+        ...(Array.isArray(dataset.node.sources) ? dataset.node.sources : []),
         {
           url: '',
           date: date.replaceAll('-', ''),
           name: `Imported from AS Rank API JSON-lines dumps (${path.basename(path.resolve(options.dir))})`,
         },
       ]),
-      number_addresses: int(dataset.numberAddresses),
-      number_prefixes: int(dataset.numberPrefixes),
-      number_asns: num(dataset.numberAsns) ?? sortedAsns.length,
-      number_asns_seen: num(dataset.numberAsnsSeen) ?? sortedAsns.filter((a) => a.seen === 1).length,
-      number_organizations: num(dataset.numberOrganizations) ?? sortedOrgs.length,
+      number_addresses: dataset.numberAddresses ?? 0,
+      number_prefixes: dataset.numberPrefixes ?? 0,
+      number_asns: dataset.numberAsns ?? sortedAsns.length,
+      number_asns_seen: dataset.numberAsnsSeen ?? sortedAsns.filter((a) => a.seen === 1).length,
+      number_organizations: dataset.numberOrganizations ?? sortedOrgs.length,
       number_organizations_seen:
-        num(dataset.numberOrganizationsSeen) ?? sortedOrgs.filter((o) => o.seen === 1).length,
+        dataset.numberOrganizationsSeen ?? sortedOrgs.filter((o) => o.seen === 1).length,
       number_links: sortedLinks.length / 2,
     },
     asns: sortedAsns,
@@ -331,9 +424,35 @@ export async function importJsonl(
   return storeMonth(handle, month, policy, progress, started);
 }
 
-async function firstNode(file: string, policy: BadLinePolicy): Promise<Json> {
-  for await (const { node } of nodes(file, policy, 'one JSON Dataset node per line')) return node;
-  return {};
+/** The Dataset node's checked fields (null when absent) beside the node itself for its free-form ones. */
+function datasetNode(node: Json) {
+  const ipVersion = integer(node.ipVersion, 'ipVersion') ?? 4;
+  if (ipVersion !== 4 && ipVersion !== 6)
+    throw new FieldError(`ipVersion must be 4 or 6, got ${shown(node.ipVersion)}`);
+  return {
+    node,
+    ipVersion,
+    clique: node.clique === undefined || node.clique === null ? null : asnList(node.clique, 'clique'),
+    asnIxs: node.asnIxs === undefined || node.asnIxs === null ? [] : asnList(node.asnIxs, 'asnIxs'),
+    numberAddresses: integer(node.numberAddresses, 'numberAddresses', 0, ADDRESSES_MAX),
+    numberPrefixes: integer(node.numberPrefixes, 'numberPrefixes'),
+    numberAsns: integer(node.numberAsns, 'numberAsns'),
+    numberAsnsSeen: integer(node.numberAsnsSeen, 'numberAsnsSeen'),
+    numberOrganizations: integer(node.numberOrganizations, 'numberOrganizations'),
+    numberOrganizationsSeen: integer(node.numberOrganizationsSeen, 'numberOrganizationsSeen'),
+  };
+}
+
+/** The first Dataset node of the file whose line is not malformed (null when there is none). */
+async function readDataset(
+  file: string,
+  policy: BadLinePolicy,
+): Promise<ReturnType<typeof datasetNode> | null> {
+  for await (const { node, lineNumber, line } of nodes(file, policy, 'one JSON Dataset node per line')) {
+    const dataset = parsed(policy, file, lineNumber, line, () => datasetNode(node));
+    if (dataset !== null) return dataset;
+  }
+  return null;
 }
 
 /** A link's key in the dump's map of links, one per direction. */
@@ -357,14 +476,24 @@ function rankUnrankedLinks(links: Map<string, AsnLinksTable>, asns: Map<number, 
   });
 }
 
-/** An asns row from an Asn node (missing fields become empty/zero; `seen` defaults to "has a rank"). */
-function asnRow(date: string, asn: number, node: Json, orgNames: ReadonlyMap<string, string>): AsnRecord {
+/**
+ * An asns row from an Asn node (missing fields become empty/zero; `seen` defaults to "has a rank"). `prefix` names
+ * the node in errors ("asn1." for a link's nested end).
+ */
+function asnRow(
+  date: string,
+  asn: number,
+  node: Json,
+  orgNames: ReadonlyMap<string, string>,
+  prefix: string,
+): AsnRecord {
   const org = obj(node.organization);
   const orgId = str(org.orgId);
   const orgName = str(org.orgName) ?? (orgId ? orgNames.get(orgId) : undefined) ?? '';
-  const cone = obj(node.cone);
-  const degree = obj(node.asnDegree);
-  const rank = num(node.rank);
+  const cone = group(node.cone, `${prefix}cone`);
+  const degree = group(node.asnDegree, `${prefix}asnDegree`);
+  const announcing = group(node.announcing, `${prefix}announcing`);
+  const rank = rankOf(node.rank, `${prefix}rank`);
   const asnName = str(node.asnName) ?? '';
   return {
     date,
@@ -373,23 +502,56 @@ function asnRow(date: string, asn: number, node: Json, orgNames: ReadonlyMap<str
     org_id: orgId,
     country_iso: str(obj(node.country).iso),
     source: str(node.source),
-    latitude: num(node.latitude),
-    longitude: num(node.longitude),
+    latitude: degrees(node.latitude, `${prefix}latitude`, 90),
+    longitude: degrees(node.longitude, `${prefix}longitude`, 180),
     rank,
     seen: node.seen === undefined ? (rank !== null ? 1 : 0) : bool(node.seen) ? 1 : 0,
     clique_member: bool(node.cliqueMember) ? 1 : 0,
     ixp: node.ixp === null || node.ixp === undefined || node.ixp === false ? null : 1,
-    cone_asns: int(cone.numberAsns),
-    cone_prefixes: int(cone.numberPrefixes),
-    cone_addresses: int(cone.numberAddresses),
-    announcing_prefixes: int(obj(node.announcing).numberPrefixes),
-    announcing_addresses: int(obj(node.announcing).numberAddresses),
-    degree_provider: int(degree.provider),
-    degree_peer: int(degree.peer),
-    degree_customer: int(degree.customer),
-    degree_sibling: int(degree.sibling),
-    degree_transit: int(degree.transit),
-    degree_total: int(degree.total),
+    cone_asns: count(cone.numberAsns, `${prefix}cone.numberAsns`),
+    cone_prefixes: count(cone.numberPrefixes, `${prefix}cone.numberPrefixes`),
+    cone_addresses: addresses(cone.numberAddresses, `${prefix}cone.numberAddresses`),
+    announcing_prefixes: count(announcing.numberPrefixes, `${prefix}announcing.numberPrefixes`),
+    announcing_addresses: addresses(announcing.numberAddresses, `${prefix}announcing.numberAddresses`),
+    degree_provider: count(degree.provider, `${prefix}asnDegree.provider`),
+    degree_peer: count(degree.peer, `${prefix}asnDegree.peer`),
+    degree_customer: count(degree.customer, `${prefix}asnDegree.customer`),
+    degree_sibling: count(degree.sibling, `${prefix}asnDegree.sibling`),
+    degree_transit: count(degree.transit, `${prefix}asnDegree.transit`),
+    degree_total: count(degree.total, `${prefix}asnDegree.total`),
     search_text: searchText(asnName, orgName),
+  };
+}
+
+/** An organizations row from an Organization node (missing counts become zero, filled in later from the ASNs). */
+function organizationRow(date: string, orgId: string, node: Json): OrganizationsTable {
+  const members = group(node.members, 'members');
+  const cone = group(node.cone, 'cone');
+  const degree = group(node.asnDegree, 'asnDegree');
+  const orgDegree = group(node.orgDegree, 'orgDegree');
+  const orgName = str(node.orgName) ?? '';
+  const rank = rankOf(node.rank, 'rank');
+  const numberAsnsSeen = count(members.numberAsnsSeen, 'members.numberAsnsSeen');
+  return {
+    date,
+    org_id: orgId,
+    org_name: orgName,
+    country_iso: str(obj(node.country).iso),
+    rank,
+    seen: rank !== null || numberAsnsSeen > 0 ? 1 : 0,
+    number_asns: count(members.numberAsns, 'members.numberAsns'),
+    number_asns_seen: numberAsnsSeen,
+    cone_asns: count(cone.numberAsns, 'cone.numberAsns'),
+    cone_prefixes: count(cone.numberPrefixes, 'cone.numberPrefixes'),
+    cone_addresses: addresses(cone.numberAddresses, 'cone.numberAddresses'),
+    degree_provider: count(degree.provider, 'asnDegree.provider'),
+    degree_peer: count(degree.peer, 'asnDegree.peer'),
+    degree_customer: count(degree.customer, 'asnDegree.customer'),
+    degree_sibling: count(degree.sibling, 'asnDegree.sibling'),
+    degree_transit: count(degree.transit, 'asnDegree.transit'),
+    degree_total: count(degree.total, 'asnDegree.total'),
+    org_degree_total: count(orgDegree.total, 'orgDegree.total'),
+    org_degree_transit: count(orgDegree.transit, 'orgDegree.transit'),
+    search_text: searchText(orgName, orgId),
   };
 }
