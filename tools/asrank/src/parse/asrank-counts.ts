@@ -93,6 +93,13 @@ export class PairMap<V> {
   }
 }
 
+/**
+ * The file of the month `compactDate` (YYYYMMDD) with this suffix: CAIDA names every file of a run after its month
+ * (20171201-asn_count.txt, 20171201.dataset.jsonl). Another month's file is never taken instead, as its cone sizes,
+ * degrees and dataset_id would be stored as this month's. Months may share a directory, so an optional file of
+ * another month is just not this month's; for the required asn_count file the error names the months found, since
+ * the usual mistake is giving another month's directory.
+ */
 function findFile(
   dir: string,
   entries: string[],
@@ -103,14 +110,26 @@ function findFile(
   const matches = entries.filter(
     (name) => name.endsWith(suffix) || name.endsWith(`${suffix}.gz`) || name.endsWith(`${suffix}.bz2`),
   );
-  const sameDate = matches.filter((name) => name.startsWith(compactDate));
-  const chosen = sameDate[0] ?? (matches.length === 1 ? matches[0] : undefined);
-  if (chosen === undefined) {
-    if (required)
-      throw new InputFileError(dir, `no *${suffix} file for ${compactDate} in the AS Rank counts directory`);
-    return null;
-  }
-  return path.join(dir, chosen);
+  const chosen = matches.find((name) => fileMonth(name) === compactDate);
+  if (chosen !== undefined) return path.join(dir, chosen);
+  if (!required) return null;
+  const months = [...new Set(matches.map(fileMonth).filter((month) => month !== null))];
+  if (months.length > 0)
+    throw new InputFileError(
+      dir,
+      `the --asrank-counts directory holds the AS Rank counts of ${months.join(', ')}, not of ${compactDate} (no ${compactDate}${suffix})`,
+    );
+  if (matches.length > 0)
+    throw new InputFileError(
+      dir,
+      `no ${compactDate}${suffix} in the AS Rank counts directory (found ${matches.join(', ')}, whose month is unknown: CAIDA's names start with YYYYMMDD)`,
+    );
+  throw new InputFileError(dir, `no *${suffix} file for ${compactDate} in the AS Rank counts directory`);
+}
+
+/** The YYYYMMDD a CAIDA file name starts with, or null when it starts with none. */
+function fileMonth(name: string): string | null {
+  return /^(\d{8})(?!\d)/.exec(name)?.[1] ?? null;
 }
 
 function numberField(text: string | undefined): number | null {
