@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import BetterSqlite3 from 'better-sqlite3';
+import { openDatabase } from '@asrank/db';
 import { generateDataset } from '../src';
 import type { GeneratedMonth } from '../src/generate';
 import { tempDir } from './helpers';
@@ -102,8 +102,8 @@ describe('asrank failures outside the input files', () => {
     const database = path.join(dir, 'shared.db');
     expect(run(ingestArgs(database, '2024-01-01')).status).toBe(0);
     // Another process's write lock, as a load in progress holds it.
-    const other = new BetterSqlite3(database);
-    other.exec('begin immediate');
+    const other = openDatabase(database);
+    other.sqlite!.exec('begin immediate');
     // Without --quiet: the notice is progress output.
     const load = spawn(process.execPath, [CLI, ...ingestArgs(database, '2024-02-01').slice(0, -1)], {
       env: { ...process.env, DATABASE_URL: '' },
@@ -126,8 +126,8 @@ describe('asrank failures outside the input files', () => {
       // Longer than SQLite's busy timeout of 5 s, after which the load used to fail with "database is locked".
       await new Promise((resolve) => setTimeout(resolve, 6000));
     } finally {
-      other.exec('commit');
-      other.close();
+      other.sqlite!.exec('commit');
+      await other.close();
     }
     expect(await exited).toBe(0);
     expect(stderr).toContain('another process is writing to this database; waiting for it to finish\n');
