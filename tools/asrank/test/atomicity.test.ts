@@ -5,10 +5,10 @@ import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { openDatabase, type DatabaseHandle } from '@asrank/db';
 import { generateDataset, ingestMonth, type IngestOptions } from '../src';
-import type { GeneratedMonth } from '../src/generate';
 import {
   ALL_TABLES,
   dumpTable,
+  ingestOptionsFor,
   nameSearchContents,
   removeSmallDataset,
   smallDataset,
@@ -16,17 +16,6 @@ import {
 } from './helpers';
 
 const CLI = path.resolve(__dirname, '..', 'dist', 'main.js');
-
-function optionsFor(month: GeneratedMonth, date = month.date): IngestOptions {
-  return {
-    date,
-    asRel: month.asRel,
-    asOrg: month.asOrg,
-    pfx2as: month.pfx2as,
-    ppdcAses: month.ppdcAses,
-    linkGeo: { asRelGeo: month.asRelGeo, locations: month.locations },
-  };
-}
 
 function cliArgs(options: IngestOptions): string[] {
   const pfx2as = typeof options.pfx2as === 'string' ? [options.pfx2as] : (options.pfx2as ?? []);
@@ -72,7 +61,7 @@ describe('atomic month loads', () => {
     const small = (await smallDataset()).months[0]!;
     const file = path.join(dir, 'killed.db');
     const handle = openDatabase(file);
-    await ingestMonth(handle, optionsFor(small));
+    await ingestMonth(handle, ingestOptionsFor(small));
     const before = await snapshot(handle);
     const indexedBefore = nameSearchContents(handle).indexed;
     await handle.close();
@@ -82,7 +71,7 @@ describe('atomic month loads', () => {
       .months[0]!;
     const child = spawn(
       process.execPath,
-      [CLI, '--database', file, ...cliArgs(optionsFor(big, small.date))],
+      [CLI, '--database', file, ...cliArgs(ingestOptionsFor(big, small.date))],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
       },
@@ -126,7 +115,7 @@ describe('atomic month loads', () => {
     const month = (await smallDataset()).months[1]!;
     const handle = openDatabase(path.join(dir, 'twice.db'));
     try {
-      await ingestMonth(handle, optionsFor(month));
+      await ingestMonth(handle, ingestOptionsFor(month));
       const tables = ALL_TABLES.filter((t) => t !== 'meta');
       const first = await snapshot(handle, tables);
       const version1 = await handle.db
@@ -134,7 +123,7 @@ describe('atomic month loads', () => {
         .select('value')
         .where('key', '=', 'data_version')
         .executeTakeFirstOrThrow();
-      await ingestMonth(handle, optionsFor(month));
+      await ingestMonth(handle, ingestOptionsFor(month));
       const second = await snapshot(handle, tables);
       const version2 = await handle.db
         .selectFrom('meta')

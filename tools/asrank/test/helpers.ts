@@ -12,7 +12,8 @@ import {
   parseNameSearchIndex,
   type DatabaseHandle,
 } from '@asrank/db';
-import { generateDataset, type GeneratedFiles } from '../src/generate';
+import { generateDataset, type GeneratedFiles, type GeneratedMonth } from '../src/generate';
+import type { IngestOptions } from '../src';
 
 export const PG_URL = process.env.DATABASE_URL_PG;
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -136,4 +137,16 @@ export function nameSearchContents(handle: DatabaseHandle): { indexed: string[];
     }[])
       stored.push(`${table}|${row.date}|${String(row.key)}|${row.search_text}`);
   return { indexed: indexed.sort(), stored: stored.sort() };
+}
+
+/** Every input file of a generated month, as ingestMonth takes them (under `date`, the month's own by default). */
+export function ingestOptionsFor(month: GeneratedMonth, date = month.date): IngestOptions {
+  return {
+    date,
+    asRel: month.asRel,
+    asOrg: month.asOrg,
+    pfx2as: month.pfx2as,
+    ppdcAses: month.ppdcAses,
+    linkGeo: { asRelGeo: month.asRelGeo, locations: month.locations },
+  };
 }

@@ -9,6 +9,7 @@ import {
   PG_URL,
   createPgDatabase,
   dumpTable,
+  ingestOptionsFor,
   nameSearchContents,
   postgresNameSearchIndexes,
   removeSmallDataset,
@@ -22,14 +23,7 @@ afterAll(removeSmallDataset);
 async function loadAll(handle: DatabaseHandle): Promise<void> {
   const files = await smallDataset();
   for (const month of files.months) {
-    await ingestMonth(handle, {
-      date: month.date,
-      asRel: month.asRel,
-      asOrg: month.asOrg,
-      pfx2as: month.pfx2as,
-      ppdcAses: month.ppdcAses,
-      linkGeo: { asRelGeo: month.asRelGeo, locations: month.locations },
-    });
+    await ingestMonth(handle, ingestOptionsFor(month));
   }
 }
 

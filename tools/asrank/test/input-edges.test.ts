@@ -13,6 +13,7 @@ import {
   PG_URL,
   createPgDatabase,
   dumpTable,
+  ingestOptionsFor,
   removeSmallDataset,
   smallDataset,
   tempDir,
@@ -57,17 +58,6 @@ function listed(database: string): Listed[] {
   return JSON.parse(run.stdout) as Listed[];
 }
 
-function optionsFor(month: GeneratedMonth): IngestOptions {
-  return {
-    date: month.date,
-    asRel: month.asRel,
-    asOrg: month.asOrg,
-    pfx2as: month.pfx2as,
-    ppdcAses: month.ppdcAses,
-    linkGeo: { asRelGeo: month.asRelGeo, locations: month.locations },
-  };
-}
-
 async function snapshot(handle: DatabaseHandle): Promise<Record<string, unknown[]>> {
   const result: Record<string, unknown[]> = {};
   for (const table of ALL_TABLES) result[table] = await dumpTable(handle, table);
@@ -98,7 +88,7 @@ describe.each(stores)('an input that holds no records, on %s', (_store, open) =>
   beforeAll(async () => {
     ({ handle, drop } = await open());
     month = (await smallDataset()).months[0]!;
-    await ingestMonth(handle, optionsFor(month));
+    await ingestMonth(handle, ingestOptionsFor(month));
     before = await snapshot(handle);
     empty = write('empty.txt', '');
   });
@@ -121,7 +111,7 @@ describe.each(stores)('an input that holds no records, on %s', (_store, open) =>
   it.each(replacements)(
     'refuses an empty %s file before writing, and the loaded month stays',
     async (_input, option, replace) => {
-      const options = { ...optionsFor(month), ...replace(month, empty) };
+      const options = { ...ingestOptionsFor(month), ...replace(month, empty) };
       const attempt = ingestMonth(handle, options);
       await expect(attempt).rejects.toThrow(IngestInputError);
       await expect(attempt).rejects.toThrow(`${option} ${empty} holds no records (0 lines read)`);
@@ -302,7 +292,7 @@ describe('a UTF-8 byte order mark', () => {
       fs.utimesSync(target, atime, mtime);
       return target;
     };
-    const options = optionsFor(month);
+    const options = ingestOptionsFor(month);
     const bomOptions: IngestOptions = {
       date: month.date,
       asRel: copy(month.asRel),

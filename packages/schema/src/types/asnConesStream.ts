@@ -171,28 +171,14 @@ function conesQuery(
   // correlated EXISTS per listed ASN or prefix took 14-36 s for 50-500 ASNs over two or three months on the bundled
   // sample, holding the event loop, and past ~930 of them SQLite's expression depth failed the request.
   const monthsOf = (column: string) => boundDateIn(dialect, column, filters.months.length, values.months);
-  if (filters.membersSome) {
-    query = query.where(
-      sql<boolean>`(a.date, a.asn) in (select cm.date, cm.asn from cone_members cm where ${monthsOf('cm.date')} and ${inValues(
-        dialect,
-        'cm.member_asn',
-        filters.membersSome,
-        'bigint',
-      )})`,
-    );
-  }
-  if (filters.membersAll.length > 0) {
-    // The list holds each ASN once and the key (date, asn, member_asn) each pair once, so a cone with them all has
-    // exactly that many rows.
-    query = query.where(
-      sql<boolean>`(a.date, a.asn) in (select cm.date, cm.asn from cone_members cm where ${monthsOf('cm.date')} and ${inValues(
-        dialect,
-        'cm.member_asn',
-        filters.membersAll,
-        'bigint',
-      )} group by cm.date, cm.asn having count(*) = ${filters.membersAll.length})`,
-    );
-  }
+  // `every`: the list holds each ASN once and the key (date, asn, member_asn) each pair once, so a cone with them all
+  // has exactly that many rows.
+  const conesHolding = (members: readonly number[], every: boolean) =>
+    sql<boolean>`(a.date, a.asn) in (select cm.date, cm.asn from cone_members cm
+      where ${monthsOf('cm.date')} and ${inValues(dialect, 'cm.member_asn', members, 'bigint')}
+      ${every ? sql`group by cm.date, cm.asn having count(*) = ${members.length}` : sql``})`;
+  if (filters.membersSome) query = query.where(conesHolding(filters.membersSome, false));
+  if (filters.membersAll.length > 0) query = query.where(conesHolding(filters.membersAll, true));
   if (filters.prefixes.length > 0) {
     // A cone holds a prefix when one of the prefix's origins is among its members; several origins may be, so the
     // prefixes are counted distinct.
