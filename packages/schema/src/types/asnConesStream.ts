@@ -172,9 +172,11 @@ function conesQuery(
   // sample, holding the event loop, and past ~930 of them SQLite's expression depth failed the request.
   const monthsOf = (column: string) => boundDateIn(dialect, column, filters.months.length, values.months);
   // `every`: the list holds each ASN once and the key (date, asn, member_asn) each pair once, so a cone with them all
-  // has exactly that many rows.
+  // has exactly that many rows. SQLite reads the pairs from the member index by name: for the GROUP BY it chose the
+  // primary key, whose order needs no sort, and read the month's every pair (949 ms against 23 on the real month).
+  const memberIndex = dialect === 'sqlite' ? sql`indexed by cone_members_member` : sql``;
   const conesHolding = (members: readonly number[], every: boolean) =>
-    sql<boolean>`(a.date, a.asn) in (select cm.date, cm.asn from cone_members cm
+    sql<boolean>`(a.date, a.asn) in (select cm.date, cm.asn from cone_members cm ${memberIndex}
       where ${monthsOf('cm.date')} and ${inValues(dialect, 'cm.member_asn', members, 'bigint')}
       ${every ? sql`group by cm.date, cm.asn having count(*) = ${members.length}` : sql``})`;
   if (filters.membersSome) query = query.where(conesHolding(filters.membersSome, false));
