@@ -116,3 +116,25 @@ export function parseSort(
     return { key, direction };
   });
 }
+
+/**
+ * Orders two strings as their UTF-8 bytes do, which is code point order: the order of SQLite's BINARY collation and
+ * PostgreSQL's "C", in which the API promises text sorts. JavaScript's `<` compares UTF-16 code units, which puts a
+ * character above U+FFFF (a surrogate pair, U+D800-U+DFFF) before U+E000-U+FFFF; moving the two ranges past each
+ * other restores code point order without decoding.
+ */
+export function compareCodePoints(left: string, right: string): number {
+  const length = Math.min(left.length, right.length);
+  for (let index = 0; index < length; index += 1) {
+    const a = left.charCodeAt(index);
+    const b = right.charCodeAt(index);
+    if (a !== b) return codePointRank(a) - codePointRank(b);
+  }
+  return left.length - right.length;
+}
+
+function codePointRank(unit: number): number {
+  if (unit >= 0xd800 && unit <= 0xdfff) return unit + 0x2000;
+  if (unit >= 0xe000) return unit - 0x800;
+  return unit;
+}

@@ -1,4 +1,4 @@
-import { ArgumentError, SORT_KEYS, parseSort, type SortOperation } from '../src';
+import { ArgumentError, SORT_KEYS, compareCodePoints, parseSort, type SortOperation } from '../src';
 
 function argumentErrorOf(run: () => unknown): ArgumentError {
   try {
@@ -83,5 +83,16 @@ describe('parseSort', () => {
     expect(argumentErrorOf(() => parseSort('nope', 'asnLinks', { argument: 'linkSort' })).argument).toBe(
       'linkSort',
     );
+  });
+});
+
+describe('compareCodePoints', () => {
+  it('orders strings as their UTF-8 bytes do, where UTF-16 code units would not', () => {
+    const words = ['\u{1F4A5}ville', '\uE000Sydney', '\uFB00rankfurt', 'Zurich', 'abc', 'ab', 'Ärhus', ''];
+    const byBytes = [...words].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    expect([...words].sort(compareCodePoints)).toEqual(byBytes);
+    expect(byBytes.slice(-3)).toEqual(['\uE000Sydney', '\uFB00rankfurt', '\u{1F4A5}ville']);
+    // JavaScript's own order puts the surrogate pair first among those three.
+    expect([...words].sort()).not.toEqual(byBytes);
   });
 });

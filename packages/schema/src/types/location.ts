@@ -1,6 +1,6 @@
 // Location: a place where links are observed; root field `locations`.
 import { toCount } from '@asrank/db';
-import { parseSort, type SortKey } from '@asrank/domain';
+import { compareCodePoints, parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { LocationRow } from '../context';
 import { intervalOf, monthsIn, pageOf } from '../args';
@@ -40,7 +40,13 @@ export function sortLocations(rows: readonly LocationRow[], keys: readonly SortK
       if (left === right) continue;
       if (left == null) return 1;
       if (right == null) return -1;
-      const compared = left < right ? -1 : 1;
+      // Text in byte order, as the root list's SQL sorts it (decisions.md).
+      const compared =
+        typeof left === 'string' && typeof right === 'string'
+          ? compareCodePoints(left, right)
+          : left < right
+            ? -1
+            : 1;
       return key.direction === 'desc' ? -compared : compared;
     }
     return 0;
