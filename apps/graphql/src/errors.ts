@@ -30,6 +30,16 @@ function rootCause(error: GraphQLError): unknown {
   return cause;
 }
 
+/**
+ * `made` (an error rebuilt from `original`) with `original`'s locations: graphql-jit's errors carry their locations
+ * without the AST nodes graphql-js derives them from, so a compiled query's answer lost them.
+ */
+function locatedAs(original: GraphQLError, made: GraphQLError): GraphQLError {
+  if (made.locations === undefined && original.locations !== undefined)
+    (made as { locations: GraphQLError['locations'] }).locations = original.locations;
+  return made;
+}
+
 function sanitize(error: GraphQLError, log: MercuriusContext['app']['log']): GraphQLError {
   const cause = rootCause(error);
   if (error.extensions?.['code'] === 'INTERNAL_SERVER_ERROR') {
@@ -40,19 +50,25 @@ function sanitize(error: GraphQLError, log: MercuriusContext['app']['log']): Gra
   // No cause outside GraphQLError means graphql-js or our limits produced it from the request.
   if (cause === error || cause instanceof GraphQLError) return error;
   if (isArgumentError(cause)) {
-    return new GraphQLError(cause.message, {
-      nodes: error.nodes,
-      path: error.path,
-      extensions: { ...error.extensions, code: 'BAD_USER_INPUT', argument: cause.argument },
-    });
+    return locatedAs(
+      error,
+      new GraphQLError(cause.message, {
+        nodes: error.nodes,
+        path: error.path,
+        extensions: { ...error.extensions, code: 'BAD_USER_INPUT', argument: cause.argument },
+      }),
+    );
   }
   if (isClientHttpError(cause)) return error;
   log.error({ err: cause, path: error.path }, 'unexpected error while answering a GraphQL request');
-  return new GraphQLError(INTERNAL_ERROR_MESSAGE, {
-    nodes: error.nodes,
-    path: error.path,
-    extensions: { code: 'INTERNAL_SERVER_ERROR' },
-  });
+  return locatedAs(
+    error,
+    new GraphQLError(INTERNAL_ERROR_MESSAGE, {
+      nodes: error.nodes,
+      path: error.path,
+      extensions: { code: 'INTERNAL_SERVER_ERROR' },
+    }),
+  );
 }
 
 /**

@@ -451,6 +451,12 @@ describe('internal errors', () => {
         code: 'BAD_USER_INPUT',
         argument: 'first',
       });
+      // The compiled query's errors carry their locations, as graphql-js's do.
+      expect(argument.body.errors?.[0]).toMatchObject({
+        locations: [{ line: 1, column: 3 }],
+        path: ['asns'],
+      });
+      expect(internal.body.errors?.[0]).toMatchObject({ locations: [{ line: 1, column: 3 }] });
     }
   });
 });
