@@ -1,7 +1,7 @@
 // Service configuration, read from the environment once at start-up and validated against a JSON schema (Ajv, through
 // service-kit's readEnvironment), so a bad value stops the process with one clear line instead of failing on the
 // first request.
-import { WORKERS_ENV_SCHEMA, readEnvironment, workerCount } from '@asrank/service-kit';
+import { MAX_TIMER_MS, WORKERS_ENV_SCHEMA, readEnvironment, workerCount } from '@asrank/service-kit';
 import { DEFAULT_DATABASE_URL } from '@asrank/db';
 
 export interface GraphqlConfig {
@@ -84,14 +84,14 @@ const envJsonSchema = {
     GRAPHQL_MAX_ALIASES: { type: 'integer', minimum: 0, maximum: 10000, default: 50 },
     GRAPHQL_MAX_BATCH: { type: 'integer', minimum: 1, maximum: 1000, default: 16 },
     BODY_LIMIT: { type: 'integer', minimum: 1024, maximum: 104857600, default: 262144 },
-    REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 30000 },
-    DB_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 20000 },
+    REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 0, maximum: MAX_TIMER_MS, default: 30000 },
+    DB_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 0, maximum: MAX_TIMER_MS, default: 20000 },
     GRAPHQL_JIT_AFTER: { type: 'integer', minimum: 0, default: 1 },
     CACHE_MAX_AGE_SECONDS: { type: 'integer', minimum: 0, maximum: 31536000, default: 60 },
     RESULT_CACHE_MB: { type: 'integer', minimum: 0, maximum: 65536, default: 64 },
     // Off by default: SQLite queries are synchronous, so one large legitimate query (a long cone-stream page
     // on a full month) stalls the loop for seconds and would shed the requests queued behind it.
-    MAX_EVENT_LOOP_DELAY_MS: { type: 'integer', minimum: 0, default: 0 },
+    MAX_EVENT_LOOP_DELAY_MS: { type: 'integer', minimum: 0, maximum: MAX_TIMER_MS, default: 0 },
     MAX_HEAP_USED_BYTES: { type: 'integer', minimum: 0, default: 0 },
     WORKERS: WORKERS_ENV_SCHEMA,
   },

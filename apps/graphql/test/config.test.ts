@@ -22,7 +22,11 @@ describe('loadConfig', () => {
   });
 
   it.each([
-    [{ PORT: 'eighty' }, /PORT must be integer/],
+    [{ PORT: 'eighty' }, /PORT must be a whole number written in decimal digits/],
+    [{ PORT: '0x10' }, /PORT must be a whole number written in decimal digits, got "0x10"/],
+    // PostgreSQL's statement_timeout and Node's timers take at most 2^31-1 ms.
+    [{ DB_STATEMENT_TIMEOUT_MS: '2147483648' }, /DB_STATEMENT_TIMEOUT_MS must be <= 2147483647/],
+    [{ REQUEST_TIMEOUT_MS: '99999999999999999999999' }, /REQUEST_TIMEOUT_MS must be <= 2147483647/],
     [{ PORT: '70000' }, /PORT must be <= 65535/],
     [{ BASE_PATH: 'v2' }, /BASE_PATH must match pattern/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be equal to one of the allowed values/],

@@ -1,6 +1,6 @@
 // Configuration of the REST service, read from the environment and validated once at start-up, so a bad
 // value stops the process with one clear line instead of failing on the first request.
-import { WORKERS_ENV_SCHEMA, readEnvironment, workerCount } from '@asrank/service-kit';
+import { MAX_TIMER_MS, WORKERS_ENV_SCHEMA, readEnvironment, workerCount } from '@asrank/service-kit';
 
 export interface RestConfig {
   port: number;
@@ -68,8 +68,8 @@ const envJsonSchema = {
     HOST: { type: 'string', minLength: 1, default: '127.0.0.1' },
     BASE_PATH: { type: 'string', pattern: '^(/[A-Za-z0-9._~-]+)*/?$', default: '' },
     GRAPHQL_URL: { type: 'string', pattern: '^https?://', default: 'http://127.0.0.1:4000/graphql' },
-    GRAPHQL_CONNECT_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 2000 },
-    GRAPHQL_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 30000 },
+    GRAPHQL_CONNECT_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: MAX_TIMER_MS, default: 2000 },
+    GRAPHQL_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: MAX_TIMER_MS, default: 30000 },
     GRAPHQL_CONNECTIONS: { type: 'integer', minimum: 1, maximum: 1024, default: 32 },
     GRAPHQL_BATCH_MAX: { type: 'integer', minimum: 1, maximum: 1000, default: 16 },
     GRAPHQL_BATCHES_IN_FLIGHT: { type: 'integer', minimum: 1, maximum: 1024, default: 1 },
@@ -79,12 +79,12 @@ const envJsonSchema = {
       default: 'info',
     },
     CACHE_MAX_AGE_SECONDS: { type: 'integer', minimum: 0, maximum: 31536000, default: 60 },
-    MAX_EVENT_LOOP_DELAY_MS: { type: 'integer', minimum: 0, default: 1000 },
+    MAX_EVENT_LOOP_DELAY_MS: { type: 'integer', minimum: 0, maximum: MAX_TIMER_MS, default: 1000 },
     MAX_HEAP_USED_BYTES: { type: 'integer', minimum: 0, default: 0 },
     RATE_LIMIT_MAX: { type: 'integer', minimum: 0, default: 0 },
-    RATE_LIMIT_WINDOW_MS: { type: 'integer', minimum: 1, default: 60000 },
+    RATE_LIMIT_WINDOW_MS: { type: 'integer', minimum: 1, maximum: MAX_TIMER_MS, default: 60000 },
     TRUST_PROXY: { type: 'boolean', default: false },
-    SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 10000 },
+    SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, maximum: MAX_TIMER_MS, default: 10000 },
     WORKERS: WORKERS_ENV_SCHEMA,
   },
 } as const;

@@ -8,6 +8,9 @@
 // still refuses an unknown keyword.
 import Ajv, { type ValidateFunction } from 'ajv';
 
+/** The longest delay Node's timers take (a 32-bit signed count of ms; a longer one fires at once). */
+export const MAX_TIMER_MS = 2147483647;
+
 /** A value the schema refuses; the message is one line naming the variable ("PORT must be <= 65535"). */
 export class EnvironmentError extends Error {
   override readonly name = 'EnvironmentError';
@@ -41,10 +44,26 @@ function validatorOf(schema: object): ValidateFunction {
 export function readEnvironment<T>(schema: object, env: Readonly<Record<string, unknown>>): T {
   const validate = validatorOf(schema);
   const values: Record<string, unknown> = { ...env };
+  refuseNumbersNotInDecimal(schema, values);
   if (!validate(values)) {
     throw new EnvironmentError(
       ajv!.errorsText(validate.errors, { dataVar: 'env', separator: ', ' }).replace(/\benv\//g, ''),
     );
   }
   return values as T;
+}
+
+/**
+ * Ajv coerces a string to a number as JavaScript's Number() does, so `PORT=0x10` served on port 16, `PORT=1e3` on
+ * port 1000 and `PORT=" 4510"` on 4510: a typo became a working value. An integer variable must be decimal digits.
+ */
+function refuseNumbersNotInDecimal(schema: object, values: Readonly<Record<string, unknown>>): void {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  for (const [name, property] of Object.entries(properties)) {
+    const value = values[name];
+    if (property.type === 'integer' && typeof value === 'string' && !/^-?[0-9]+$/.test(value))
+      throw new EnvironmentError(
+        `${name} must be a whole number written in decimal digits, got ${JSON.stringify(value)}`,
+      );
+  }
 }

@@ -35,7 +35,18 @@ describe('readEnvironment', () => {
 
   it.each([
     [{ DATABASE_URL: 'a.db', PORT: '70000' }, 'PORT must be <= 65535'],
-    [{ DATABASE_URL: 'a.db', PORT: 'eighty' }, 'PORT must be integer'],
+    [
+      { DATABASE_URL: 'a.db', PORT: 'eighty' },
+      'PORT must be a whole number written in decimal digits, got "eighty"',
+    ],
+    // Number() reads these, so a typo served on another port.
+    [
+      { DATABASE_URL: 'a.db', PORT: '0x10' },
+      'PORT must be a whole number written in decimal digits, got "0x10"',
+    ],
+    [{ DATABASE_URL: 'a.db', PORT: '1e3' }, 'PORT must be a whole number written in decimal digits'],
+    [{ DATABASE_URL: 'a.db', PORT: ' 4510' }, 'PORT must be a whole number written in decimal digits'],
+    [{ DATABASE_URL: 'a.db', PORT: '' }, 'PORT must be a whole number written in decimal digits, got ""'],
     [{ DATABASE_URL: 'a.db', LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be equal to one of the allowed values'],
     [{}, "must have required property 'DATABASE_URL'"],
   ])('refuses %p with one line naming the variable', (env, message) => {
