@@ -3,7 +3,7 @@
 // this process only supervises that many service processes on the same port (service-kit's workers.ts).
 import { closeGracefully, isServiceWorker, onStopRequest, superviseWorkers } from '@asrank/service-kit';
 import { buildRestApp } from './app';
-import { ConfigError, readConfig } from './config';
+import { readConfig } from './config';
 
 async function main(): Promise<void> {
   const config = readConfig();
@@ -44,12 +44,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const message =
-    error instanceof ConfigError
-      ? error.message
-      : error instanceof Error
-        ? (error.stack ?? error.message)
-        : String(error);
+  // One line, as the GraphQL service's: a port in use or a host that does not resolve is the operator's to fix, and
+  // its stack says nothing more (EADDRINUSE, ENOTFOUND and the address are in the message).
+  const message = error instanceof Error ? error.message : String(error);
   console.error(`asrank REST service failed to start: ${message}`);
   process.exit(1);
 });

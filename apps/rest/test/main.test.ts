@@ -3,7 +3,8 @@
 // cleanly with exit code 0.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import http from 'node:http';
+import http, { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ConfigError, readConfig } from '../src/config';
 import { closedPortUrl } from './http';
@@ -88,6 +89,21 @@ describeBuilt('dist/main.js', () => {
     const lines = failing.output().trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/PORT/);
+  });
+
+  it('exits 1 with one line, no stack, when its port is taken', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = String((taken.address() as AddressInfo).port);
+      const failing = run({ PORT: port, HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
+      expect(await failing.exit).toBe(1);
+      expect(failing.output().trim()).toBe(
+        `asrank REST service failed to start: listen EADDRINUSE: address already in use 127.0.0.1:${port}`,
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it('serves under BASE_PATH and stops cleanly on SIGTERM', async () => {
