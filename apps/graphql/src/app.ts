@@ -10,6 +10,7 @@ import {
   requestIdFor,
   requestIdPlugin,
   writeCoalescing,
+  connectionCloseWhileClosing,
 } from '@asrank/service-kit';
 import type { GraphqlConfig } from './config';
 import { openServingDatabase } from './database';
@@ -76,6 +77,8 @@ export async function buildGraphqlApp(
     const metrics = createServiceMetrics();
     // How answers reach their sockets, not a feature: the data path writes the same way.
     await app.register(writeCoalescing);
+    // How a closing service ends its keep-alive connections: not a feature either.
+    await app.register(connectionCloseWhileClosing);
     if (features) {
       await app.register(metricsPlugin, { metrics });
       await app.register(requestIdPlugin);

@@ -2,6 +2,7 @@
 // caching, probes, the OpenAPI guide and the routes (the last two under BASE_PATH). Builds a ready Fastify instance; main.ts decides when to listen.
 import Fastify, { type FastifyInstance } from 'fastify';
 import {
+  connectionCloseWhileClosing,
   deferredRequestLoggers,
   largeAnswersAsBytes,
   requestIdFor,
@@ -60,6 +61,7 @@ export async function buildRestApp(config: BuildRestAppConfig): Promise<FastifyI
   });
   // First, so the other onSend hooks run when the turn's answers are written together.
   await app.register(writeCoalescing);
+  await app.register(connectionCloseWhileClosing);
   await app.register(metrics);
   await app.register(requestIdPlugin);
   await app.register(errors, { basePath: config.basePath });
