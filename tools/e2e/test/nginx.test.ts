@@ -149,6 +149,17 @@ describeWithNginx('nginx in front of both services at /v2', () => {
     expect(((await unknownRest.json()) as { message: string }).message).toMatch(/no route GET/);
   });
 
+  it("answers nginx's own refusals in JSON, not HTML", async () => {
+    const tooLarge = await fetch(`${proxy.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `{ __typename } # ${'x'.repeat(2 * 1024 * 1024)}` }),
+    });
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await tooLarge.json()).toMatchObject({ statusCode: 413, error: 'Payload Too Large' });
+  });
+
   it('keeps introspection on but enforces the depth and cost limits through the proxy', async () => {
     const introspection = await postGraphql('{ __schema { queryType { name } types { name } } }');
     expect(introspection.status).toBe(200);
