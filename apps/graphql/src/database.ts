@@ -1,6 +1,7 @@
 // Opens the store for serving and refuses to serve one that is not ready: SQLite read-only (a bug can
 // never write, and a load elsewhere is never blocked), PostgreSQL with a statement timeout, no pending
 // migration, and at least one dataset loaded.
+import { existsSync } from 'node:fs';
 import { openDatabase, parseDatabaseUrl, pendingMigrations, type DatabaseHandle } from '@asrank/db';
 import { withStatementCache } from './statement-cache';
 
@@ -25,6 +26,20 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * What to do about a store that would not open. A SQLite file that exists is not missing a load: a store is in WAL
+ * mode, and even a reader creates its -shm file beside it, so its directory must be writable.
+ */
+function openAdvice(dialect: string, target: string, error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (dialect === 'sqlite' && existsSync(target)) {
+    if (code === 'SQLITE_NOTADB') return 'it is not a SQLite database; set DATABASE_URL to an asrank store';
+    if (typeof code === 'string' && (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_CANTOPEN'))
+      return `the store is in WAL mode, whose readers write ${target}-shm beside it: give the service write access to its directory`;
+  }
+  return 'create it and load a month with the asrank CLI, or set DATABASE_URL';
+}
+
 export async function openServingDatabase(
   databaseUrl: string,
   statementTimeoutMs: number,
@@ -36,7 +51,7 @@ export async function openServingDatabase(
   } catch (error) {
     const where = dialect === 'sqlite' ? `SQLite file ${target}` : 'the PostgreSQL database';
     throw new DatabaseNotReadyError(
-      `cannot open ${where} (${describe(error)}): create it and load a month with the asrank CLI, or set DATABASE_URL`,
+      `cannot open ${where} (${describe(error)}): ${openAdvice(dialect, target, error)}`,
     );
   }
   try {

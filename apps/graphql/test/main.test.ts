@@ -106,6 +106,17 @@ function commandLineOf(pid: string): string[] {
     expect(fs.existsSync(path.join(scratch, 'absent.db'))).toBe(false);
   });
 
+  it('refuses a file that is not a store as such, not as one to create', async () => {
+    const file = path.join(scratch, 'not-a-store.db');
+    fs.writeFileSync(file, Buffer.alloc(4096, 7));
+    const exit = await runMain({ PORT: '0', DATABASE_URL: file }).exited;
+    expect(exit.code).toBe(1);
+    expect(exit.stderr).toMatch(
+      /not-a-store\.db .*: it is not a SQLite database; set DATABASE_URL to an asrank store/,
+    );
+    expect(exit.stderr).not.toMatch(/create it/);
+  });
+
   it('refuses a migrated but empty database, saying to load a month', async () => {
     const file = path.join(scratch, 'empty.db');
     const handle = openDatabase(file);
