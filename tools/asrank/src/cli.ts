@@ -50,6 +50,25 @@ function integer(name: string) {
   };
 }
 
+/** A load's month: a calendar date on the first day of a month, as every dataset is dated (the spec's monthly records). */
+function monthArgument(value: string): string {
+  const date = parseDateArgument(value, '--date');
+  if (!date.endsWith('-01'))
+    throw new IngestInputError(`--date must be the first day of a month (datasets are monthly); got ${date}`);
+  return date;
+}
+
+/** An option given once: a second value used to replace the first without a word (`--as-rel a --as-rel b`). */
+function once(option: string) {
+  return (value: string, previous: string | undefined): string => {
+    if (previous !== undefined)
+      throw new InvalidArgumentError(
+        `${option} was given twice ("${previous}" and "${value}"); give it once`,
+      );
+    return value;
+  };
+}
+
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
@@ -158,16 +177,28 @@ export function buildProgram(out: NodeJS.WritableStream = process.stdout): Comma
     .command('ingest')
     .description('load one month from CAIDA files (plain, .gz or .bz2; detected from content)')
     .requiredOption('--date <YYYY-MM-DD>', 'the month the data describes')
-    .option('--as-rel <file>', 'AS relationships, serial-1 (.as-rel.txt) or serial-2 (.as-rel2.txt)')
-    .option('--as-org <file>', 'AS-to-organization file (as-org2info.txt)')
+    .option(
+      '--as-rel <file>',
+      'AS relationships, serial-1 (.as-rel.txt) or serial-2 (.as-rel2.txt)',
+      once('--as-rel'),
+    )
+    .option('--as-org <file>', 'AS-to-organization file (as-org2info.txt)', once('--as-org'))
     .option('--pfx2as <file>', 'RouteViews prefix-to-AS file; repeat for rv2 + rv6', collect)
-    .option('--ppdc-ases <file>', 'customer cones (ppdc-ases); computed from --as-rel when absent')
-    .option('--asrank-counts <dir>', "directory of CAIDA's AS Rank intermediate files (*-asn_count.txt, ...)")
+    .option(
+      '--ppdc-ases <file>',
+      'customer cones (ppdc-ases); computed from --as-rel when absent',
+      once('--ppdc-ases'),
+    )
+    .option(
+      '--asrank-counts <dir>',
+      "directory of CAIDA's AS Rank intermediate files (*-asn_count.txt, ...)",
+      once('--asrank-counts'),
+    )
     .option('--link-geo <files...>', 'two files: the as-rel-geo file and its locations file')
     .option('--skip-bad-lines', 'skip malformed lines (and report how many) instead of stopping')
     .option('--quiet', 'no progress output')
     .action(async (opts: Record<string, unknown>) => {
-      parseDateArgument(String(opts.date), '--date');
+      monthArgument(String(opts.date));
       const linkGeo = opts.linkGeo as string[] | undefined;
       if (linkGeo && linkGeo.length !== 2) {
         throw new IngestInputError(
@@ -202,7 +233,7 @@ export function buildProgram(out: NodeJS.WritableStream = process.stdout): Comma
     .option('--skip-bad-lines', 'skip malformed lines (and report how many) instead of stopping')
     .option('--quiet', 'no progress output')
     .action(async (dir: string, opts: Record<string, unknown>) => {
-      parseDateArgument(String(opts.date), '--date');
+      monthArgument(String(opts.date));
       const summary = await withDatabase(databaseUrl(), (handle) =>
         importJsonl(handle, {
           date: String(opts.date),
@@ -305,12 +336,12 @@ export function buildProgram(out: NodeJS.WritableStream = process.stdout): Comma
     .description('remove one loaded month')
     .requiredOption('--date <YYYY-MM-DD>', 'the month to remove')
     .action(async (opts: { date: string }) => {
-      parseDateArgument(opts.date, '--date');
+      const date = parseDateArgument(opts.date, '--date');
       const missing = missingSqliteFile(databaseUrl());
       if (missing !== null) throw new IngestInputError(`no database at ${missing} (nothing to drop)`);
       const dropped = await withDatabase(databaseUrl(), (handle) => dropMonth(handle, opts.date));
-      if (!dropped) throw new IngestInputError(`no month ${opts.date} is loaded (see "asrank datasets")`);
-      out.write(`Dropped ${opts.date}\n`);
+      if (!dropped) throw new IngestInputError(`no month ${date} is loaded (see "asrank datasets")`);
+      out.write(`Dropped ${date}\n`);
     });
 
   program

@@ -76,6 +76,28 @@ describe('asrank failures outside the input files', () => {
     expect(fs.existsSync(path.join(dir, 'manifest.json'))).toBe(false);
   });
 
+  it('refuses a load dated other than the first day of a month, and an input option given twice', () => {
+    const database = path.join(dir, 'dated.db');
+    const midMonth = run(ingestArgs(database, '2024-02-29'));
+    expect([midMonth.status, midMonth.stderr]).toEqual([
+      1,
+      'asrank: --date must be the first day of a month (datasets are monthly); got 2024-02-29\n',
+    ]);
+    const twice = run([...ingestArgs(database, '2024-02-01'), '--as-rel', month.asOrg!]);
+    expect(twice.status).toBe(1);
+    expect(twice.stderr).toContain(
+      `--as-rel was given twice ("${month.asRel}" and "${month.asOrg}"); give it once`,
+    );
+    expect(fs.existsSync(database)).toBe(false);
+  });
+
+  it('names a dropped month as a date, however --date was written', () => {
+    const database = path.join(dir, 'dropped.db');
+    expect(run(ingestArgs(database, '2024-01-01')).status).toBe(0);
+    const dropped = run(['--database', database, 'drop', '--date', '20240101']);
+    expect([dropped.status, dropped.stdout]).toEqual([0, 'Dropped 2024-01-01\n']);
+  });
+
   it('names the output directory when generate cannot write there', () => {
     const file = path.join(dir, 'not-a-directory');
     fs.writeFileSync(file, '');
