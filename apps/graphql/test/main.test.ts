@@ -93,7 +93,9 @@ function commandLineOf(pid: string): string[] {
     const { exited } = runMain({ PORT: 'abc', DATABASE_URL: store.url });
     const exit = await exited;
     expect(exit.code).toBe(1);
-    expect(exit.stderr.trim()).toMatch(/^asrank graphql: invalid configuration: PORT must be integer$/);
+    expect(exit.stderr.trim()).toBe(
+      'asrank graphql: invalid configuration: PORT must be a whole number written in decimal digits, got "abc"',
+    );
     // A cache of a failed start would hold only the configuration's code, and later starts would keep it.
     expect(fs.existsSync(serviceCodeCache())).toBe(false);
   });

@@ -31,11 +31,11 @@ export function queryStringRefusal(request: FastifyRequest): ArgumentError | und
     // Routes without a query string schema (probes, metrics, the guide, other methods' 405s) read none.
     properties ??= (request.routeOptions.schema?.querystring as QuerystringSchema | undefined)?.properties;
     if (properties === undefined) return undefined;
-    const type = properties[name]?.type;
+    const type = Object.hasOwn(properties, name) ? properties[name]?.type : undefined;
     if (type === undefined) {
       // A parameter another route takes (`date` on a list, `dateStart` on one record, `name` as a query) would be
       // ignored here and answer another month or list than asked; one this service never takes (a cache buster) is.
-      if (name in PARAMETER_RULES) {
+      if (Object.hasOwn(PARAMETER_RULES, name)) {
         return new ArgumentError(
           name,
           `invalid query parameter '${name}': this route does not take it; it takes ${Object.keys(properties).join(', ')}`,
