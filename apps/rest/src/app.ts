@@ -12,7 +12,7 @@ import {
 import type { RestConfig } from './config';
 import docs from './plugins/docs';
 import allowedMethods from './plugins/allowed-methods';
-import errors, { frameworkErrorReply } from './plugins/errors';
+import errors, { clientErrorReply, frameworkErrorReply } from './plugins/errors';
 import graphqlClient from './plugins/graphql-client';
 import caching from './plugins/caching';
 import health from './plugins/health';
@@ -52,6 +52,8 @@ export async function buildRestApp(config: BuildRestAppConfig): Promise<FastifyI
     genReqId: requestIdFor,
     // A malformed path is refused in this service's error shape, with its request id (plugins/errors.ts).
     frameworkErrors: frameworkErrorReply,
+    // And a request Node's parser refuses (plugins/errors.ts).
+    clientErrorHandler: clientErrorReply,
     // pino's child logger only for a request that logs a line.
     childLoggerFactory: deferredRequestLoggers,
     requestIdHeader: false,

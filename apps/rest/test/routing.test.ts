@@ -168,6 +168,16 @@ describe.each([
     },
   );
 
+  it("answers a URL over Node's header limit in this service's error shape, with a request id", async () => {
+    const answer = await getJson(`${base}/restful/asns?_=${'a'.repeat(20000)}`);
+    expect(answer.status).toBe(431);
+    expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = answer.body as ErrorAnswer;
+    expect(body).toMatchObject({ statusCode: 431, error: 'Request Header Fields Too Large' });
+    expect(body.message).toMatch(/over 16 KB/);
+    expect(body.requestId).toBe(answer.headers.get('x-request-id'));
+  });
+
   it('ignores a query parameter no route takes, such as a cache buster', async () => {
     // Names an object has by inheritance are not parameters either.
     const answer = await getJson(`${base}/restful/asns/3356?_=1700000000&toString=1&constructor=2`);

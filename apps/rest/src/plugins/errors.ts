@@ -2,7 +2,9 @@
 // path or parameter (naming it) and for the client's errors the GraphQL service reports, 404 for unknown routes,
 // 405 for a method the route does not answer, 502/504 when the GraphQL service is down, failing or slow. Stack
 // traces, the GraphQL service's address and its internal messages stay in the log.
+import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import fp from 'fastify-plugin';
 import { ArgumentError } from '@asrank/domain';
 import { REQUEST_ID_HEADER } from '@asrank/service-kit';
@@ -84,6 +86,33 @@ export function frameworkErrorReply(error: FastifyError, request: FastifyRequest
       ? `a path segment of ${path} is longer than this service reads; no AS number or organization id is that long`
       : `the path ${path} is not valid percent-encoding (e.g. %20 for a space)`,
   });
+}
+
+/** The HTTP status of a request Node's parser refused, and what to tell its client. */
+function clientErrorAnswer(code: string | undefined): { statusCode: number; message: string } {
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return { statusCode: 431, message: 'the request line and headers are over 16 KB; send a shorter URL' };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return { statusCode: 408, message: 'the request did not arrive in time' };
+  return { statusCode: 400, message: 'the request is not valid HTTP' };
+}
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's HTTP parser refuses (a URL over its 16 KB header limit) never
+ * reaches Fastify, and its default answer has neither this service's error shape nor a request id.
+ */
+export function clientErrorReply(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const { statusCode, message } = clientErrorAnswer(error.code);
+  const requestId = randomUUID();
+  const body = JSON.stringify({ statusCode, error: STATUS_CODES[statusCode], message, requestId });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADER}: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }
 
 export interface ErrorsOptions {
