@@ -80,17 +80,6 @@ const ADDRESSES_MAX = Number.MAX_SAFE_INTEGER;
 /** A field of a node that is present but invalid; the node's whole line is malformed. */
 class FieldError extends Error {}
 
-/**
- * MalformedLineError words its message "expected ..."; for one bad field "<field> must be ..., got ..." is clearer.
- * Still a MalformedLineError, so the CLI prints it as one line like every other malformed line.
- */
-class MalformedFieldError extends MalformedLineError {
-  constructor(file: string, lineNumber: number, problem: string, content: string) {
-    super(file, lineNumber, problem, content);
-    this.message = `${this.message.slice(0, -`expected ${problem}`.length)}${problem}`;
-  }
-}
-
 /** The node parsed by `parse`, or null after the policy has rejected its line for a FieldError. */
 function parsed<T>(
   policy: BadLinePolicy,
@@ -103,7 +92,8 @@ function parsed<T>(
     return parse();
   } catch (error) {
     if (!(error instanceof FieldError)) throw error;
-    if (!policy.skipBadLines) throw new MalformedFieldError(file, lineNumber, error.message, line);
+    // One bad field: the message says what is wrong with it, not what a line must be.
+    if (!policy.skipBadLines) throw new MalformedLineError(file, lineNumber, error.message, line, 'problem');
     policy.reject(file, lineNumber, error.message, line);
     return null;
   }

@@ -2,14 +2,20 @@
 // --skip-bad-lines) count the line and go on.
 
 export class MalformedLineError extends Error {
+  /**
+   * `expected` says what a line must be ("expected asn|asn|relationship ..."); `wording: 'problem'` takes it as what
+   * is wrong with the line instead ("asnDegree.total must be an integer ..."), for a line whose one field is bad.
+   */
   constructor(
     readonly file: string,
     readonly lineNumber: number,
     readonly expected: string,
     readonly content: string,
+    wording: 'expectation' | 'problem' = 'expectation',
   ) {
     const shown = content.length > 120 ? `${content.slice(0, 117)}...` : content;
-    super(`${file}:${lineNumber}: malformed line ${JSON.stringify(shown)}: expected ${expected}`);
+    const why = wording === 'problem' ? expected : `expected ${expected}`;
+    super(`${file}:${lineNumber}: malformed line ${JSON.stringify(shown)}: ${why}`);
     this.name = 'MalformedLineError';
   }
 }
