@@ -91,6 +91,35 @@ describe('asrank failures outside the input files', () => {
     expect(fs.existsSync(database)).toBe(false);
   });
 
+  it('refuses --link-geo without --as-rel and --ppdc-ases without --as-rel or --pfx2as, which stored nothing', () => {
+    const database = path.join(dir, 'partial.db');
+    const geo = run(
+      ['--database', database, 'ingest', '--date', '2024-01-01', '--as-org', month.asOrg!].concat([
+        '--link-geo',
+        month.asRelGeo!,
+        month.locations!,
+      ]),
+    );
+    expect([geo.status, geo.stderr]).toEqual([
+      1,
+      'asrank: --link-geo places the links of --as-rel: give --as-rel too\n',
+    ]);
+    const cones = run([
+      '--database',
+      database,
+      'ingest',
+      '--date',
+      '2024-01-01',
+      '--ppdc-ases',
+      month.ppdcAses!,
+    ]);
+    expect(cones.status).toBe(1);
+    expect(cones.stderr).toMatch(
+      /^asrank: --ppdc-ases gives the cones of the ASNs --as-rel or --pfx2as show/,
+    );
+    expect(fs.existsSync(database)).toBe(false);
+  });
+
   it('names a dropped month as a date, however --date was written', () => {
     const database = path.join(dir, 'dropped.db');
     expect(run(ingestArgs(database, '2024-01-01')).status).toBe(0);

@@ -105,9 +105,17 @@ export async function ingestMonth(handle: DatabaseHandle, options: IngestOptions
     !options.ppdcAses
   ) {
     throw new IngestInputError(
-      'nothing to load: give at least one of --as-rel, --as-org, --pfx2as, --ppdc-ases, --asrank-counts',
+      'nothing to load: give at least one of --as-rel, --as-org, --pfx2as, --ppdc-ases, --asrank-counts' +
+        (options.linkGeo ? ' (--link-geo places the links of --as-rel)' : ''),
     );
   }
+  // Both only add to what other inputs bring: loaded alone, they stored nothing of themselves and exited 0.
+  if (options.linkGeo && !options.asRel)
+    throw new IngestInputError('--link-geo places the links of --as-rel: give --as-rel too');
+  if (options.ppdcAses && !options.asRel && pfx2asFiles.length === 0)
+    throw new IngestInputError(
+      '--ppdc-ases gives the cones of the ASNs --as-rel or --pfx2as show: give one of them too',
+    );
   const progress = options.progress ?? createProgress('silent');
   const policy = new BadLinePolicy(options.skipBadLines ?? false);
   // Parsed inputs live only inside parseAndBuild, so they are garbage before the write starts (peak memory).
