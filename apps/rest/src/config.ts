@@ -1,5 +1,6 @@
 // Configuration of the REST service, read from the environment and validated once at start-up, so a bad
 // value stops the process with one clear line instead of failing on the first request.
+import { isIP } from 'node:net';
 import { MAX_TIMER_MS, WORKERS_ENV_SCHEMA, readEnvironment, workerCount } from '@asrank/service-kit';
 
 export interface RestConfig {
@@ -32,8 +33,11 @@ export interface RestConfig {
   /** Requests per client address per window; 0 (the default) turns the rate limit off. */
   rateLimitMax: number;
   rateLimitWindowMs: number;
-  /** Trust X-Forwarded-For (set behind nginx so the rate limit sees client addresses). */
-  trustProxy: boolean;
+  /**
+   * Which proxies' X-Forwarded-For to trust, as Fastify takes it: true (all), false (none), or a list of proxy
+   * addresses/CIDRs (only their additions are read, so a client cannot choose its rate-limit key).
+   */
+  trustProxy: boolean | string[];
   /** Longest wait for in-flight requests on SIGTERM before the process exits anyway. */
   shutdownTimeoutMs: number;
   /** Service processes sharing the port (Node cluster); 1 serves from the started process itself. */
@@ -56,7 +60,7 @@ interface RestEnv {
   MAX_HEAP_USED_BYTES: number;
   RATE_LIMIT_MAX: number;
   RATE_LIMIT_WINDOW_MS: number;
-  TRUST_PROXY: boolean;
+  TRUST_PROXY: string;
   SHUTDOWN_TIMEOUT_MS: number;
   WORKERS: string;
 }
@@ -83,7 +87,12 @@ const envJsonSchema = {
     MAX_HEAP_USED_BYTES: { type: 'integer', minimum: 0, default: 0 },
     RATE_LIMIT_MAX: { type: 'integer', minimum: 0, default: 0 },
     RATE_LIMIT_WINDOW_MS: { type: 'integer', minimum: 1, maximum: MAX_TIMER_MS, default: 60000 },
-    TRUST_PROXY: { type: 'boolean', default: false },
+    // true, false, or comma-separated proxy addresses or CIDRs.
+    TRUST_PROXY: {
+      type: 'string',
+      pattern: '^(true|false|[0-9A-Fa-f.:/]+(,[0-9A-Fa-f.:/]+)*)$',
+      default: 'false',
+    },
     SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, maximum: MAX_TIMER_MS, default: 10000 },
     WORKERS: WORKERS_ENV_SCHEMA,
   },
@@ -91,6 +100,23 @@ const envJsonSchema = {
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
+}
+
+function trustedProxies(value: string): RestConfig['trustProxy'] {
+  if (value === 'true' || value === 'false') return value === 'true';
+  const proxies = value.split(',');
+  for (const proxy of proxies) {
+    const [address = '', bits] = proxy.split('/');
+    const version = isIP(address);
+    if (
+      version === 0 ||
+      (bits !== undefined && !(/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128)))
+    )
+      throw new ConfigError(
+        `invalid configuration: TRUST_PROXY must be true, false or proxy addresses/CIDRs separated by commas, got ${JSON.stringify(proxy)}`,
+      );
+  }
+  return proxies;
 }
 
 /** Builds the configuration from `env` (default `process.env`); throws ConfigError naming the variable. */
@@ -126,7 +152,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RestConfig {
     maxHeapUsedBytes: parsed.MAX_HEAP_USED_BYTES,
     rateLimitMax: parsed.RATE_LIMIT_MAX,
     rateLimitWindowMs: parsed.RATE_LIMIT_WINDOW_MS,
-    trustProxy: parsed.TRUST_PROXY,
+    trustProxy: trustedProxies(parsed.TRUST_PROXY),
     shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,
     workers: workerCount(parsed.WORKERS),
   };

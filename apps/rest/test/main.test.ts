@@ -38,6 +38,16 @@ describe('readConfig', () => {
     });
   });
 
+  it('trusts no proxy, every proxy, or the listed proxies only', () => {
+    expect(readConfig({}).trustProxy).toBe(false);
+    expect(readConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(readConfig({ TRUST_PROXY: '127.0.0.1,10.0.0.0/8,::1' }).trustProxy).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+      '::1',
+    ]);
+  });
+
   it('runs one process unless WORKERS asks for more', () => {
     expect(readConfig({}).workers).toBe(1);
     expect(readConfig({ WORKERS: '2' }).workers).toBe(2);
@@ -53,6 +63,11 @@ describe('readConfig', () => {
     [{ RATE_LIMIT_MAX: '-1' }, /RATE_LIMIT_MAX/],
     [{ CACHE_MAX_AGE_SECONDS: 'forever' }, /CACHE_MAX_AGE_SECONDS/],
     [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY/],
+    [
+      { TRUST_PROXY: '1' },
+      /TRUST_PROXY must be true, false or proxy addresses\/CIDRs separated by commas, got "1"/,
+    ],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, /TRUST_PROXY/],
     [{ WORKERS: '0' }, /WORKERS/],
   ])('refuses %p with an error naming the variable', (env, variable) => {
     expect(() => readConfig(env)).toThrow(ConfigError);
