@@ -101,8 +101,8 @@ class DatabaseAccessError extends Error {
   override readonly name = 'DatabaseAccessError';
 }
 
-/** What a user can do about an error of opening or writing a SQLite store, by its code; undefined for others. */
-const SQLITE_FILE_PROBLEMS: Readonly<Record<string, string>> = {
+/** What a user can do about an error of opening or writing a SQLite store or a file, by its code. */
+const STORE_AND_FILE_PROBLEMS: Readonly<Record<string, string>> = {
   SQLITE_NOTADB: 'the file is not a SQLite database',
   SQLITE_CANTOPEN:
     'cannot open or create the file (is the path a directory, or its directory missing or not writable?)',
@@ -119,7 +119,7 @@ const SQLITE_FILE_PROBLEMS: Readonly<Record<string, string>> = {
 
 function databaseProblem(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? SQLITE_FILE_PROBLEMS[code] : undefined;
+  return typeof code === 'string' ? STORE_AND_FILE_PROBLEMS[code] : undefined;
 }
 
 async function withDatabase<T>(url: string, work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
@@ -150,7 +150,8 @@ async function writingTo<T>(dir: string, work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
-    const problem = typeof code === 'string' && code.startsWith('E') ? SQLITE_FILE_PROBLEMS[code] : undefined;
+    const problem =
+      typeof code === 'string' && code.startsWith('E') ? STORE_AND_FILE_PROBLEMS[code] : undefined;
     if (problem) throw new IngestInputError(`cannot write to ${dir}: ${problem}`);
     throw error;
   }

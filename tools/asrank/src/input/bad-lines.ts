@@ -1,5 +1,6 @@
 // One policy for malformed input lines: stop the load naming the file, line and expectation, or (with
 // --skip-bad-lines) count the line and go on.
+import { readLines } from './open';
 
 export class MalformedLineError extends Error {
   /**
@@ -47,11 +48,19 @@ export class BadLinePolicy {
   }
 
   /**
-   * Parsers report how many lines a file had, so that a file which yielded nothing can be described as empty,
-   * as comments only, or as skipped line by line.
+   * The file's lines, as readLines gives them, counted: a file which yielded no record can then be described as
+   * empty, as comments only, or as skipped line by line.
    */
-  recordLinesRead(file: string, lines: number): void {
-    this.linesReadByFile.set(file, lines);
+  async *lines(file: string): AsyncGenerator<{ line: string; lineNumber: number }> {
+    let lineNumber = 0;
+    try {
+      for await (const entry of readLines(file)) {
+        lineNumber = entry.lineNumber;
+        yield entry;
+      }
+    } finally {
+      this.linesReadByFile.set(file, lineNumber);
+    }
   }
 
   linesReadFrom(file: string): number {

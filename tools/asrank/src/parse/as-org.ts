@@ -3,7 +3,6 @@
 //   ASes:          aut|changed|aut_name|org_id|source            (old, 5 fields, e.g. 2017)
 //                  aut|changed|aut_name|org_id|opaque_id|source  (new, 6 fields, 2018+)
 // The order of the two tables varies between releases, so the layout is read from each `# format:` header.
-import { readLines } from '../input/open';
 import { parseAsn, type BadLinePolicy } from '../input/bad-lines';
 
 export interface OrgRecord {
@@ -39,9 +38,7 @@ export async function parseAsOrg(file: string, policy: BadLinePolicy): Promise<A
   const asns = new Map<number, AsOrgRecord>();
   let section: Section | null = null;
   let date: string | null = null;
-  let lineCount = 0;
-  for await (const { line, lineNumber } of readLines(file)) {
-    lineCount = lineNumber;
+  for await (const { line, lineNumber } of policy.lines(file)) {
     if (line.trim() === '') continue;
     if (line.startsWith('#')) {
       const format = /^#\s*format:\s*(.*)$/i.exec(line);
@@ -107,6 +104,5 @@ export async function parseAsOrg(file: string, policy: BadLinePolicy): Promise<A
       });
     }
   }
-  policy.recordLinesRead(file, lineCount);
   return { organizations, asns, date };
 }

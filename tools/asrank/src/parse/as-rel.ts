@@ -1,7 +1,6 @@
 // CAIDA AS relationships, serial-1 (`a|b|-1|` / `a|b|0`) and serial-2 (`a|b|rel|source`).
 // `-1`: a is the provider of b; `0`: peers; `1`: siblings (rare, serial-2). Header comments carry the clique
 // (`# inferred clique:` in serial-1, `# input clique:` in newer files) and the IXP route-server ASNs.
-import { readLines } from '../input/open';
 import { parseAsn, type BadLinePolicy } from '../input/bad-lines';
 
 export type RelationshipCode = -1 | 0 | 1;
@@ -38,9 +37,7 @@ export async function parseAsRel(file: string, policy: BadLinePolicy): Promise<A
   let inputClique: number[] | null = null;
   let ixps: number[] = [];
   let serial: 1 | 2 = 1;
-  let lineCount = 0;
-  for await (const { line, lineNumber } of readLines(file)) {
-    lineCount = lineNumber;
+  for await (const { line, lineNumber } of policy.lines(file)) {
     if (line === '') continue;
     if (line.startsWith('#')) {
       const comment = /^#\s*([^:]+):(.*)$/.exec(line);
@@ -78,6 +75,11 @@ export async function parseAsRel(file: string, policy: BadLinePolicy): Promise<A
     if (fields.length === 4) serial = 2;
     links.push({ asn0, asn1, code: Number(rel) as RelationshipCode });
   }
-  policy.recordLinesRead(file, lineCount);
-  return { links, clique: inferredClique ?? inputClique ?? [], ixps, serial, lineCount };
+  return {
+    links,
+    clique: inferredClique ?? inputClique ?? [],
+    ixps,
+    serial,
+    lineCount: policy.linesReadFrom(file),
+  };
 }

@@ -3,7 +3,6 @@
 //   our generator:     asn0|asn1|loc,loc,...
 // Every comma-separated token after the ASNs is a candidate; buildMonth keeps those naming a known location.
 //   locations:   lid|continent|country|region|city|latitude|longitude|population
-import { readLines } from '../input/open';
 import { parseAsn, type BadLinePolicy } from '../input/bad-lines';
 import type { LocationRecord } from './asrank-counts';
 
@@ -26,9 +25,7 @@ function optionalText(text: string | undefined): string | null {
 
 export async function parseAsRelGeo(file: string, policy: BadLinePolicy): Promise<LinkGeo[]> {
   const links: LinkGeo[] = [];
-  let lineCount = 0;
-  for await (const { line, lineNumber } of readLines(file)) {
-    lineCount = lineNumber;
+  for await (const { line, lineNumber } of policy.lines(file)) {
     if (line === '' || line.startsWith('#')) continue;
     const fields = line.split('|');
     const asn0 = parseAsn(fields[0] ?? '');
@@ -49,15 +46,12 @@ export async function parseAsRelGeo(file: string, policy: BadLinePolicy): Promis
     }
     links.push({ asn0, asn1, locIds: [...new Set(locIds)] });
   }
-  policy.recordLinesRead(file, lineCount);
   return links;
 }
 
 export async function parseGeoLocations(file: string, policy: BadLinePolicy): Promise<LocationRecord[]> {
   const locations: LocationRecord[] = [];
-  let lineCount = 0;
-  for await (const { line, lineNumber } of readLines(file)) {
-    lineCount = lineNumber;
+  for await (const { line, lineNumber } of policy.lines(file)) {
     if (line === '' || line.startsWith('#')) continue;
     const fields = line.split('|');
     const locId = optionalText(fields[0]);
@@ -86,6 +80,5 @@ export async function parseGeoLocations(file: string, policy: BadLinePolicy): Pr
       population: optionalNumber(fields[7]),
     });
   }
-  policy.recordLinesRead(file, lineCount);
   return locations;
 }

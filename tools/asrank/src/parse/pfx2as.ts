@@ -3,7 +3,6 @@
 // Several files (rv2 + rv6) accumulate into one map.
 import net from 'node:net';
 import { ArgumentError, parsePrefix } from '@asrank/domain';
-import { readLines } from '../input/open';
 import { parseAsn, type BadLinePolicy } from '../input/bad-lines';
 
 export interface PrefixEntry {
@@ -37,9 +36,7 @@ export async function parsePfx2as(
   into: Map<string, PrefixEntry>,
 ): Promise<number> {
   let rows = 0;
-  let lineCount = 0;
-  for await (const { line, lineNumber } of readLines(file)) {
-    lineCount = lineNumber;
+  for await (const { line, lineNumber } of policy.lines(file)) {
     if (line === '' || line.startsWith('#')) continue;
     const fields = line.split(/\s+/);
     const [network, lengthText, originText] = fields;
@@ -88,6 +85,5 @@ export async function parsePfx2as(
     for (const asn of origins) if (!entry.origins.includes(asn)) entry.origins.push(asn);
     rows += 1;
   }
-  policy.recordLinesRead(file, lineCount);
   return rows;
 }

@@ -1,13 +1,10 @@
 // CAIDA customer cones (`YYYYMMDD.ppdc-ases.txt`): `asn member member ...` (space separated), the AS itself
 // normally listed first among its members.
-import { readLines } from '../input/open';
 import { parseAsn, type BadLinePolicy } from '../input/bad-lines';
 
 export async function parsePpdcAses(file: string, policy: BadLinePolicy): Promise<Map<number, Uint32Array>> {
   const cones = new Map<number, Uint32Array>();
-  let lineCount = 0;
-  for await (const { line, lineNumber } of readLines(file)) {
-    lineCount = lineNumber;
+  for await (const { line, lineNumber } of policy.lines(file)) {
     if (line.trim() === '' || line.startsWith('#')) continue;
     const tokens = line.trim().split(/\s+/);
     const asn = parseAsn(tokens[0] ?? '');
@@ -20,6 +17,5 @@ export async function parsePpdcAses(file: string, policy: BadLinePolicy): Promis
     set.add(asn);
     cones.set(asn, Uint32Array.from(set).sort());
   }
-  policy.recordLinesRead(file, lineCount);
   return cones;
 }
