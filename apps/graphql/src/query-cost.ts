@@ -16,22 +16,24 @@ import {
 /** Selection nodes visited before the walk gives up (bounds the work of costing a hostile document). */
 const MAX_QUERY_NODES = 5000;
 
-function pageMultiplier(first: unknown): number {
-  if (typeof first !== 'number' || !Number.isFinite(first)) return DEFAULT_PAGE_SIZE;
-  // Out-of-range values are refused by the resolver with an argument error that names `first`.
-  return Math.min(Math.max(Math.trunc(first), 1), MAX_PAGE_SIZE);
-}
-
-/** The cone stream's item budget a page asks for (its own `first`, 1 to MAX_CONE_STREAM_BUDGET). */
-function streamBudget(first: unknown): number {
-  if (typeof first !== 'number' || !Number.isFinite(first)) return DEFAULT_CONE_STREAM_BUDGET;
-  return Math.min(Math.max(Math.trunc(first), 1), MAX_CONE_STREAM_BUDGET);
+/**
+ * The page a paged field asks for: its `first`, or `fallback` when it gives none. Out-of-range values are refused by
+ * the resolver with an argument error that names `first`; here they are clamped to what could be asked.
+ */
+function pageMultiplier(first: unknown, fallback: number, max: number): number {
+  if (typeof first !== 'number' || !Number.isFinite(first)) return fallback;
+  return Math.min(Math.max(Math.trunc(first), 1), max);
 }
 
 export const pagedFieldEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
   const argumentNames = new Set(field.args.map((arg) => arg.name));
-  if (argumentNames.has('pageCursor')) return 1 + streamBudget(args['first']) * childComplexity;
-  if (argumentNames.has('first')) return 1 + pageMultiplier(args['first']) * childComplexity;
+  // The cone stream's page is an item budget (its own `first`, default and maximum).
+  if (argumentNames.has('pageCursor'))
+    return (
+      1 + pageMultiplier(args['first'], DEFAULT_CONE_STREAM_BUDGET, MAX_CONE_STREAM_BUDGET) * childComplexity
+    );
+  if (argumentNames.has('first'))
+    return 1 + pageMultiplier(args['first'], DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE) * childComplexity;
   return 1 + childComplexity;
 };
 
