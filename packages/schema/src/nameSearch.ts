@@ -61,11 +61,18 @@ export async function indexedNameMatches(
     ),
     sql` union all `,
   );
+  return boundedKeys(context, candidates);
+}
+
+/** The `key` column of `candidates`, or null past `maxIndexedMatches` (the list then tests its rows itself). */
+async function boundedKeys(
+  context: Pick<AsrankContext, 'db'>,
+  candidates: RawBuilder<unknown>,
+): Promise<(number | string)[] | null> {
   const bound = nameSearchTuning.maxIndexedMatches;
-  const oneMore = boundLimit(bound + 1);
-  const { rows } = await sql<{ key: number | string }>`select key from (${candidates}) ${oneMore}`.execute(
-    context.db,
-  );
+  const { rows } = await sql<{ key: number | string }>`select key from (${candidates}) ${boundLimit(
+    bound + 1,
+  )}`.execute(context.db);
   return rows.length > bound ? null : rows.map((row) => row.key);
 }
 
@@ -82,12 +89,11 @@ async function scannedNameMatches(
   needle: string,
   months: readonly string[],
 ): Promise<(number | string)[] | null> {
-  const key = NAME_SEARCH_KEYS[table];
-  const bound = nameSearchTuning.maxIndexedMatches;
-  const { rows } = await sql<{ key: number | string }>`select ${sql.ref(key)} as key from ${sql.table(table)}
-    where ${dateIn(context.dialect, 'date', months)} and ${likeEscaped('search_text', containsPattern(needle))}
-    ${boundLimit(bound + 1)}`.execute(context.db);
-  return rows.length > bound ? null : rows.map((row) => row.key);
+  return boundedKeys(
+    context,
+    sql`select ${sql.ref(NAME_SEARCH_KEYS[table])} as key from ${sql.table(table)}
+      where ${dateIn(context.dialect, 'date', months)} and ${likeEscaped('search_text', containsPattern(needle))}`,
+  );
 }
 
 /** `column in (keys)` as one bound JSON text, so the statement's text (and its prepared plan) is the same for any keys. */
