@@ -10,7 +10,7 @@ import { ArgumentError } from '@asrank/domain';
 import { REQUEST_ID_HEADER } from '@asrank/service-kit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphqlResponseError, UpstreamTimeoutError, UpstreamUnavailableError } from './graphql-client';
-import { PARAMETER_RULES } from '../routes/parameters';
+import { invalidParameterMessage } from '../routes/parameters';
 
 export interface ErrorBody {
   statusCode: number;
@@ -51,9 +51,7 @@ export function describeValidationFailure(
           : undefined;
   if (parameter === undefined)
     return { parameter, message: `invalid ${where}: ${first.message ?? 'malformed'}` };
-  const rule = PARAMETER_RULES[parameter];
-  const allowed = rule !== undefined ? `; allowed: ${rule}` : '';
-  return { parameter, message: `invalid ${where} '${parameter}': ${first.message ?? 'malformed'}${allowed}` };
+  return { parameter, message: invalidParameterMessage(where, parameter, first.message ?? 'malformed') };
 }
 
 function send(reply: FastifyReply, body: Omit<ErrorBody, 'requestId'>): FastifyReply {

@@ -6,7 +6,7 @@
 import fp from 'fastify-plugin';
 import { ArgumentError, quoteValue } from '@asrank/domain';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { PARAMETER_RULES } from '../routes/parameters';
+import { invalidParameterMessage, PARAMETER_RULES } from '../routes/parameters';
 
 // A sign or a fraction is left to the schema, whose ">= 0" and "must be integer" say more than this would.
 const DECIMAL_NUMBER = /^-?[0-9]+(?:\.[0-9]+)?$/;
@@ -15,11 +15,11 @@ interface QuerystringSchema {
   properties?: Readonly<Record<string, { type?: string }>>;
 }
 
-function refusal(name: string, problem: string): ArgumentError {
-  const rule = PARAMETER_RULES[name];
+/** `problem` of parameter `name`, with its rule when `withRule`. */
+function refusal(name: string, problem: string, withRule = true): ArgumentError {
   return new ArgumentError(
     name,
-    `invalid query parameter '${name}': ${problem}${rule !== undefined ? `; allowed: ${rule}` : ''}`,
+    invalidParameterMessage('query parameter', name, problem, withRule ? undefined : null),
   );
 }
 
@@ -36,9 +36,11 @@ export function queryStringRefusal(request: FastifyRequest): ArgumentError | und
       // A parameter another route takes (`date` on a list, `dateStart` on one record, `name` as a query) would be
       // ignored here and answer another month or list than asked; one this service never takes (a cache buster) is.
       if (Object.hasOwn(PARAMETER_RULES, name)) {
-        return new ArgumentError(
+        // Its rule is another route's, so it is not quoted.
+        return refusal(
           name,
-          `invalid query parameter '${name}': this route does not take it; it takes ${Object.keys(properties).join(', ')}`,
+          `this route does not take it; it takes ${Object.keys(properties).join(', ')}`,
+          false,
         );
       }
       continue;

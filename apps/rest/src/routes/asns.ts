@@ -9,8 +9,8 @@ import {
   asnParams,
   listQuerystring,
   listVariables,
+  invalidParameterMessage,
   nameParams,
-  PARAMETER_RULES,
   recordQuerystring,
   recordVariables,
   type ListQuery,
@@ -73,7 +73,11 @@ export default async function asnRoutes(app: FastifyInstance): Promise<void> {
   app.get('/restful/asns/name', { schema: { hide: true } }, async () => {
     throw new ArgumentError(
       'name',
-      `invalid path parameter 'name': missing; the name search is /restful/asns/name/:name, with ${PARAMETER_RULES.name}`,
+      invalidParameterMessage(
+        'path parameter',
+        'name',
+        'missing; the name search is /restful/asns/name/:name',
+      ),
     );
   });
 

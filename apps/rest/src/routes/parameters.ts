@@ -26,6 +26,19 @@ export const PARAMETER_RULES: Readonly<Record<string, string>> = {
   populate: '1 for the REST record shape, 0 (default) for the GraphQL shape',
 };
 
+/**
+ * A refusal of one parameter as every REST error words it: `invalid query parameter 'first': <problem>; allowed:
+ * <its rule>` (no rule when `rule` is null).
+ */
+export function invalidParameterMessage(
+  where: string,
+  name: string,
+  problem: string,
+  rule: string | null = PARAMETER_RULES[name] ?? null,
+): string {
+  return `invalid ${where} '${name}': ${problem}${rule !== null ? `; allowed: ${rule}` : ''}`;
+}
+
 const asnPattern = {
   type: 'string',
   pattern: '^[0-9]+$',
@@ -121,8 +134,7 @@ export const recordQuerystring = {
 export const organizationQuerystring = {
   type: 'object',
   properties: {
-    date: dateProperty('date'),
-    populate: populateProperty,
+    ...recordQuerystring.properties,
     first: { ...pageProperties.first, description: `${PARAMETER_RULES.first}: member ASNs per page` },
     offset: {
       ...pageProperties.offset,
