@@ -16,7 +16,8 @@ const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 const processIdPrefix = randomUUID().slice(0, 24);
 let generatedIds = 0;
 
-function generatedRequestId(): string {
+/** A new request id, for a request that brings none (or none acceptable), or never reached Fastify. */
+export function generatedRequestId(): string {
   generatedIds = (generatedIds + 1) % 0x1000000000000;
   return processIdPrefix + generatedIds.toString(16).padStart(12, '0');
 }

@@ -2,12 +2,11 @@
 // path or parameter (naming it) and for the client's errors the GraphQL service reports, 404 for unknown routes,
 // 405 for a method the route does not answer, 502/504 when the GraphQL service is down, failing or slow. Stack
 // traces, the GraphQL service's address and its internal messages stay in the log.
-import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import fp from 'fastify-plugin';
 import { ArgumentError } from '@asrank/domain';
-import { REQUEST_ID_HEADER } from '@asrank/service-kit';
+import { generatedRequestId, REQUEST_ID_HEADER } from '@asrank/service-kit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphqlResponseError, UpstreamTimeoutError, UpstreamUnavailableError } from './graphql-client';
 import { invalidParameterMessage } from '../routes/parameters';
@@ -102,7 +101,7 @@ function clientErrorAnswer(code: string | undefined): { statusCode: number; mess
 export function clientErrorReply(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const { statusCode, message } = clientErrorAnswer(error.code);
-  const requestId = randomUUID();
+  const requestId = generatedRequestId();
   const body = JSON.stringify({ statusCode, error: STATUS_CODES[statusCode], message, requestId });
   if (socket.writable) {
     socket.write(
