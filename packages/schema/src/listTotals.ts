@@ -2,8 +2,9 @@
 // kept per process by data version. A client paging through a list asks for totalCount or pageInfo with every page,
 // and each count walked the month's index again: 5 ms for the real month's 83,000 ASNs, 12 ms for its 262,000 links.
 // A name search is kept too: paging through its matches asks the same count again, which tests every row of the
-// month (17 ms for "net" on the real month). Key lists and one ASN's links are counted per request (their counts are
-// index ranges, and their variety would only churn the totals).
+// month (17 ms for "net" on the real month). A list over several months without a name filter is the sum of its
+// months' totals (12 generated months of links: 183 ms a request before). Key lists and one ASN's links are counted
+// per request (their counts are index ranges, and their variety would only churn the totals).
 import { LRUCache } from 'lru-cache';
 import type { SelectQueryBuilder } from 'kysely';
 import { toCount, type Database } from '@asrank/db';
@@ -69,6 +70,24 @@ export function rankedListTotal(
   scope: string | null,
 ): ((ranked: CountableQuery) => Promise<number>) | undefined {
   return scope === null ? undefined : (ranked) => listTotal(context, ranked, `${scope}\u0000ranked`);
+}
+
+/**
+ * The totalCount of a list over `months` with no filter but those named in `filter` (which must not depend on the
+ * months, as a name filter's candidates do): the sum of each month's total (`ofMonth`: the list in that one month),
+ * each kept as listTotal keeps a month's list, so a client paging through a year's history counts each month once.
+ */
+export async function monthsListTotal(
+  context: Pick<AsrankContext, 'listTotals' | 'dataVersion'>,
+  table: string,
+  months: readonly string[],
+  filter: Readonly<Record<string, string | number | boolean | null | undefined>>,
+  ofMonth: (month: string) => CountableQuery,
+): Promise<number> {
+  const totals = await Promise.all(
+    months.map((month) => listTotal(context, ofMonth(month), monthListScope(table, [month], filter))),
+  );
+  return totals.reduce((sum, total) => sum + total, 0);
 }
 
 /** The number of rows `query` selects, counted by the database. */

@@ -1,7 +1,7 @@
 // The totalCount of a whole month's list is counted once per data version and then taken from the process's
-// totals: it always equals a count of the rows, is counted again after a load changes the month, and key lists, one
-// ASN's links, several months and very long names are counted on every request. SQLite and
-// PostgreSQL.
+// totals: it always equals a count of the rows, is counted again after a load changes the month, a list over several
+// months is the sum of its months' totals, and key lists, one ASN's links, a name over several months and very long
+// names are counted on every request. SQLite and PostgreSQL.
 import { graphql } from 'graphql';
 import type {
   KyselyPlugin,
@@ -155,7 +155,38 @@ describe.each(STORE_KINDS)('list totals on %s', (kind) => {
     }
   });
 
-  it('counts key lists, one ASN, several months and very long names on every request', async () => {
+  it("counts a list over several months as its months' totals, each month once", async () => {
+    const facts = createStoreFacts(store.handle);
+    const months = store.dates;
+    expect(months.length).toBeGreaterThan(1);
+    const interval = `, dateStart: "${months[0]}", dateEnd: "${months.at(-1)}"`;
+    for (const [list, filter, table, seen] of [
+      ['asns', '', 'asns', undefined],
+      ['asns', ', seen: false', 'asns', false],
+      ['organizations', ', seen: true', 'organizations', true],
+      ['asnLinks', '', 'asn_links', undefined],
+    ] as const) {
+      let rows = 0;
+      for (const month of months) rows += await rowsIn(table, month, seen);
+      const first = await totalOf(facts, list, `${filter}${interval}`);
+      expect([list, filter, first]).toEqual([list, filter, { total: rows, counted: months.length }]);
+      const again = await totalOf(facts, list, `${filter}${interval}`);
+      expect([list, filter, again]).toEqual([list, filter, { total: rows, counted: 0 }]);
+      // One of those months alone is already known, and so is any other interval of them.
+      const lastAlone = await totalOf(
+        facts,
+        list,
+        `${filter}, dateStart: "${months.at(-1)}", dateEnd: "${months.at(-1)}"`,
+      );
+      expect([list, filter, lastAlone]).toEqual([
+        list,
+        filter,
+        { total: await rowsIn(table, months.at(-1)!, seen), counted: 0 },
+      ]);
+    }
+  });
+
+  it('counts key lists, one ASN, a name over several months and very long names on every request', async () => {
     const facts = createStoreFacts(store.handle);
     const [firstMonth, lastMonth] = [store.dates[0]!, store.dates.at(-1)!];
     const busiest = (await busiestAsns(store.handle, lastMonth, 1))[0]!;
@@ -163,7 +194,7 @@ describe.each(STORE_KINDS)('list totals on %s', (kind) => {
       ['asns', `, asns: ["${busiest.asn}"]`],
       ['asnLinks', `, asn: "${busiest.asn}"`],
       ['asns', `, name: "${'a'.repeat(2000)}"`],
-      ['asns', `, dateStart: "${firstMonth}", dateEnd: "${lastMonth}"`],
+      ['asns', `, name: "an", dateStart: "${firstMonth}", dateEnd: "${lastMonth}"`],
     ] as const) {
       const first = await totalOf(facts, list, args);
       const again = await totalOf(facts, list, args);

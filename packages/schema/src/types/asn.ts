@@ -5,7 +5,7 @@ import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext } from '../context';
 import { intervalOf, loadInMonth, monthNow, monthsIn, pageOf, parseAsnArgument, parseAsnList } from '../args';
-import { listTotal, monthListScope, rankedListTotal } from '../listTotals';
+import { listTotal, monthListScope, monthsListTotal, rankedListTotal } from '../listTotals';
 import {
   boundDateIn,
   boundList,
@@ -437,7 +437,16 @@ builder.queryFields((t) => ({
               }
             : undefined,
       });
-      return { nodes, totalCount: () => listTotal(context, query, totalScope), ...page };
+      // Several months without a name filter (whose candidates depend on the months): the sum of the months' totals.
+      const totalCount =
+        months.length > 1 && asnFilter === null && args.name == null
+          ? () =>
+              monthsListTotal(context, 'asns', months, { seen: args.seen, name: undefined }, (month) => {
+                const records = recordsQuery(dateIn(context.dialect, 'date', [month]));
+                return args.seen == null ? records : records.where('seen', '=', args.seen ? 1 : 0);
+              })
+          : () => listTotal(context, query, totalScope);
+      return { nodes, totalCount, ...page };
     },
   }),
 }));

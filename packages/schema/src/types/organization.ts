@@ -3,7 +3,7 @@ import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
 import { intervalOf, loadInMonth, monthNow, monthsIn, pageOf } from '../args';
-import { listTotal, monthListScope, rankedListTotal } from '../listTotals';
+import { listTotal, monthListScope, monthsListTotal, rankedListTotal } from '../listTotals';
 import { boundDateIn, byPrimaryKey, dateIn, inValues, orderByList, type SortColumn } from '../sql';
 import { listPage, monthBookmarks } from '../listPage';
 import { nestedPage } from '../nestedPages';
@@ -230,7 +230,22 @@ builder.queryFields((t) => ({
               }
             : undefined,
       });
-      return { nodes, totalCount: () => listTotal(context, query, totalScope), ...page };
+      // Several months without a name filter (whose candidates depend on the months): the sum of the months' totals.
+      const totalCount =
+        months.length > 1 && args.name == null
+          ? () =>
+              monthsListTotal(
+                context,
+                'organizations',
+                months,
+                { seen: args.seen, name: undefined },
+                (month) => {
+                  const records = monthQuery(dateIn(context.dialect, 'date', [month]));
+                  return args.seen == null ? records : records.where('seen', '=', args.seen ? 1 : 0);
+                },
+              )
+          : () => listTotal(context, query, totalScope);
+      return { nodes, totalCount, ...page };
     },
   }),
 }));
