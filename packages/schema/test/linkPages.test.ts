@@ -29,9 +29,17 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
 
   /** Asks `query` with every row skipped and with the keys read first, expects the same page, returns its size. */
   async function expectKeyedPageAsSkipped(query: string): Promise<number> {
-    linkPageTuning.keyedPageMinOffset = Number.MAX_SAFE_INTEGER;
+    Object.assign(linkPageTuning, {
+      keyedPageMinOffset: Number.MAX_SAFE_INTEGER,
+      keyedOverSeveralMonths: false,
+      monthByMonth: false,
+    });
     const skipped = await queryData<LinkPage>(store.handle, query);
-    linkPageTuning.keyedPageMinOffset = 0;
+    Object.assign(linkPageTuning, {
+      keyedPageMinOffset: 0,
+      keyedOverSeveralMonths: true,
+      monthByMonth: true,
+    });
     const keyed = await queryData<LinkPage>(store.handle, query);
     expect([query, keyed.asnLinks.edges]).toEqual([query, skipped.asnLinks.edges]);
     return skipped.asnLinks.edges.length;
@@ -63,6 +71,49 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
         }
     // Most of those pages hold links (the last offset is past the end on purpose).
     expect(compared).toBeGreaterThan(1000);
+  });
+
+  it('pages every link of several months the same month by month, in orders that start with the month', async () => {
+    const months = store.dates;
+    expect(months.length).toBeGreaterThan(1);
+    const perMonth: number[] = [];
+    for (const month of months) {
+      const links = await store.handle.db
+        .selectFrom('asn_links')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('date', '=', month)
+        .where('canonical', '=', 1)
+        .executeTakeFirstOrThrow();
+      perMonth.push(Number(links.n));
+    }
+    const total = perMonth.reduce((sum, n) => sum + n, 0);
+    // Pages that start in each month, end in the next, start exactly at a month's first link, and lie past the end.
+    const offsets = [
+      0,
+      3,
+      perMonth[0]! - 7,
+      perMonth[0]!,
+      perMonth[0]! + 11,
+      total - perMonth.at(-1)! - 2,
+      total - 4,
+      total,
+    ];
+    const interval = `, dateStart: "${months[0]}", dateEnd: "${months.at(-1)}"`;
+    let compared = 0;
+    for (const sort of [
+      null,
+      'date',
+      '-date',
+      'date,-numberPaths',
+      '-date,relationship,-asn1',
+      'date,correctedBy',
+    ])
+      for (const offset of offsets) {
+        const query = `{ asnLinks(first: 25, offset: ${offset}${sort ? `, sort: "${sort}"` : ''}${interval}) {
+          totalCount edges { node { date asn0 { asn } asn1 { asn asnName } relationship numberPaths rank } } } }`;
+        compared += await expectKeyedPageAsSkipped(query);
+      }
+    expect(compared).toBeGreaterThan(6 * 6 * 25 - 100);
   });
 
   it("pages one ASN's links the same whether the keys are read first or the rows are skipped", async () => {

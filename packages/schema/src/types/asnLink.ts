@@ -5,7 +5,7 @@ import { sql, type SelectQueryBuilder } from 'kysely';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, LocationRow } from '../context';
 import { intervalOf, monthOf, monthsIn, pageOf, parseAsnArgument, parseAsnList } from '../args';
-import { countRows, listTotal, monthListScope } from '../listTotals';
+import { countRows, listTotal, monthListScope, monthsListTotal } from '../listTotals';
 import {
   boundDateIn,
   byPrimaryKey,
@@ -67,6 +67,10 @@ const LINK_HISTORIC_ORDER = {
 export const linkPageTuning = {
   /** From this offset on, a link page reads its keys before its rows (see asnLinks); below it both take < 2 ms. */
   keyedPageMinOffset: 1000,
+  /** A page over several months reads its keys first whatever its offset (off only to compare, in tests). */
+  keyedOverSeveralMonths: true,
+  /** Every link over several months, in an order that starts with the month, is read month by month (ditto). */
+  monthByMonth: true,
 };
 
 export const AsnLinkConnection = connectionOf('AsnLink', AsnLinkRef, 'A page of AS links.');
@@ -448,116 +452,172 @@ builder.queryFields((t) => ({
         if (asnList) return links.where(inValues(context.dialect, 'asn0', asnList, 'bigint'));
         return links.where('canonical', '=', 1);
       };
-      const query = linksQuery();
-      // The pruned rows carry exactly the columns the selected fields read, though typed as whole rows.
-      const withRowColumns = (rows: typeof query, rowColumns: readonly AsnLinkColumn[] | null) =>
-        rowColumns
-          ? (rows.select(rowColumns) as unknown as ReturnType<typeof rows.selectAll>)
-          : rows.selectAll();
-      const linkOrder = historic ? LINK_HISTORIC_ORDER : LINK_ORDER;
-      const order = orderByList(context.dialect, keys, ASN_LINK_SORT_COLUMNS, linkOrder);
-      // Only the columns the nodes show (and the order's): a neighbour page in rank order then reads the neighbour
-      // index alone (migration 005).
-      const columns = linkPageColumns(selectedAsnLinkNodeColumns(info), keys, linkOrder);
-      const asn1Columns = selectedAsnColumnsAt(info, ['edges', 'node', 'asn1']);
-      // One stretch of the order: `range` sorted, cut at (limit, offset).
-      const readRange = async (
-        range: typeof query,
+      /**
+       * Links `limit`, `offset` of `pageMonths` in the order of `keys`, `historic` (an interval, of one month or more)
+       * in the order that breaks ties by month.
+       */
+      const linksPage = async (
+        pageMonths: readonly string[],
+        keys: readonly SortKey[],
+        historic: boolean,
         limit: number,
         offset: number,
-        seek: LinkSeek | null,
       ): Promise<AsnLinkRow[]> => {
-        if (
-          asn !== null &&
-          asnList === null &&
-          months.length === 1 &&
-          seek === null &&
-          offset < linkPageTuning.keyedPageMinOffset &&
-          asn1Columns &&
-          !isAsnKey(asn1Columns)
-        ) {
-          // One ASN's neighbours in one month (W3, S3): SQL compiled once per shape, its month, ASN and page bound at
-          // each run, as the point lookups are (compiledLookups.ts). On PostgreSQL it runs as the named prepared
-          // statement linksWithAsn1 prepares for the same text (its plan does not depend on the values).
-          const placeholders = NEIGHBOUR_PAGE_PLACEHOLDERS;
-          const rows = await context.compiled<Record<string, unknown>>(
-            `neighbour page|${historic ? 'historic' : ''}|${sortKeysNamed(keys)}|${columns?.join(',') ?? '*'}|${asn1Columns.join(',')}`,
-            'asn_links',
-            () =>
-              linksWithAsn1Query(
-                context,
-                withRowColumns(
-                  linksQuery(boundDateIn(context.dialect, 'date', 1, placeholders.month), placeholders.asn)
-                    .orderBy(order)
-                    .limit(placeholders.limit as unknown as number)
-                    .offset(placeholders.offset as unknown as number),
-                  columns,
+        const query = linksQuery(dateIn(context.dialect, 'date', pageMonths));
+        // The pruned rows carry exactly the columns the selected fields read, though typed as whole rows.
+        const withRowColumns = (rows: typeof query, rowColumns: readonly AsnLinkColumn[] | null) =>
+          rowColumns
+            ? (rows.select(rowColumns) as unknown as ReturnType<typeof rows.selectAll>)
+            : rows.selectAll();
+        const linkOrder = historic ? LINK_HISTORIC_ORDER : LINK_ORDER;
+        const order = orderByList(context.dialect, keys, ASN_LINK_SORT_COLUMNS, linkOrder);
+        // Only the columns the nodes show (and the order's): a neighbour page in rank order then reads the neighbour
+        // index alone (migration 005).
+        const columns = linkPageColumns(selectedAsnLinkNodeColumns(info), keys, linkOrder);
+        const asn1Columns = selectedAsnColumnsAt(info, ['edges', 'node', 'asn1']);
+        // One stretch of the order: `range` sorted, cut at (limit, offset).
+        const readRange = async (
+          range: typeof query,
+          limit: number,
+          offset: number,
+          seek: LinkSeek | null,
+        ): Promise<AsnLinkRow[]> => {
+          if (
+            asn !== null &&
+            asnList === null &&
+            pageMonths.length === 1 &&
+            seek === null &&
+            offset < linkPageTuning.keyedPageMinOffset &&
+            asn1Columns &&
+            !isAsnKey(asn1Columns)
+          ) {
+            // One ASN's neighbours in one month (W3, S3): SQL compiled once per shape, its month, ASN and page bound at
+            // each run, as the point lookups are (compiledLookups.ts). On PostgreSQL it runs as the named prepared
+            // statement linksWithAsn1 prepares for the same text (its plan does not depend on the values).
+            const placeholders = NEIGHBOUR_PAGE_PLACEHOLDERS;
+            const rows = await context.compiled<Record<string, unknown>>(
+              `neighbour page|${historic ? 'historic' : ''}|${sortKeysNamed(keys)}|${columns?.join(',') ?? '*'}|${asn1Columns.join(',')}`,
+              'asn_links',
+              () =>
+                linksWithAsn1Query(
+                  context,
+                  withRowColumns(
+                    linksQuery(boundDateIn(context.dialect, 'date', 1, placeholders.month), placeholders.asn)
+                      .orderBy(order)
+                      .limit(placeholders.limit as unknown as number)
+                      .offset(placeholders.offset as unknown as number),
+                    columns,
+                  ),
+                  keys,
+                  historic,
+                  asn1Columns,
                 ),
+              [placeholders.month, placeholders.asn, placeholders.limit, placeholders.offset],
+              [pageMonths[0], asn, limit, offset],
+            );
+            return linkRowsWithAsn1(rows, asn1Columns);
+          }
+          // A deep page takes its keys from the order's covering index first, then reads only its own rows: an OFFSET
+          // over whole rows reads every skipped row (the real month's links in the default order, offset 200,000:
+          // 127 ms, 10.6 ms this way). Where bookmarks serve the order, the keys start from the nearest one instead of
+          // walking every skipped index entry.
+          // Over several months always: the keys then come from the order's covering index, where reading whole rows
+          // sorted every row of the months (12 generated months by `-numberPaths` with asn1's name: 841 ms at offset 5).
+          const keyedPage =
+            offset >= linkPageTuning.keyedPageMinOffset ||
+            (pageMonths.length > 1 && linkPageTuning.keyedOverSeveralMonths);
+          const pageKeys = keyedPage
+            ? ((seek
+                ? await bookmarkedLinkKeys(context, range, pageMonths, seek, { limit, offset })
+                : null) ?? range.select(['date', 'asn0', 'asn1']).orderBy(order).limit(limit).offset(offset))
+            : null;
+          const pageRows = pageKeys
+            ? context.db
+                .selectFrom('asn_links')
+                .where(sql<boolean>`(asn_links.date, asn_links.asn0, asn_links.asn1) in (${pageKeys})`)
+                .orderBy(order)
+            : range.orderBy(order).limit(limit).offset(offset);
+          // PostgreSQL looks a keyed page's rows up by the neighbour index's (date, asn0) range when that index holds
+          // every column read, scanning all of asn0's links for each row (an ASN of 16,000 links: 50 ms a page). No
+          // index that starts with (date, asn0) holds `canonical` but the key's, so with it each row is one lookup of
+          // its whole key.
+          const rowColumns =
+            columns && keyedPage && context.dialect === 'postgres'
+              ? [...columns, 'canonical' as const]
+              : columns;
+          const pageQuery = withRowColumns(pageRows, rowColumns);
+          return asn1Columns && !isAsnKey(asn1Columns)
+            ? linksWithAsn1(
+                context,
+                pageQuery,
                 keys,
                 historic,
                 asn1Columns,
-              ),
-            [placeholders.month, placeholders.asn, placeholders.limit, placeholders.offset],
-            [months[0], asn, limit, offset],
+                asn != null && asnList === null && pageMonths.length === 1,
+              )
+            : pageQuery.execute();
+        };
+        const allLinks = asn === null && asnList === null && !historic;
+        if (allLinks && keys.length === 0) {
+          return readRange(query, limit, offset, BY_RANK);
+        } else if (allLinks && isPathsDescending(keys)) {
+          // The links with a path count, then those without (nulls last): two stretches of one index, each of which
+          // bookmarks can serve, since neither holds a null sort value.
+          const counted = query.where('number_paths', 'is not', null);
+          return nullsLastPage(
+            { first: limit, offset },
+            {
+              nonNull: (limit, offset) => readRange(counted, limit, offset, BY_PATHS_DESCENDING),
+              nulls: (limit, offset) =>
+                readRange(query.where('number_paths', 'is', null), limit, offset, BY_PAIR),
+              countNonNull: () => countRows(counted),
+            },
           );
-          return linkRowsWithAsn1(rows, asn1Columns);
+        } else {
+          return readRange(query, limit, offset, null);
         }
-        // A deep page takes its keys from the order's covering index first, then reads only its own rows: an OFFSET
-        // over whole rows reads every skipped row (the real month's links in the default order, offset 200,000:
-        // 127 ms, 10.6 ms this way). Where bookmarks serve the order, the keys start from the nearest one instead of
-        // walking every skipped index entry.
-        const keyedPage = offset >= linkPageTuning.keyedPageMinOffset;
-        const pageKeys = keyedPage
-          ? ((seek ? await bookmarkedLinkKeys(context, range, months, seek, { limit, offset }) : null) ??
-            range.select(['date', 'asn0', 'asn1']).orderBy(order).limit(limit).offset(offset))
-          : null;
-        const pageRows = pageKeys
-          ? context.db
-              .selectFrom('asn_links')
-              .where(sql<boolean>`(asn_links.date, asn_links.asn0, asn_links.asn1) in (${pageKeys})`)
-              .orderBy(order)
-          : range.orderBy(order).limit(limit).offset(offset);
-        // PostgreSQL looks a keyed page's rows up by the neighbour index's (date, asn0) range when that index holds
-        // every column read, scanning all of asn0's links for each row (an ASN of 16,000 links: 50 ms a page). No
-        // index that starts with (date, asn0) holds `canonical` but the key's, so with it each row is one lookup of
-        // its whole key.
-        const rowColumns =
-          columns && keyedPage && context.dialect === 'postgres'
-            ? [...columns, 'canonical' as const]
-            : columns;
-        const pageQuery = withRowColumns(pageRows, rowColumns);
-        return asn1Columns && !isAsnKey(asn1Columns)
-          ? linksWithAsn1(
-              context,
-              pageQuery,
-              keys,
-              historic,
-              asn1Columns,
-              asn != null && asnList === null && months.length === 1,
-            )
-          : pageQuery.execute();
       };
-      const allLinks = asn === null && asnList === null && !historic;
+      const query = linksQuery();
+      // Over several months in an order that starts with the month (the default: by month, then link rank; or `date` or
+      // `-date` first), every link is read month by month: the months before the page are skipped whole by their
+      // totals (kept per data version, listTotals.ts), and the page's months are read as a single month's list is,
+      // from its indexes and bookmarks. One statement over all the months walked every link before the page (12
+      // generated months by `-date` at offset 4,000,000: 1.9 s).
+      const byMonth =
+        asn === null &&
+        asnList === null &&
+        months.length > 1 &&
+        linkPageTuning.monthByMonth &&
+        (keys.length === 0 || keys[0]!.key === 'date');
       let nodes: AsnLinkRow[];
-      if (allLinks && keys.length === 0) {
-        nodes = await readRange(query, page.first, page.offset, BY_RANK);
-      } else if (allLinks && isPathsDescending(keys)) {
-        // The links with a path count, then those without (nulls last): two stretches of one index, each of which
-        // bookmarks can serve, since neither holds a null sort value.
-        const counted = query.where('number_paths', 'is not', null);
-        nodes = await nullsLastPage(page, {
-          nonNull: (limit, offset) => readRange(counted, limit, offset, BY_PATHS_DESCENDING),
-          nulls: (limit, offset) =>
-            readRange(query.where('number_paths', 'is', null), limit, offset, BY_PAIR),
-          countNonNull: () => countRows(counted),
-        });
-      } else {
-        nodes = await readRange(query, page.first, page.offset, null);
-      }
-      // All links of a month are counted once per data version (listTotals.ts); one ASN's links or a key list, whose
-      // counts are index ranges, on every request.
-      const totalScope = asn === null && asnList === null ? monthListScope('asn_links', months, {}) : null;
-      return { nodes, totalCount: () => listTotal(context, query, totalScope), ...page };
+      if (byMonth) {
+        // Within a month: the keys after the month's; none given, the default order; `date` alone, the pair.
+        const monthKeys: SortKey[] =
+          keys.length === 0 ? [] : keys.length > 1 ? keys.slice(1) : [{ key: 'asn0', direction: 'asc' }];
+        nodes = [];
+        let skip = page.offset;
+        for (const month of keys[0]?.direction === 'desc' ? [...months].reverse() : months) {
+          if (nodes.length === page.first) break;
+          const inMonth = linksQuery(dateIn(context.dialect, 'date', [month]));
+          const monthTotal = await listTotal(context, inMonth, monthListScope('asn_links', [month], {}));
+          if (skip >= monthTotal) {
+            skip -= monthTotal;
+            continue;
+          }
+          nodes.push(...(await linksPage([month], monthKeys, false, page.first - nodes.length, skip)));
+          skip = 0;
+        }
+      } else nodes = await linksPage(months, keys, historic, page.first, page.offset);
+      // Several months: the sum of the months' totals.
+      const everyLink = asn === null && asnList === null;
+      const totalCount =
+        everyLink && months.length > 1
+          ? () =>
+              monthsListTotal(context, 'asn_links', months, {}, (month) =>
+                linksQuery(dateIn(context.dialect, 'date', [month])),
+              )
+          : () => listTotal(context, query, everyLink ? monthListScope('asn_links', months, {}) : null);
+      return { nodes, totalCount, ...page };
     },
   }),
 }));
