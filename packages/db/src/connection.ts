@@ -49,6 +49,19 @@ export interface OpenOptions {
    * {@link SERVING_CACHE_BYTES}, for others SQLite's own (2 MB).
    */
   cacheSizeBytes?: number;
+  /**
+   * SQLite: each run of a statement is stopped past this many ms (error code SQLITE_INTERRUPT; 0 or absent: never),
+   * through the patched better-sqlite3's `statementTimeout` (patches/). A long statement otherwise holds the thread of
+   * the process to its end, and every other request with it. PostgreSQL takes `statement_timeout` in its URL.
+   */
+  statementTimeoutMs?: number;
+}
+
+/** True when `error` is a statement stopped by its time limit: SQLite's interrupt, or PostgreSQL's statement_timeout. */
+export function isStatementTimeout(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  // 57014 is query_canceled: statement_timeout, or a cancel request, which nothing here sends.
+  return code === 'SQLITE_INTERRUPT' || code === '57014';
 }
 
 /**
@@ -61,6 +74,14 @@ export interface OpenOptions {
  */
 export const SERVING_MMAP_BYTES = 2 ** 31;
 export const SERVING_CACHE_BYTES = 64 * 2 ** 20;
+
+/** The longest statement time limit (a signed 32-bit number of ms, as PostgreSQL's statement_timeout and Node's timers). */
+export const MAX_STATEMENT_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** What the project's patch of better-sqlite3 adds to a connection (patches/better-sqlite3@12.6.2.patch). */
+interface PatchedSqlite {
+  statementTimeout(milliseconds: number): void;
+}
 
 function sizeOption(name: string, value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -212,6 +233,13 @@ export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOp
   sqlite.pragma('foreign_keys = ON');
   // Readers must not fail while a loader holds the write lock for a moment.
   sqlite.pragma('busy_timeout = 5000');
+  const timeoutMs = options.statementTimeoutMs ?? 0;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 0 || timeoutMs > MAX_STATEMENT_TIMEOUT_MS)
+    throw new Error(
+      `statementTimeoutMs must be a whole number of ms from 0 to ${MAX_STATEMENT_TIMEOUT_MS} (got ${String(timeoutMs)})`,
+    );
+  // Added by the project's patch of better-sqlite3, so not in its published types.
+  if (timeoutMs > 0) (sqlite as unknown as PatchedSqlite).statementTimeout(timeoutMs);
   const db = new Kysely<Database>({ dialect: new StableLimitSqliteDialect({ database: sqlite }) });
   return { db, dialect: 'sqlite', location: parsed.target, sqlite, close: () => db.destroy() };
 }
