@@ -26,7 +26,7 @@ export interface GraphqlConfig {
   bodyLimit: number;
   /** Time allowed to receive a whole request (Fastify requestTimeout), in ms. */
   requestTimeoutMs: number;
-  /** PostgreSQL statement_timeout for every query of the service, in ms (SQLite has no equivalent). */
+  /** Time limit of every statement of the service, in ms: PostgreSQL's statement_timeout, SQLite's interrupt. */
   statementTimeoutMs: number;
   /** Compile a query with graphql-jit once it has been seen this many times; 0 disables JIT. */
   jitAfter: number;

@@ -1,5 +1,5 @@
 // Opens the store for serving and refuses to serve one that is not ready: SQLite read-only (a bug can
-// never write, and a load elsewhere is never blocked), PostgreSQL with a statement timeout, no pending
+// never write, and a load elsewhere is never blocked), both with a statement time limit, no pending
 // migration, and at least one dataset loaded.
 import { existsSync } from 'node:fs';
 import { openDatabase, parseDatabaseUrl, pendingMigrations, type DatabaseHandle } from '@asrank/db';
@@ -47,7 +47,10 @@ export async function openServingDatabase(
   const { dialect, target } = parseDatabaseUrl(databaseUrl);
   let handle: DatabaseHandle;
   try {
-    handle = openDatabase(withStatementTimeout(databaseUrl, statementTimeoutMs), { readonly: true });
+    handle = openDatabase(withStatementTimeout(databaseUrl, statementTimeoutMs), {
+      readonly: true,
+      statementTimeoutMs: dialect === 'sqlite' ? statementTimeoutMs : undefined,
+    });
   } catch (error) {
     const where = dialect === 'sqlite' ? `SQLite file ${target}` : 'the PostgreSQL database';
     throw new DatabaseNotReadyError(

@@ -47,6 +47,11 @@ function sanitize(error: GraphQLError, log: MercuriusContext['app']['log']): Gra
     log.error({ err: cause, path: error.path }, 'unexpected error while answering a GraphQL request');
     return error;
   }
+  if (error.extensions?.['code'] === 'STATEMENT_TIMEOUT') {
+    // The schema said what happened (the request asked for too much at once); the statement is for our log.
+    log.warn({ err: cause, path: error.path }, 'a statement ran past the statement time limit');
+    return error;
+  }
   // No cause outside GraphQLError means graphql-js or our limits produced it from the request.
   if (cause === error || cause instanceof GraphQLError) return error;
   if (isArgumentError(cause)) {

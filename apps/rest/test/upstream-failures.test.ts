@@ -92,6 +92,24 @@ describe('GraphQL service failures', () => {
     },
   );
 
+  it("answers 504 with the GraphQL message when a statement ran past the GraphQL service's time limit", async () => {
+    const message =
+      'the request was stopped: one of its database statements ran longer than the service allows';
+    const upstream = await startUpstream((response) => {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          data: null,
+          errors: [{ message, path: ['asnLinks'], extensions: { code: 'STATEMENT_TIMEOUT' } }],
+        }),
+      );
+    });
+    cleanups.push(() => new Promise((resolve) => upstream.server.close(resolve)));
+    const base = await restAgainst(upstream.url);
+    const answer = await getJson(`${base}/restful/asnLinks?offset=4000000`);
+    expect(answer.status).toBe(504);
+    expect(answer.body).toMatchObject({ statusCode: 504, error: 'Gateway Timeout', message });
+  });
+
   it('forwards the request id and passes GraphQL errors through as 400 with their messages', async () => {
     const seenIds: unknown[] = [];
     const upstream = await startUpstream((response, headers) => {

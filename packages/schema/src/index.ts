@@ -1,4 +1,4 @@
-export { createSchema, printSchemaSDL } from './schema';
+export { createSchema, printSchemaSDL, STATEMENT_TIMEOUT_MESSAGE } from './schema';
 export {
   createContext,
   createStoreFacts,

@@ -210,6 +210,9 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
           `HTTP ${statusCode}: ${answer.errors.map((entry) => String(entry?.message)).join('; ')}`,
         );
       }
+      // A statement of the GraphQL service ran past its time limit: the request was too large to answer in time.
+      const timedOut = answer.errors.find((entry) => entry?.extensions?.code === 'STATEMENT_TIMEOUT');
+      if (timedOut) throw new UpstreamTimeoutError(String(timedOut.message));
       const argument = answer.errors
         .map((entry) => entry?.extensions?.argument)
         .find((name) => typeof name === 'string');

@@ -20,13 +20,20 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { ArgumentError } from '@asrank/domain';
+import { isStatementTimeout } from '@asrank/db';
 import { builder } from '../builder';
 
 let schema: GraphQLSchema | undefined;
 
+/** What a client is told when one of its statements ran past the service's limit (DB_STATEMENT_TIMEOUT_MS). */
+export const STATEMENT_TIMEOUT_MESSAGE =
+  'the request was stopped: one of its database statements ran longer than the service allows one statement ' +
+  '(DB_STATEMENT_TIMEOUT_MS); ask for less at once: a smaller offset or page, fewer months (dateStart, dateEnd), ' +
+  'or over several months a sort that starts with "date"';
+
 /**
  * Client errors keep their message: an ArgumentError gets `extensions { code: 'BAD_USER_INPUT', argument }` (so the
- * HTTP layers can answer 400). Anything else (SQL, driver, bug) becomes a generic error naming only the field
+ * HTTP layers can answer 400), a statement stopped by its time limit code STATEMENT_TIMEOUT. Anything else (SQL, driver, bug) becomes a generic error naming only the field
  * (`extensions.code: 'INTERNAL_SERVER_ERROR'`), so no SQL text or stack reaches a client; the original error stays on
  * `originalError` for the server's log.
  */
@@ -38,6 +45,12 @@ function publicError(error: unknown, where: string): unknown {
       extensions: { code: 'BAD_USER_INPUT', argument: error.argument },
     });
   }
+  // The request asked for more than one statement may take (code STATEMENT_TIMEOUT): said as such, not as a fault.
+  if (isStatementTimeout(error))
+    return new GraphQLError(STATEMENT_TIMEOUT_MESSAGE, {
+      originalError: error instanceof Error ? error : undefined,
+      extensions: { code: 'STATEMENT_TIMEOUT' },
+    });
   return new GraphQLError(`internal error while resolving ${where}`, {
     originalError: error instanceof Error ? error : undefined,
     extensions: { code: 'INTERNAL_SERVER_ERROR' },
