@@ -19,9 +19,15 @@ import { perHandle } from './perHandle';
  * are: a cone of few ASNs may hold many prefixes (AS58453's 196 ASNs hold 11,220 in December 2017), and SQL finds
  * the distinct prefixes of the whole cone again for every page (86-118 ms for a page of 100 there, 3-6 ms from
  * memory once the month's prefix index is loaded). Mutable so tests can drive both strategies and chunk edges on
- * the small sample.
+ * the small sample. `monthByMonth`: a walk of several months in an order that starts with the month reads its cone
+ * list month by month (types/asnConesStream.ts; off only to compare, in tests).
  */
-export const coneStreamTuning = { chunk: 10001, largeConeAsns: 2000, largeConePrefixes: 1000 };
+export const coneStreamTuning = {
+  chunk: 10001,
+  largeConeAsns: 2000,
+  largeConePrefixes: 1000,
+  monthByMonth: true,
+};
 
 /** Cones are listed in chunks of this many rows (a page rarely needs more). */
 const CONE_LIST_CHUNK = 1000;

@@ -207,6 +207,57 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
     }
   });
 
+  it('walks several months month by month, in orders that start with the month, as one statement orders them', async () => {
+    // Small chunks, so that chunks start and end inside months and across their boundaries; of another size for each
+    // way, since chunks are kept by position and size (coneSource.ts) and the second way would read the first's.
+    const seenIn = async (month: string) =>
+      Number(
+        (
+          await store.handle.db
+            .selectFrom('asns')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('date', '=', month)
+            .where('seen', '=', 1)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    try {
+      for (const sort of [null, '-date', 'date,-cone.numberAsns', 'date']) {
+        // Pages from the start, and from just before and just after the first month's last cone.
+        const firstMonth = sort?.startsWith('-') ? store.dates.at(-1)! : store.dates[0]!;
+        const boundary = await seenIn(firstMonth);
+        for (const start of [0, boundary - 3, boundary + 2]) {
+          const pagesFrom = async (monthByMonth: boolean) => {
+            coneStreamTuning.monthByMonth = monthByMonth;
+            coneStreamTuning.chunk = monthByMonth ? 7 : 8;
+            const pages: StreamPage[] = [];
+            let cursor = `${start},0,`;
+            for (let page = 0; page < 3; page += 1) {
+              const data = await queryData<StreamPage>(store.handle, STREAM, {
+                first: 200,
+                dates: store.dates,
+                sort,
+                cursor,
+              });
+              pages.push(data);
+              cursor = data.asnConesStream.pageInfo.nextPageCursor;
+            }
+            return pages;
+          };
+          const oneStatement = await pagesFrom(false);
+          const byMonth = await pagesFrom(true);
+          const dates = new Set(
+            byMonth.flatMap((page) => page.asnConesStream.pages.map((item) => item.date)),
+          );
+          if (start === boundary - 3) expect([sort, dates.size]).toEqual([sort, 2]);
+          expect([sort, start, byMonth]).toEqual([sort, start, oneStatement]);
+        }
+      }
+    } finally {
+      coneStreamTuning.monthByMonth = true;
+    }
+  });
+
   it('filters cones by member ASNs (any / all) and by prefixes', async () => {
     const [bigAsn, bigMembers] = [...membersOf.entries()].sort((a, b) => b[1].length - a[1].length)[0]!;
     const memberA = bigMembers.find((member) => member !== bigAsn)!;
