@@ -12,6 +12,7 @@ import type { ConeStreamSource } from '@asrank/domain';
 import type { PrefixRecord } from './types/refs';
 import { coneListsOf, conePrefixPositionsOf, networkAt, type MonthPrefixIndex } from './conePrefixIndex';
 import { perHandle } from './perHandle';
+import { inValues } from './sql';
 
 /**
  * Rows per keyset query, the cone size (member ASNs) above which a cone's lists are computed once and kept in
@@ -20,13 +21,15 @@ import { perHandle } from './perHandle';
  * the distinct prefixes of the whole cone again for every page (86-118 ms for a page of 100 there, 3-6 ms from
  * memory once the month's prefix index is loaded). Mutable so tests can drive both strategies and chunk edges on
  * the small sample. `monthByMonth`: a walk of several months in an order that starts with the month reads its cone
- * list month by month (types/asnConesStream.ts; off only to compare, in tests).
+ * list month by month (types/asnConesStream.ts; off only to compare, in tests). `smallConeGroup`: the small cones of a
+ * walk whose whole member and prefix lists are read in one statement each (smallConeGroups; 0 turns it off).
  */
 export const coneStreamTuning = {
   chunk: 10001,
   largeConeAsns: 2000,
   largeConePrefixes: 1000,
   monthByMonth: true,
+  smallConeGroup: 256,
 };
 
 /** Cones are listed in chunks of this many rows (a page rarely needs more). */
@@ -344,6 +347,183 @@ const coneChunksOf = perHandle<object, LRUCache<string, StreamCone[]>>(
     }),
 );
 
+/** Rows a group of small cones may bring at most, as their counts (cone_asns, cone_prefixes) estimate them. */
+const SMALL_CONE_GROUP_ROWS = 8192;
+
+/** Cones `cones[from]`.. that one statement reads together: at most `smallConeGroup`, and about SMALL_CONE_GROUP_ROWS rows by their counts. */
+function coneGroup(
+  cones: readonly StreamCone[],
+  from: number,
+  isSmall: (cone: StreamCone) => boolean,
+  rowsOf: (cone: StreamCone) => number,
+): StreamCone[] {
+  const group: StreamCone[] = [];
+  let rows = 0;
+  for (let index = from; index < cones.length && group.length < coneStreamTuning.smallConeGroup; index += 1) {
+    const cone = cones[index]!;
+    if (!isSmall(cone)) break;
+    rows += Math.max(1, rowsOf(cone));
+    if (group.length > 0 && rows > SMALL_CONE_GROUP_ROWS) break;
+    group.push(cone);
+  }
+  return group;
+}
+
+/** `group`'s cones by month (a walk over several months may hold several in one chunk). */
+function byMonth(group: readonly StreamCone[]): Map<string, StreamCone[]> {
+  const months = new Map<string, StreamCone[]>();
+  for (const cone of group) {
+    const list = months.get(cone.date);
+    if (list) list.push(cone);
+    else months.set(cone.date, [cone]);
+  }
+  return months;
+}
+
+/**
+ * The whole member lists of small cones, one statement a month for the group, in ASN order: a page of many small
+ * cones read each cone's members, and then its prefixes, in a statement of its own, which on PostgreSQL is a round
+ * trip each (10,000 items of the real month's smallest cones: 958 ms against 189 on SQLite).
+ */
+async function groupMembers(
+  scope: WalkScope,
+  group: readonly StreamCone[],
+): Promise<Map<StreamCone, number[]>> {
+  const lists = new Map<StreamCone, number[]>();
+  for (const [date, cones] of byMonth(group)) {
+    const rows = await scope.db
+      .selectFrom('cone_members')
+      .select(['asn', 'member_asn'])
+      .where('date', '=', date)
+      .where(
+        inValues(
+          scope.dialect,
+          'asn',
+          cones.map((cone) => cone.asn),
+          'bigint',
+        ),
+      )
+      .orderBy('asn')
+      .orderBy('member_asn')
+      .execute();
+    const ofAsn = new Map<number, number[]>();
+    for (const row of rows) {
+      const asn = Number(row.asn);
+      const list = ofAsn.get(asn);
+      if (list) list.push(Number(row.member_asn));
+      else ofAsn.set(asn, [Number(row.member_asn)]);
+    }
+    for (const cone of cones) lists.set(cone, ofAsn.get(cone.asn) ?? []);
+  }
+  return lists;
+}
+
+/**
+ * The whole distinct prefix lists of small cones (as conePrefixChunk defines them): their members, the members'
+ * prefixes (prefix_origins by its key), then those prefixes' rows, three index reads a month joined here. One join of
+ * the three for 256 cones made PostgreSQL hash the month's prefixes (177 ms a group on the real month).
+ */
+async function groupPrefixes(
+  scope: WalkScope,
+  group: readonly StreamCone[],
+): Promise<Map<StreamCone, PrefixRecord[]>> {
+  const lists = new Map<StreamCone, PrefixRecord[]>();
+  const membersOfCone = await groupMembers(scope, group);
+  for (const [date, cones] of byMonth(group)) {
+    const members = [...new Set(cones.flatMap((cone) => membersOfCone.get(cone) ?? []))];
+    const origins =
+      members.length === 0
+        ? []
+        : await scope.db
+            .selectFrom('prefix_origins')
+            .select(['asn', 'prefix_id'])
+            .where('date', '=', date)
+            .where(inValues(scope.dialect, 'asn', members, 'bigint'))
+            .execute();
+    const prefixIdsOf = new Map<number, number[]>();
+    for (const row of origins) {
+      const asn = Number(row.asn);
+      const ids = prefixIdsOf.get(asn);
+      if (ids) ids.push(Number(row.prefix_id));
+      else prefixIdsOf.set(asn, [Number(row.prefix_id)]);
+    }
+    const prefixIds = [...new Set(origins.map((row) => Number(row.prefix_id)))];
+    const rows =
+      prefixIds.length === 0
+        ? []
+        : await scope.db
+            .selectFrom('prefixes')
+            .select(['prefix_id', 'network', 'length'])
+            .where('date', '=', date)
+            .where(inValues(scope.dialect, 'prefix_id', prefixIds, 'bigint'))
+            .execute();
+    const prefixOf = new Map<number, PrefixRecord>();
+    for (const row of rows) {
+      const prefixId = Number(row.prefix_id);
+      prefixOf.set(prefixId, { date, prefixId, network: row.network, length: row.length });
+    }
+    for (const cone of cones) {
+      const ids = new Set<number>();
+      for (const member of membersOfCone.get(cone) ?? [])
+        for (const id of prefixIdsOf.get(member) ?? []) if (prefixOf.has(id)) ids.add(id);
+      lists.set(
+        cone,
+        [...ids].sort((x, y) => x - y).map((id) => prefixOf.get(id)!),
+      );
+    }
+  }
+  return lists;
+}
+
+/**
+ * A walk's small cones read a group at a time (groupMembers, groupPrefixes), from the cone the paginator asks for
+ * on: the cones after it in its chunk of the cone list are the ones the page goes on with. Per walk (one request).
+ */
+function smallConeGroups(scope: WalkScope) {
+  let chunk: readonly StreamCone[] = [];
+  let position = -1;
+  const members = new Map<StreamCone, number[]>();
+  const prefixes = new Map<StreamCone, PrefixRecord[]>();
+  /** The lists of `cone` from `lists`, reading its group first when it is the cone the walk stands at. */
+  async function listOf<T>(
+    cone: StreamCone,
+    lists: Map<StreamCone, T[]>,
+    isSmall: (cone: StreamCone) => boolean,
+    rowsOf: (cone: StreamCone) => number,
+    read: (scope: WalkScope, group: readonly StreamCone[]) => Promise<Map<StreamCone, T[]>>,
+  ): Promise<T[] | undefined> {
+    const known = lists.get(cone);
+    if (known || coneStreamTuning.smallConeGroup === 0 || !isSmall(cone) || chunk[position] !== cone)
+      return known;
+    for (const [groupCone, list] of await read(scope, coneGroup(chunk, position, isSmall, rowsOf)))
+      lists.set(groupCone, list);
+    return lists.get(cone);
+  }
+  return {
+    /** The walk now stands at `cones[index]`. */
+    at(cones: readonly StreamCone[], index: number) {
+      chunk = cones;
+      position = index;
+    },
+    members: (cone: StreamCone) =>
+      listOf(
+        cone,
+        members,
+        (small) => !isLargeCone(small),
+        (small) => small.coneAsns,
+        groupMembers,
+      ),
+    prefixes: (cone: StreamCone) =>
+      listOf(
+        cone,
+        prefixes,
+        (small) => !hasManyPrefixes(small),
+        (small) => small.conePrefixes,
+        groupPrefixes,
+      ),
+  };
+}
+
 /**
  * The paginator's source: cones from an ordered query (chunked by OFFSET, the chunks kept while the data version
  * lasts), members and prefixes by keyset. `walkKey` names the walk's cone list (filters and order): equal keys must
@@ -355,6 +535,7 @@ export function coneStreamSource(
   coneChunk: (offset: number, limit: number) => Promise<StreamCone[]>,
 ): ConeStreamSource<StreamCone, StreamMember, PrefixRecord> {
   const chunks = coneChunksOf(scope.db);
+  const groups = smallConeGroups(scope);
   const chunkAt = async (offset: number, rows: number): Promise<StreamCone[]> => {
     const key = `${scope.dataVersion}|${walkKey}|${rows}|${offset}`;
     let cones = chunks.get(key);
@@ -370,14 +551,27 @@ export function coneStreamSource(
       const firstChunk = fromIndex - (fromIndex % rows);
       for (let offset = firstChunk; ; offset += rows) {
         const cones = await chunkAt(offset, rows);
-        const skipped = fromIndex - offset;
-        yield* skipped > 0 ? cones.slice(skipped) : cones;
+        for (let index = Math.max(0, fromIndex - offset); index < cones.length; index += 1) {
+          groups.at(cones, index);
+          yield cones[index]!;
+        }
         if (cones.length < rows) return;
       }
     },
     asns: (cone, fromIndex) => coneMembers(scope, cone, fromIndex),
     prefixes: (cone, fromIndex) => conePrefixes(scope, cone, fromIndex),
-    asnSlice: (cone, fromIndex, count) => coneMemberSlice(scope, cone, fromIndex, count),
-    prefixSlice: (cone, fromIndex, count) => conePrefixSlice(scope, cone, fromIndex, count),
+    async asnSlice(cone, fromIndex, count) {
+      const members = await groups.members(cone);
+      if (!members) return coneMemberSlice(scope, cone, fromIndex, count);
+      return sliceOf(members.length, fromIndex, count, (index) => ({
+        date: cone.date,
+        asn: members[index]!,
+      }));
+    },
+    async prefixSlice(cone, fromIndex, count) {
+      const prefixes = await groups.prefixes(cone);
+      if (!prefixes) return conePrefixSlice(scope, cone, fromIndex, count);
+      return prefixes.slice(fromIndex, fromIndex + count);
+    },
   };
 }

@@ -137,28 +137,36 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
     Object.assign(coneStreamTuning, defaultTuning);
   });
 
-  it('walks every cone of the latest month exactly once, by rank, with the stored members and prefixes', async () => {
-    const seenRows = await store.handle.db
-      .selectFrom('asns')
-      .select(['asn', 'rank'])
-      .where('date', '=', latest)
-      .where('seen', '=', 1)
-      .where('cone_asns', '>', 0)
-      .execute();
-    const expectedOrder = seenRows
-      .map((row) => ({ asn: Number(row.asn), rank: row.rank == null ? Infinity : Number(row.rank) }))
-      .sort((a, b) => a.rank - b.rank || a.asn - b.asn)
-      .map((row) => String(row.asn));
-    const { cones, pages, totalCount } = await walk(store, { first: 10000 });
-    expect(totalCount).toBe(expectedOrder.length);
-    expect(cones.map((cone) => cone.asn)).toEqual(expectedOrder);
-    expect(pages).toBeGreaterThan(1);
-    for (const cone of cones) {
-      expect(cone.date).toBe(latest);
-      expect(cone.members).toEqual((membersOf.get(Number(cone.asn)) ?? []).map(String));
-      expect(cone.prefixes).toEqual(conePrefixesOf(Number(cone.asn)));
-    }
-  });
+  it.each([
+    ['small cones read in groups', 256, 10000],
+    ['small cones read in groups of 3, pages ending inside groups', 3, 997],
+    ['each small cone read alone', 0, 10000],
+  ])(
+    'walks every cone of the latest month exactly once, by rank, with the stored members and prefixes (%s)',
+    async (_label, group, first) => {
+      coneStreamTuning.smallConeGroup = group;
+      const seenRows = await store.handle.db
+        .selectFrom('asns')
+        .select(['asn', 'rank'])
+        .where('date', '=', latest)
+        .where('seen', '=', 1)
+        .where('cone_asns', '>', 0)
+        .execute();
+      const expectedOrder = seenRows
+        .map((row) => ({ asn: Number(row.asn), rank: row.rank == null ? Infinity : Number(row.rank) }))
+        .sort((a, b) => a.rank - b.rank || a.asn - b.asn)
+        .map((row) => String(row.asn));
+      const { cones, pages, totalCount } = await walk(store, { first });
+      expect(totalCount).toBe(expectedOrder.length);
+      expect(cones.map((cone) => cone.asn)).toEqual(expectedOrder);
+      expect(pages).toBeGreaterThan(1);
+      for (const cone of cones) {
+        expect(cone.date).toBe(latest);
+        expect(cone.members).toEqual((membersOf.get(Number(cone.asn)) ?? []).map(String));
+        expect(cone.prefixes).toEqual(conePrefixesOf(Number(cone.asn)));
+      }
+    },
+  );
 
   it('resumes exactly across small pages and chunk edges, with both prefix strategies', async () => {
     const largest = [...membersOf.entries()]
