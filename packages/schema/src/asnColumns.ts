@@ -355,3 +355,47 @@ export function selectedAsnLinkNodeColumns(info: GraphQLResolveInfo): AsnLinkCol
     [...ASN_LINK_KEY_COLUMNS].sort()
   );
 }
+
+/** What a connection's selection reads: its nodes (`edges`, `pageInfo`), its count (`totalCount`, `pageInfo`). */
+export interface ConnectionNeeds {
+  nodes: boolean;
+  total: boolean;
+}
+
+/** The top-level field names of `selectionSet`, fragments followed. */
+function fieldNamesOf(
+  selectionSet: SelectionSetNode | undefined,
+  info: GraphQLResolveInfo,
+  names: Set<string>,
+  visitedFragments: Set<string>,
+): void {
+  if (!selectionSet) return;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) names.add(selection.name.value);
+    else if (selection.kind === Kind.INLINE_FRAGMENT)
+      fieldNamesOf(selection.selectionSet, info, names, visitedFragments);
+    else if (!visitedFragments.has(selection.name.value)) {
+      visitedFragments.add(selection.name.value);
+      fieldNamesOf(info.fragments[selection.name.value]?.selectionSet, info, names, visitedFragments);
+    }
+  }
+}
+
+/**
+ * What the current connection field's selection reads, so that a batch of nested pages reads only that: an
+ * organization list's `neighbors { totalCount }` ranked every neighbour of every organization for nodes nobody asked
+ * for (1,000 organizations of the real month: 932 ms of 1.3 s).
+ */
+export function connectionNeeds(info: GraphQLResolveInfo): ConnectionNeeds {
+  const needs = remembered(info, 'connection needs', () => {
+    const names = new Set<string>();
+    const visitedFragments = new Set<string>();
+    for (const node of info.fieldNodes) fieldNamesOf(node.selectionSet, info, names, visitedFragments);
+    // pageInfo counts the page's nodes (pageInfo.ts), so it reads them as well as the total.
+    return [
+      ...(names.has('edges') || names.has('pageInfo') ? ['nodes'] : []),
+      ...(names.has('totalCount') || names.has('pageInfo') ? ['total'] : []),
+    ];
+  });
+  return { nodes: needs.includes('nodes'), total: needs.includes('total') };
+}

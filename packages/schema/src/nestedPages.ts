@@ -11,6 +11,7 @@ import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { AsrankContext } from './context';
 import { boundLimit } from './sql';
 import type { ConnectionPage } from './types/pageInfo';
+import type { ConnectionNeeds } from './asnColumns';
 
 export interface NestedPageQuery<P extends string | number> {
   /** A query that selects the node columns plus `parent_key`, restricted to the given parents and month. */
@@ -72,13 +73,19 @@ function perParentRows<P extends string | number, R>(
   >`select * from (${sql.join(pages, sql` union all `)}) pages order by position_in_parent`;
 }
 
+/**
+ * The loader of `loaderKey`'s pages for this request. `needs` (connectionNeeds) says what the client reads of them:
+ * the rows or the counts a batch would read for nothing are not read (the page then holds no nodes, or a total of 0,
+ * which nothing reads).
+ */
 export function nestedPage<P extends string | number, R>(
   context: AsrankContext,
   loaderKey: string,
   page: { first: number; offset: number },
   build: () => NestedPageQuery<P>,
+  needs: ConnectionNeeds = { nodes: true, total: true },
 ): DataLoader<P, ConnectionPage<R>> {
-  const key = `${loaderKey}|${page.first}|${page.offset}`;
+  const key = `${loaderKey}|${page.first}|${page.offset}|${needs.nodes ? 'nodes' : ''}|${needs.total ? 'total' : ''}`;
   let loader = context.pageLoaders.get(key) as DataLoader<P, ConnectionPage<R>> | undefined;
   if (!loader) {
     loader = new DataLoader<P, ConnectionPage<R>>(async (parents) => {
@@ -89,8 +96,8 @@ export function nestedPage<P extends string | number, R>(
           ? perParentRows<P, R>(query, unique, page)
           : windowedRows<P, R>(query, unique, page);
       const [rows, counts] = await Promise.all([
-        rowsQuery.execute(context.db),
-        query.counts(unique).execute(),
+        needs.nodes ? rowsQuery.execute(context.db) : { rows: [] },
+        needs.total ? query.counts(unique).execute() : [],
       ]);
       const nodesByParent = new Map<string, R[]>();
       // Kysely parenthesises an embedded query, so `from ${rows} w` is a derived table.

@@ -141,6 +141,13 @@ export function byPrimaryKey<T extends 'asns' | 'organizations', A extends strin
   return sql<Database[T]>`${sql.table(table)}`.as<A>(sql`${sql.id(alias)}${hint}`);
 }
 
+/**
+ * What an organization's links and neighbours read of each far end: its organization, to leave out the links inside
+ * the organization. Migration 015's narrow index carries it (1,000 organizations' neighbour count on the real month:
+ * 285 -> 250 ms).
+ */
+export const FAR_END_COLUMNS = ['date', 'asn', 'org_id'] as const;
+
 /** What migration 015's index of `asns` holds: its key (date, asn) and the ranking table's columns it carries. */
 const ASN_SUMMARY_KEYED: ReadonlySet<string> = new Set(['date', 'asn', ...ASN_SUMMARY_COLUMNS]);
 

@@ -23,10 +23,13 @@ jest.setTimeout(LOAD_TIMEOUT_MS);
 /** Which form each nested page statement took, read from the SQL text Kysely is given. */
 class PageFormRecorder implements KyselyPlugin {
   forms: string[] = [];
+  /** Statements counting each parent's rows. */
+  counts = 0;
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
     const text = JSON.stringify(args.node);
     if (text.includes('position_in_parent'))
       this.forms.push(text.includes('partition by') ? 'windowed' : 'per parent');
+    else if (text.includes('"parent_key"') && text.includes('"count"')) this.counts += 1;
     return args.node;
   }
   async transformResult(args: PluginTransformResultArgs) {
@@ -52,7 +55,10 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
   afterAll(() => store?.close());
   afterEach(() => Object.assign(nestedPageTuning, defaultTuning));
 
-  async function pagesIn(query: string, maxParents: number): Promise<{ data: LinksOfAsns; forms: string[] }> {
+  async function pagesIn(
+    query: string,
+    maxParents: number,
+  ): Promise<{ data: LinksOfAsns; forms: string[]; counts: number }> {
     nestedPageTuning.perParentMaxParents = maxParents;
     const recorder = new PageFormRecorder();
     // Without the pg pool and pipelined connection every statement runs through Kysely, where the recorder sees it.
@@ -62,7 +68,8 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
       postgres: undefined,
       postgresPipelined: undefined,
     };
-    return { data: await queryData<LinksOfAsns>(recorded, query), forms: recorder.forms };
+    const data = await queryData<LinksOfAsns>(recorded, query);
+    return { data, forms: recorder.forms, counts: recorder.counts };
   }
 
   it('pages the links of one ASN and of several the same in both forms', async () => {
@@ -103,10 +110,50 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
 
   it('reads a batch larger than the per-parent bound windowed', async () => {
     const { forms, data } = await pagesIn(
-      `{ asns(first: 30, sort: "asn") { edges { node { asn asnLinks(first: 2) { totalCount } } } } }`,
+      `{ asns(first: 30, sort: "asn") { edges { node { asn asnLinks(first: 2) { edges { node { asn1 { asn } } } } } } } }`,
       10,
     );
     expect(data.asns.edges).toHaveLength(30);
     expect(forms).toEqual(['windowed']);
+  });
+
+  it('reads only what a nested connection shows: its rows for edges, its counts for totalCount, both for pageInfo', async () => {
+    const selections = {
+      both: 'totalCount edges { node { asn1 { asn } relationship } }',
+      nodes: 'edges { node { asn1 { asn } relationship } }',
+      total: 'totalCount',
+      pageInfo: 'pageInfo { hasNextPage }',
+      fragment: '...Shown',
+      typename: '__typename',
+    };
+    const answers: Record<string, { data: LinksOfAsns; forms: string[]; counts: number }> = {};
+    for (const [name, selection] of Object.entries(selections))
+      answers[name] = await pagesIn(
+        `{ asns(first: 30, sort: "asn") { edges { node { asn asnLinks(first: 2, offset: 1) { ${selection} } } } } }
+        fragment Shown on AsnLinkConnection { totalCount edges { node { asn1 { asn } } } }`.replace(
+          selection === '...Shown' ? '' : /fragment Shown[^}]*}[^}]*}[^}]*}[^}]*}/,
+          '',
+        ),
+        10,
+      );
+    const read = Object.fromEntries(
+      Object.entries(answers).map(([name, { forms, counts }]) => [name, { forms, counts }]),
+    );
+    expect(read).toEqual({
+      both: { forms: ['windowed'], counts: 1 },
+      fragment: { forms: ['windowed'], counts: 1 },
+      nodes: { forms: ['windowed'], counts: 0 },
+      total: { forms: [], counts: 1 },
+      pageInfo: { forms: ['windowed'], counts: 1 },
+      typename: { forms: [], counts: 0 },
+    });
+    const linksOf = (name: string) => answers[name]!.data.asns.edges.map((edge) => edge.node.asnLinks);
+    const both = linksOf('both');
+    expect(both.some((links) => links.totalCount > 3)).toBe(true);
+    expect(linksOf('nodes')).toEqual(both.map(({ edges }) => ({ edges })));
+    expect(linksOf('total')).toEqual(both.map(({ totalCount }) => ({ totalCount })));
+    expect(linksOf('pageInfo')).toEqual(
+      both.map(({ totalCount }) => ({ pageInfo: { hasNextPage: totalCount > 3 } })),
+    );
   });
 });

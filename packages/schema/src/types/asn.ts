@@ -24,8 +24,10 @@ import { compiledLimit } from '../compiledLookups';
 import { nestedPage } from '../nestedPages';
 import { nameConditions } from '../nameSearch';
 import {
+  connectionNeeds,
   coversColumns,
   type AsnColumn,
+  type ConnectionNeeds,
   selectedAsnColumns,
   selectedAsnNodeColumns,
   selectedOrganizationColumns,
@@ -205,8 +207,10 @@ AsnRef.implement({
             'Comma-separated keys: asn0, asn1, numberPaths, relationship, correctedBy; "-" prefix for descending.',
         }),
       },
-      resolve: (row, args, context) =>
-        asnLinksOfAsns(context, row.date, pageOf(args), args.sort).load(Number(row.asn)),
+      resolve: (row, args, context, info) =>
+        asnLinksOfAsns(context, row.date, pageOf(args), args.sort, connectionNeeds(info)).load(
+          Number(row.asn),
+        ),
     }),
   }),
 });
@@ -217,27 +221,34 @@ export function asnsOfOrganizations(
   date: string,
   page: { first: number; offset: number },
   sort: string | null | undefined,
+  needs: ConnectionNeeds,
 ) {
   const keys = parseSort(sort, 'asns', { argument: 'sort' });
   const order = orderByList(context.dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER);
-  return nestedPage<string, AsnRow>(context, `orgAsns|${date}|${sort ?? ''}`, page, () => ({
-    partitionColumn: 'parent_key',
-    order,
-    rows: (orgIds) =>
-      context.db
-        .selectFrom('asns')
-        .selectAll()
-        .select('org_id as parent_key')
-        .where('date', '=', date)
-        .where(inValues(context.dialect, 'org_id', orgIds, 'text')),
-    counts: (orgIds) =>
-      context.db
-        .selectFrom('asns')
-        .select(['org_id as parent_key', (eb) => eb.fn.countAll().as('total')])
-        .where('date', '=', date)
-        .where(inValues(context.dialect, 'org_id', orgIds, 'text'))
-        .groupBy('org_id'),
-  }));
+  return nestedPage<string, AsnRow>(
+    context,
+    `orgAsns|${date}|${sort ?? ''}`,
+    page,
+    () => ({
+      partitionColumn: 'parent_key',
+      order,
+      rows: (orgIds) =>
+        context.db
+          .selectFrom('asns')
+          .selectAll()
+          .select('org_id as parent_key')
+          .where('date', '=', date)
+          .where(inValues(context.dialect, 'org_id', orgIds, 'text')),
+      counts: (orgIds) =>
+        context.db
+          .selectFrom('asns')
+          .select(['org_id as parent_key', (eb) => eb.fn.countAll().as('total')])
+          .where('date', '=', date)
+          .where(inValues(context.dialect, 'org_id', orgIds, 'text'))
+          .groupBy('org_id'),
+    }),
+    needs,
+  );
 }
 
 /** Bound in place of a key-list page's values when its statement is compiled; values the SQL never binds otherwise. */

@@ -9,6 +9,7 @@ import { countRows, listTotal, monthListScope, monthsListTotal } from '../listTo
 import {
   boundDateIn,
   byPrimaryKey,
+  FAR_END_COLUMNS,
   dateIn,
   inValues,
   nullsLastPage,
@@ -22,6 +23,7 @@ import { AsnLinkRef, AsnRef } from './refs';
 import { placeholderAsn } from './asn';
 import { memberKey } from './asnCone';
 import {
+  type ConnectionNeeds,
   coversColumns,
   selectedAsnColumns,
   selectedAsnColumnsAt,
@@ -318,6 +320,7 @@ export function asnLinksOfAsns(
   date: string,
   page: { first: number; offset: number },
   sort: string | null | undefined,
+  needs: ConnectionNeeds,
 ) {
   const order = orderByList(
     context.dialect,
@@ -325,33 +328,39 @@ export function asnLinksOfAsns(
     ASN_LINK_SORT_COLUMNS,
     LINK_ORDER,
   );
-  return nestedPage<number, AsnLinkRow>(context, `asnLinks|${date}|${sort ?? ''}`, page, () => ({
-    partitionColumn: 'parent_key',
-    order,
-    // One ASN's links are a range of the (date, asn0, ...) indexes, the neighbour index in the default order.
-    perParentPages: true,
-    // One parent's rows (the per-parent form) by an equality, so its order comes from the index instead of a sort.
-    // Here and not in inValues: other relations' single-key lists would then tempt SQLite into walking an order's
-    // index over the whole month (an organization's members by rank: 75-83 ms instead of 1.6 ms).
-    rows: (asns) =>
-      context.db
-        .selectFrom('asn_links')
-        .selectAll()
-        .select('asn0 as parent_key')
-        .where('date', '=', date)
-        .where(
-          asns.length === 1
-            ? sql<boolean>`asn0 = ${asns[0]}`
-            : inValues(context.dialect, 'asn0', asns, 'bigint'),
-        ),
-    counts: (asns) =>
-      context.db
-        .selectFrom('asn_links')
-        .select(['asn0 as parent_key', (eb) => eb.fn.countAll().as('total')])
-        .where('date', '=', date)
-        .where(inValues(context.dialect, 'asn0', asns, 'bigint'))
-        .groupBy('asn0'),
-  }));
+  return nestedPage<number, AsnLinkRow>(
+    context,
+    `asnLinks|${date}|${sort ?? ''}`,
+    page,
+    () => ({
+      partitionColumn: 'parent_key',
+      order,
+      // One ASN's links are a range of the (date, asn0, ...) indexes, the neighbour index in the default order.
+      perParentPages: true,
+      // One parent's rows (the per-parent form) by an equality, so its order comes from the index instead of a sort.
+      // Here and not in inValues: other relations' single-key lists would then tempt SQLite into walking an order's
+      // index over the whole month (an organization's members by rank: 75-83 ms instead of 1.6 ms).
+      rows: (asns) =>
+        context.db
+          .selectFrom('asn_links')
+          .selectAll()
+          .select('asn0 as parent_key')
+          .where('date', '=', date)
+          .where(
+            asns.length === 1
+              ? sql<boolean>`asn0 = ${asns[0]}`
+              : inValues(context.dialect, 'asn0', asns, 'bigint'),
+          ),
+      counts: (asns) =>
+        context.db
+          .selectFrom('asn_links')
+          .select(['asn0 as parent_key', (eb) => eb.fn.countAll().as('total')])
+          .where('date', '=', date)
+          .where(inValues(context.dialect, 'asn0', asns, 'bigint'))
+          .groupBy('asn0'),
+    }),
+    needs,
+  );
 }
 
 /** Links from an organization's member ASNs to ASNs outside it (Organization.asnLinks). */
@@ -360,6 +369,7 @@ export function asnLinksOfOrganizations(
   date: string,
   page: { first: number; offset: number },
   sort: string | null | undefined,
+  needs: ConnectionNeeds,
 ) {
   const order = orderByList(
     context.dialect,
@@ -373,7 +383,7 @@ export function asnLinksOfOrganizations(
     context.db
       .selectFrom('asns as a')
       .crossJoin('asn_links as l')
-      .leftJoin(byPrimaryKey(context.dialect, 'asns', 'b'), (join) =>
+      .leftJoin(byPrimaryKey(context.dialect, 'asns', 'b', FAR_END_COLUMNS), (join) =>
         join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'),
       )
       .whereRef('l.date', '=', 'a.date')
@@ -381,15 +391,21 @@ export function asnLinksOfOrganizations(
       .where('a.date', '=', date)
       .where(inValues(context.dialect, 'a.org_id', orgIds, 'text'))
       .where((eb) => eb.or([eb('b.org_id', 'is', null), eb('b.org_id', '!=', eb.ref('a.org_id'))]));
-  return nestedPage<string, AsnLinkRow>(context, `orgLinks|${date}|${sort ?? ''}`, page, () => ({
-    partitionColumn: 'parent_key',
-    order,
-    rows: (orgIds) => external(orgIds).selectAll('l').select('a.org_id as parent_key'),
-    counts: (orgIds) =>
-      external(orgIds)
-        .select(['a.org_id as parent_key', (eb) => eb.fn.countAll().as('total')])
-        .groupBy('a.org_id'),
-  }));
+  return nestedPage<string, AsnLinkRow>(
+    context,
+    `orgLinks|${date}|${sort ?? ''}`,
+    page,
+    () => ({
+      partitionColumn: 'parent_key',
+      order,
+      rows: (orgIds) => external(orgIds).selectAll('l').select('a.org_id as parent_key'),
+      counts: (orgIds) =>
+        external(orgIds)
+          .select(['a.org_id as parent_key', (eb) => eb.fn.countAll().as('total')])
+          .groupBy('a.org_id'),
+    }),
+    needs,
+  );
 }
 
 builder.queryFields((t) => ({

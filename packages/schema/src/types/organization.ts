@@ -4,7 +4,15 @@ import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
 import { intervalOf, loadInMonth, monthNow, monthsIn, pageOf } from '../args';
 import { listTotal, monthListScope, monthsListTotal, rankedListTotal } from '../listTotals';
-import { boundDateIn, byPrimaryKey, dateIn, inValues, orderByList, type SortColumn } from '../sql';
+import {
+  boundDateIn,
+  byPrimaryKey,
+  dateIn,
+  FAR_END_COLUMNS,
+  inValues,
+  orderByList,
+  type SortColumn,
+} from '../sql';
 import { listPage, monthBookmarks } from '../listPage';
 import { nestedPage } from '../nestedPages';
 import { nameConditions } from '../nameSearch';
@@ -13,6 +21,7 @@ import { CountryRef, OrganizationRef } from './refs';
 import { AsnDegreeRef, ConeRef, OrgDegreeRef, PARENT_ITSELF } from './stats';
 import { ASN_ORDER, ASN_SORT_COLUMNS, AsnConnection, asnsOfOrganizations } from './asn';
 import { AsnLinkConnection, asnLinksOfOrganizations } from './asnLink';
+import { connectionNeeds, type ConnectionNeeds } from '../asnColumns';
 
 const ORGANIZATION_SORT_COLUMNS: Record<string, SortColumn> = {
   orgId: { column: 'org_id', text: true },
@@ -56,8 +65,10 @@ const MembersRef = builder.objectRef<OrganizationRow>('OrganizationMembers').imp
       type: AsnConnection,
       description: 'Member ASNs in the organization’s month (default order: rank, then ASN).',
       args: { first: t.arg.int(), offset: t.arg.int(), sort: t.arg.string() },
-      resolve: (org, args, context) =>
-        asnsOfOrganizations(context, org.date, pageOf(args), args.sort).load(org.org_id),
+      resolve: (org, args, context, info) =>
+        asnsOfOrganizations(context, org.date, pageOf(args), args.sort, connectionNeeds(info)).load(
+          org.org_id,
+        ),
     }),
   }),
 });
@@ -68,6 +79,7 @@ function neighborsOfOrganizations(
   date: string,
   page: { first: number; offset: number },
   sort: string | null | undefined,
+  needs: ConnectionNeeds,
 ) {
   const keys = parseSort(sort, 'asns', { argument: 'sort' });
   const neighborSet = (orgIds: string[]) =>
@@ -75,7 +87,7 @@ function neighborsOfOrganizations(
     context.db
       .selectFrom('asns as a')
       .crossJoin('asn_links as l')
-      .innerJoin(byPrimaryKey(context.dialect, 'asns', 'b'), (join) =>
+      .innerJoin(byPrimaryKey(context.dialect, 'asns', 'b', FAR_END_COLUMNS), (join) =>
         join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'),
       )
       .whereRef('l.date', '=', 'a.date')
@@ -85,24 +97,30 @@ function neighborsOfOrganizations(
       .where((eb) => eb.or([eb('b.org_id', 'is', null), eb('b.org_id', '!=', eb.ref('a.org_id'))]))
       .select(['a.org_id as parent_key', 'l.asn1 as neighbor'])
       .distinct();
-  return nestedPage<string, AsnRow>(context, `orgNeighbors|${date}|${sort ?? ''}`, page, () => ({
-    partitionColumn: 'parent_key',
-    order: orderByList(context.dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER),
-    rows: (orgIds) =>
-      context.db
-        .selectFrom(neighborSet(orgIds).as('o'))
-        .innerJoin(byPrimaryKey(context.dialect, 'asns', 'n'), (join) =>
-          join.onRef('n.asn', '=', 'o.neighbor'),
-        )
-        .where('n.date', '=', date)
-        .selectAll('n')
-        .select('o.parent_key'),
-    counts: (orgIds) =>
-      context.db
-        .selectFrom(neighborSet(orgIds).as('o'))
-        .select(['o.parent_key', (eb) => eb.fn.countAll().as('total')])
-        .groupBy('o.parent_key'),
-  }));
+  return nestedPage<string, AsnRow>(
+    context,
+    `orgNeighbors|${date}|${sort ?? ''}`,
+    page,
+    () => ({
+      partitionColumn: 'parent_key',
+      order: orderByList(context.dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER),
+      rows: (orgIds) =>
+        context.db
+          .selectFrom(neighborSet(orgIds).as('o'))
+          .innerJoin(byPrimaryKey(context.dialect, 'asns', 'n'), (join) =>
+            join.onRef('n.asn', '=', 'o.neighbor'),
+          )
+          .where('n.date', '=', date)
+          .selectAll('n')
+          .select('o.parent_key'),
+      counts: (orgIds) =>
+        context.db
+          .selectFrom(neighborSet(orgIds).as('o'))
+          .select(['o.parent_key', (eb) => eb.fn.countAll().as('total')])
+          .groupBy('o.parent_key'),
+    }),
+    needs,
+  );
 }
 
 OrganizationRef.implement({
@@ -124,8 +142,10 @@ OrganizationRef.implement({
       type: AsnLinkConnection,
       description: 'Links from the organization’s ASNs (asn0) to ASNs of other organizations (asn1).',
       args: { first: t.arg.int(), offset: t.arg.int(), sort: t.arg.string() },
-      resolve: (org, args, context) =>
-        asnLinksOfOrganizations(context, org.date, pageOf(args), args.sort).load(org.org_id),
+      resolve: (org, args, context, info) =>
+        asnLinksOfOrganizations(context, org.date, pageOf(args), args.sort, connectionNeeds(info)).load(
+          org.org_id,
+        ),
     }),
     neighbors: t.field({
       type: AsnConnection,
@@ -135,8 +155,10 @@ OrganizationRef.implement({
         offset: t.arg.int(),
         sort: t.arg.string({ description: 'The sort keys of `asns`.' }),
       },
-      resolve: (org, args, context) =>
-        neighborsOfOrganizations(context, org.date, pageOf(args), args.sort).load(org.org_id),
+      resolve: (org, args, context, info) =>
+        neighborsOfOrganizations(context, org.date, pageOf(args), args.sort, connectionNeeds(info)).load(
+          org.org_id,
+        ),
     }),
     cone: t.field({ type: ConeRef, ...PARENT_ITSELF }),
     asnDegree: t.field({
