@@ -369,14 +369,17 @@ function coneGroup(
   return group;
 }
 
+/** Adds `value` to the list `lists` holds under `key`. */
+function appendTo<K, V>(lists: Map<K, V[]>, key: K, value: V): void {
+  const list = lists.get(key);
+  if (list) list.push(value);
+  else lists.set(key, [value]);
+}
+
 /** `group`'s cones by month (a walk over several months may hold several in one chunk). */
 function byMonth(group: readonly StreamCone[]): Map<string, StreamCone[]> {
   const months = new Map<string, StreamCone[]>();
-  for (const cone of group) {
-    const list = months.get(cone.date);
-    if (list) list.push(cone);
-    else months.set(cone.date, [cone]);
-  }
+  for (const cone of group) appendTo(months, cone.date, cone);
   return months;
 }
 
@@ -407,12 +410,7 @@ async function groupMembers(
       .orderBy('member_asn')
       .execute();
     const ofAsn = new Map<number, number[]>();
-    for (const row of rows) {
-      const asn = Number(row.asn);
-      const list = ofAsn.get(asn);
-      if (list) list.push(Number(row.member_asn));
-      else ofAsn.set(asn, [Number(row.member_asn)]);
-    }
+    for (const row of rows) appendTo(ofAsn, Number(row.asn), Number(row.member_asn));
     for (const cone of cones) lists.set(cone, ofAsn.get(cone.asn) ?? []);
   }
   return lists;
@@ -441,12 +439,7 @@ async function groupPrefixes(
             .where(inValues(scope.dialect, 'asn', members, 'bigint'))
             .execute();
     const prefixIdsOf = new Map<number, number[]>();
-    for (const row of origins) {
-      const asn = Number(row.asn);
-      const ids = prefixIdsOf.get(asn);
-      if (ids) ids.push(Number(row.prefix_id));
-      else prefixIdsOf.set(asn, [Number(row.prefix_id)]);
-    }
+    for (const row of origins) appendTo(prefixIdsOf, Number(row.asn), Number(row.prefix_id));
     const prefixIds = [...new Set(origins.map((row) => Number(row.prefix_id)))];
     const rows =
       prefixIds.length === 0
