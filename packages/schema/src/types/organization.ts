@@ -3,7 +3,7 @@ import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
 import { intervalOf, loadInMonth, monthNow, monthsIn, pageOf } from '../args';
-import { listTotal, monthListScope, monthsListTotal, rankedListTotal } from '../listTotals';
+import { listTotal, monthListScope, rankedListTotal } from '../listTotals';
 import {
   boundDateIn,
   byPrimaryKey,
@@ -13,7 +13,7 @@ import {
   orderByList,
   type SortColumn,
 } from '../sql';
-import { listPage, monthBookmarks } from '../listPage';
+import { listPage, listPageTuning, monthBookmarks } from '../listPage';
 import { nestedPage } from '../nestedPages';
 import { nameConditions } from '../nameSearch';
 import { connectionOf, type ConnectionPage } from './pageInfo';
@@ -213,59 +213,101 @@ builder.queryFields((t) => ({
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
       const monthQuery = (inMonths = dateIn(context.dialect, 'date', months)) =>
         context.db.selectFrom('organizations').where(inMonths);
-      let query = monthQuery();
-      if (args.name != null)
-        for (const condition of await nameConditions(context, 'organizations', args.name, months))
-          query = query.where(condition);
-      if (args.seen != null) query = query.where('seen', '=', args.seen ? 1 : 0);
       const filtered = args.name != null || args.seen != null;
+      /** The list over `pageMonths`, filtered as asked. */
+      const listQuery = async (pageMonths: readonly string[]) => {
+        let query = monthQuery(dateIn(context.dialect, 'date', pageMonths));
+        if (args.name != null)
+          for (const condition of await nameConditions(context, 'organizations', args.name, pageMonths))
+            query = query.where(condition);
+        return args.seen == null ? query : query.where('seen', '=', args.seen ? 1 : 0);
+      };
+      const query = await listQuery(months);
       const totalScope = monthListScope('organizations', months, {
         seen: args.seen,
         name: args.name?.toLowerCase(),
       });
-      const nodes = await listPage({
-        db: context.db,
-        dialect: context.dialect,
-        table: 'organizations',
-        rankedTotal: rankedListTotal(context, totalScope),
-        key: 'org_id',
-        query,
-        selectRows: (rows) => rows.selectAll(),
-        rowsOf: (result) => result as unknown as OrganizationRow[],
-        page,
-        keys,
-        columns: ORGANIZATION_SORT_COLUMNS,
-        order: historic ? ORGANIZATION_HISTORIC_ORDER : ORGANIZATION_ORDER,
-        singleMonth: months.length === 1,
-        filtered,
-        keyList: false,
-        // listPage uses them only over a numeric key: org ids are text.
-        bookmarks: monthBookmarks(context, months, filtered),
-        // One month's unfiltered page: SQL compiled once per order and form, as an ASN page (listPage.ts).
-        compiled:
-          months.length === 1 && !filtered
-            ? {
-                shape: 'organizations|*',
-                queryOver: (month) => monthQuery(boundDateIn(context.dialect, 'date', 1, month)),
-                month: months[0]!,
-                run: context.compiled,
-              }
-            : undefined,
-      });
+      /** Organizations `limit`, `offset` of `pageMonths` in the order of `pageKeys` (`historicOrder`: by month first). */
+      const pageIn = async (
+        pageMonths: readonly string[],
+        pageKeys: readonly SortKey[],
+        historicOrder: boolean,
+        limit: number,
+        offset: number,
+      ) => {
+        const pageScope = monthListScope('organizations', pageMonths, {
+          seen: args.seen,
+          name: args.name?.toLowerCase(),
+        });
+        return listPage({
+          db: context.db,
+          dialect: context.dialect,
+          table: 'organizations',
+          rankedTotal: rankedListTotal(context, pageScope),
+          key: 'org_id',
+          query: pageMonths === months ? query : await listQuery(pageMonths),
+          selectRows: (rows) => rows.selectAll(),
+          rowsOf: (result) => result as unknown as OrganizationRow[],
+          page: { first: limit, offset },
+          keys: pageKeys,
+          columns: ORGANIZATION_SORT_COLUMNS,
+          order: historicOrder ? ORGANIZATION_HISTORIC_ORDER : ORGANIZATION_ORDER,
+          singleMonth: pageMonths.length === 1,
+          filtered,
+          keyList: false,
+          // listPage uses them only over a numeric key: org ids are text.
+          bookmarks: monthBookmarks(context, pageMonths, filtered),
+          // One month's unfiltered page: SQL compiled once per order and form, as an ASN page (listPage.ts).
+          compiled:
+            pageMonths.length === 1 && !filtered
+              ? {
+                  shape: 'organizations|*',
+                  queryOver: (month) => monthQuery(boundDateIn(context.dialect, 'date', 1, month)),
+                  month: pageMonths[0]!,
+                  run: context.compiled,
+                }
+              : undefined,
+        });
+      };
+      // Over several months in an order that starts with the month (the default: by month, then rank; or `date` or
+      // `-date` first), without a name filter, a page is read month by month as link lists are (asnLink.ts): the
+      // months before it skipped whole by their kept totals, its months read as one month's list. One statement over
+      // the months sorted every organization of them up to the page (12 generated months at offset 400,000: 0.8 s).
+      const monthTotal = (month: string) => {
+        const records = monthQuery(dateIn(context.dialect, 'date', [month]));
+        return listTotal(
+          context,
+          args.seen == null ? records : records.where('seen', '=', args.seen ? 1 : 0),
+          monthListScope('organizations', [month], { seen: args.seen, name: undefined }),
+        );
+      };
+      let nodes: OrganizationRow[];
+      if (
+        months.length > 1 &&
+        args.name == null &&
+        listPageTuning.monthByMonth &&
+        (keys.length === 0 || keys[0]!.key === 'date')
+      ) {
+        // Within a month: the keys after the month's; none given, the default order; `date` alone, by id.
+        const monthKeys: SortKey[] =
+          keys.length === 0 ? [] : keys.length > 1 ? keys.slice(1) : [{ key: 'orgId', direction: 'asc' }];
+        nodes = [];
+        let skip = page.offset;
+        for (const month of keys[0]?.direction === 'desc' ? [...months].reverse() : months) {
+          if (nodes.length === page.first) break;
+          const total = await monthTotal(month);
+          if (skip >= total) {
+            skip -= total;
+            continue;
+          }
+          nodes.push(...(await pageIn([month], monthKeys, false, page.first - nodes.length, skip)));
+          skip = 0;
+        }
+      } else nodes = await pageIn(months, keys, historic, page.first, page.offset);
       // Several months without a name filter (whose candidates depend on the months): the sum of the months' totals.
       const totalCount =
         months.length > 1 && args.name == null
-          ? () =>
-              monthsListTotal(
-                context,
-                'organizations',
-                months,
-                { seen: args.seen, name: undefined },
-                (month) => {
-                  const records = monthQuery(dateIn(context.dialect, 'date', [month]));
-                  return args.seen == null ? records : records.where('seen', '=', args.seen ? 1 : 0);
-                },
-              )
+          ? async () => (await Promise.all(months.map(monthTotal))).reduce((sum, total) => sum + total, 0)
           : () => listTotal(context, query, totalScope);
       return { nodes, totalCount, ...page };
     },
