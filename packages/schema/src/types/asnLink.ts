@@ -18,6 +18,7 @@ import {
   type SortColumn,
 } from '../sql';
 import { nestedPage } from '../nestedPages';
+import { monthWalkOf, pageMonthByMonth, startsWithMonth } from '../monthByMonth';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { AsnLinkRef, AsnRef } from './refs';
 import { placeholderAsn } from './asn';
@@ -594,35 +595,28 @@ builder.queryFields((t) => ({
         }
       };
       const query = linksQuery();
-      // Over several months in an order that starts with the month (the default: by month, then link rank; or `date` or
-      // `-date` first), every link is read month by month: the months before the page are skipped whole by their
-      // totals (kept per data version, listTotals.ts), and the page's months are read as a single month's list is,
-      // from its indexes and bookmarks. One statement over all the months walked every link before the page (12
-      // generated months by `-date` at offset 4,000,000: 1.9 s).
-      const byMonth =
+      // Every link over several months in an order that starts with the month: month by month (monthByMonth.ts).
+      let nodes: AsnLinkRow[];
+      if (
         asn === null &&
         asnList === null &&
         months.length > 1 &&
         linkPageTuning.monthByMonth &&
-        (keys.length === 0 || keys[0]!.key === 'date');
-      let nodes: AsnLinkRow[];
-      if (byMonth) {
-        // Within a month: the keys after the month's; none given, the default order; `date` alone, the pair.
-        const monthKeys: SortKey[] =
-          keys.length === 0 ? [] : keys.length > 1 ? keys.slice(1) : [{ key: 'asn0', direction: 'asc' }];
-        nodes = [];
-        let skip = page.offset;
-        for (const month of keys[0]?.direction === 'desc' ? [...months].reverse() : months) {
-          if (nodes.length === page.first) break;
-          const inMonth = linksQuery(dateIn(context.dialect, 'date', [month]));
-          const monthTotal = await listTotal(context, inMonth, monthListScope('asn_links', [month], {}));
-          if (skip >= monthTotal) {
-            skip -= monthTotal;
-            continue;
-          }
-          nodes.push(...(await linksPage([month], monthKeys, false, page.first - nodes.length, skip)));
-          skip = 0;
-        }
+        startsWithMonth(keys)
+      ) {
+        const walk = monthWalkOf(months, keys, { key: 'asn0', direction: 'asc' });
+        nodes = await pageMonthByMonth(
+          walk.months,
+          page.first,
+          page.offset,
+          (month) =>
+            listTotal(
+              context,
+              linksQuery(dateIn(context.dialect, 'date', [month])),
+              monthListScope('asn_links', [month], {}),
+            ),
+          (month, limit, offset) => linksPage([month], walk.monthKeys, false, limit, offset),
+        );
       } else nodes = await linksPage(months, keys, historic, page.first, page.offset);
       // Several months: the sum of the months' totals.
       const everyLink = asn === null && asnList === null;

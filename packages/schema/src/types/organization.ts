@@ -14,6 +14,7 @@ import {
   type SortColumn,
 } from '../sql';
 import { listPage, listPageTuning, monthBookmarks } from '../listPage';
+import { monthWalkOf, pageMonthByMonth, startsWithMonth } from '../monthByMonth';
 import { nestedPage } from '../nestedPages';
 import { nameConditions } from '../nameSearch';
 import { connectionOf, type ConnectionPage } from './pageInfo';
@@ -269,10 +270,8 @@ builder.queryFields((t) => ({
               : undefined,
         });
       };
-      // Over several months in an order that starts with the month (the default: by month, then rank; or `date` or
-      // `-date` first), without a name filter, a page is read month by month as link lists are (asnLink.ts): the
-      // months before it skipped whole by their kept totals, its months read as one month's list. One statement over
-      // the months sorted every organization of them up to the page (12 generated months at offset 400,000: 0.8 s).
+      // Without a name filter, over several months in an order that starts with the month: month by month
+      // (monthByMonth.ts).
       const monthTotal = (month: string) => {
         const records = monthQuery(dateIn(context.dialect, 'date', [month]));
         return listTotal(
@@ -282,27 +281,15 @@ builder.queryFields((t) => ({
         );
       };
       let nodes: OrganizationRow[];
-      if (
-        months.length > 1 &&
-        args.name == null &&
-        listPageTuning.monthByMonth &&
-        (keys.length === 0 || keys[0]!.key === 'date')
-      ) {
-        // Within a month: the keys after the month's; none given, the default order; `date` alone, by id.
-        const monthKeys: SortKey[] =
-          keys.length === 0 ? [] : keys.length > 1 ? keys.slice(1) : [{ key: 'orgId', direction: 'asc' }];
-        nodes = [];
-        let skip = page.offset;
-        for (const month of keys[0]?.direction === 'desc' ? [...months].reverse() : months) {
-          if (nodes.length === page.first) break;
-          const total = await monthTotal(month);
-          if (skip >= total) {
-            skip -= total;
-            continue;
-          }
-          nodes.push(...(await pageIn([month], monthKeys, false, page.first - nodes.length, skip)));
-          skip = 0;
-        }
+      if (months.length > 1 && args.name == null && listPageTuning.monthByMonth && startsWithMonth(keys)) {
+        const walk = monthWalkOf(months, keys, { key: 'orgId', direction: 'asc' });
+        nodes = await pageMonthByMonth(
+          walk.months,
+          page.first,
+          page.offset,
+          monthTotal,
+          (month, limit, offset) => pageIn([month], walk.monthKeys, false, limit, offset),
+        );
       } else nodes = await pageIn(months, keys, historic, page.first, page.offset);
       // Several months without a name filter (whose candidates depend on the months): the sum of the months' totals.
       const totalCount =

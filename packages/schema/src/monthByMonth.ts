@@ -1,0 +1,53 @@
+// A list over several months in an order that starts with the month (the default historic orders: by month, then the
+// month's own order; or `date` / `-date` first) is read month by month: the months before a page are skipped whole by
+// their totals (kept per data version, listTotals.ts), and the page's months are read as a single month's list is,
+// from its indexes and bookmarks. One statement over all the months sorted or walked every row before the page (12
+// generated months of links by `-date` at offset 4,000,000: 1.9 s; of organizations at 400,000: 0.3-0.8 s; a cone
+// walk resumed at cone 801,970: 4.7 s).
+import type { SortKey } from '@asrank/domain';
+
+/** The order over several months reads month by month: it starts with the month (`keys` empty: the default). */
+export function startsWithMonth(keys: readonly SortKey[]): boolean {
+  return keys.length === 0 || keys[0]!.key === 'date';
+}
+
+/**
+ * The walk of `keys` (startsWithMonth) over `months` (ascending): the months in the order's direction, and each
+ * month's own keys: the keys after the month's; none given, the default order ([]); `date` alone, `byKey`.
+ */
+export function monthWalkOf(
+  months: readonly string[],
+  keys: readonly SortKey[],
+  byKey: SortKey,
+): { months: readonly string[]; monthKeys: SortKey[] } {
+  return {
+    months: keys[0]?.direction === 'desc' ? [...months].reverse() : months,
+    monthKeys: keys.length === 0 ? [] : keys.length > 1 ? keys.slice(1) : [byKey],
+  };
+}
+
+/**
+ * Rows `offset` .. `offset + limit - 1` of `months` (in walk order) read month by month: `monthTotal` gives a month's
+ * rows, `readMonth` a stretch of one month.
+ */
+export async function pageMonthByMonth<Row>(
+  months: readonly string[],
+  limit: number,
+  offset: number,
+  monthTotal: (month: string) => Promise<number>,
+  readMonth: (month: string, limit: number, offset: number) => Promise<Row[]>,
+): Promise<Row[]> {
+  const rows: Row[] = [];
+  let skip = offset;
+  for (const month of months) {
+    if (rows.length >= limit) break;
+    const total = await monthTotal(month);
+    if (skip >= total) {
+      skip -= total;
+      continue;
+    }
+    rows.push(...(await readMonth(month, limit - rows.length, skip)));
+    skip = 0;
+  }
+  return rows;
+}
