@@ -238,8 +238,10 @@ export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOp
     throw new Error(
       `statementTimeoutMs must be a whole number of ms from 0 to ${MAX_STATEMENT_TIMEOUT_MS} (got ${String(timeoutMs)})`,
     );
-  // Added by the project's patch of better-sqlite3, so not in its published types.
-  if (timeoutMs > 0) (sqlite as unknown as PatchedSqlite).statementTimeout(timeoutMs);
+  // Added by the project's patch of better-sqlite3, so not in its published types; an unpatched build (a prebuilt
+  // binary) has none, and serves without the limit.
+  const patched = sqlite as unknown as Partial<PatchedSqlite>;
+  if (timeoutMs > 0 && typeof patched.statementTimeout === 'function') patched.statementTimeout(timeoutMs);
   const db = new Kysely<Database>({ dialect: new StableLimitSqliteDialect({ database: sqlite }) });
   return { db, dialect: 'sqlite', location: parsed.target, sqlite, close: () => db.destroy() };
 }
