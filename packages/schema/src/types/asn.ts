@@ -5,7 +5,7 @@ import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext } from '../context';
 import { intervalOf, loadInMonth, monthNow, monthsIn, pageOf, parseAsnArgument, parseAsnList } from '../args';
-import { listTotal, monthListScope, monthsListTotal, rankedListTotal } from '../listTotals';
+import { listTotal, monthListScope, rankedListTotal } from '../listTotals';
 import {
   boundDateIn,
   boundList,
@@ -19,7 +19,8 @@ import {
   sortKeysNamed,
   type SortColumn,
 } from '../sql';
-import { listPage, monthBookmarks } from '../listPage';
+import { listPage, listPageTuning, monthBookmarks } from '../listPage';
+import { monthWalkOf, pageMonthByMonth, startsWithMonth } from '../monthByMonth';
 import { compiledLimit } from '../compiledLookups';
 import { nestedPage } from '../nestedPages';
 import { nameConditions } from '../nameSearch';
@@ -414,48 +415,90 @@ builder.queryFields((t) => ({
         columns
           ? (rowQuery.select(columns) as unknown as ReturnType<typeof rowQuery.selectAll>)
           : rowQuery.selectAll();
-      const nodes = await listPage({
-        db: context.db,
-        dialect: context.dialect,
-        table: 'asns',
-        indexCarries: columns && !organization && !historic ? orderIndexCarries(keys, columns) : undefined,
-        rankedTotal: rankedListTotal(context, totalScope),
-        key: 'asn',
-        query,
-        selectRows: (rows, qualified) =>
-          qualified && columns && organization
-            ? asnRowsWithOrganizationsQuery(rows, columns, organization)
-            : withColumns(rows),
-        rowsOf: (result, qualified) =>
-          qualified && columns && organization
-            ? withJoinedOrganizations(result, organization)
-            : (result as unknown as AsnRow[]),
-        page,
-        keys,
-        columns: ASN_SORT_COLUMNS,
-        order,
-        singleMonth: months.length === 1,
-        filtered,
-        keyList: asnFilter !== null,
-        bookmarks: monthBookmarks(context, months, filtered),
-        compiled:
-          months.length === 1 && !filtered && columns
-            ? {
-                shape: `asns|${columns.join(',')}|${organization?.join(',') ?? ''}`,
-                queryOver: (month) => recordsQuery(boundDateIn(context.dialect, 'date', 1, month)),
-                month: months[0]!,
-                run: context.compiled,
-              }
-            : undefined,
-      });
+      /** Records `limit`, `offset` of `pageQuery` over `pageMonths` in the order of `pageKeys`. */
+      const pageIn = (
+        pageMonths: readonly string[],
+        pageQuery: typeof query,
+        pageKeys: readonly SortKey[],
+        historicOrder: boolean,
+        limit: number,
+        offset: number,
+      ) =>
+        listPage({
+          db: context.db,
+          dialect: context.dialect,
+          table: 'asns',
+          indexCarries:
+            columns && !organization && !historicOrder ? orderIndexCarries(pageKeys, columns) : undefined,
+          rankedTotal: rankedListTotal(
+            context,
+            asnFilter === null
+              ? monthListScope('asns', pageMonths, { seen: args.seen, name: args.name?.toLowerCase() })
+              : null,
+          ),
+          key: 'asn',
+          query: pageQuery,
+          selectRows: (rows, qualified) =>
+            qualified && columns && organization
+              ? asnRowsWithOrganizationsQuery(rows, columns, organization)
+              : withColumns(rows),
+          rowsOf: (result, qualified) =>
+            qualified && columns && organization
+              ? withJoinedOrganizations(result, organization)
+              : (result as unknown as AsnRow[]),
+          page: { first: limit, offset },
+          keys: pageKeys,
+          columns: ASN_SORT_COLUMNS,
+          order: historicOrder ? ASN_HISTORIC_ORDER : ASN_ORDER,
+          singleMonth: pageMonths.length === 1,
+          filtered,
+          keyList: asnFilter !== null,
+          bookmarks: monthBookmarks(context, pageMonths, filtered),
+          compiled:
+            pageMonths.length === 1 && !filtered && columns
+              ? {
+                  shape: `asns|${columns.join(',')}|${organization?.join(',') ?? ''}`,
+                  queryOver: (month) => recordsQuery(boundDateIn(context.dialect, 'date', 1, month)),
+                  month: pageMonths[0]!,
+                  run: context.compiled,
+                }
+              : undefined,
+        });
+      /** A month's records, `seen` or not as asked: its total is kept (listTotals.ts). */
+      const monthRecords = (month: string) => {
+        const records = recordsQuery(dateIn(context.dialect, 'date', [month]));
+        return args.seen == null ? records : records.where('seen', '=', args.seen ? 1 : 0);
+      };
+      const monthTotal = (month: string) =>
+        listTotal(
+          context,
+          monthRecords(month),
+          monthListScope('asns', [month], { seen: args.seen, name: undefined }),
+        );
+      // Every record (or the seen ones) over several months in an order that starts with the month: month by month
+      // (monthByMonth.ts).
+      let nodes: AsnRow[];
+      if (
+        months.length > 1 &&
+        asnFilter === null &&
+        args.name == null &&
+        listPageTuning.monthByMonth &&
+        startsWithMonth(keys)
+      ) {
+        const walk = monthWalkOf(months, keys, { key: 'asn', direction: 'asc' });
+        nodes = await pageMonthByMonth(
+          walk.months,
+          page.first,
+          page.offset,
+          monthTotal,
+          (month, limit, offset) =>
+            pageIn([month], monthRecords(month), walk.monthKeys, false, limit, offset),
+        );
+      } else nodes = await pageIn(months, query, keys, historic, page.first, page.offset);
       // Several months without a name filter (whose candidates depend on the months): the sum of the months' totals.
       const totalCount =
         months.length > 1 && asnFilter === null && args.name == null
-          ? () =>
-              monthsListTotal(context, 'asns', months, { seen: args.seen, name: undefined }, (month) => {
-                const records = recordsQuery(dateIn(context.dialect, 'date', [month]));
-                return args.seen == null ? records : records.where('seen', '=', args.seen ? 1 : 0);
-              })
+          ? async () => (await Promise.all(months.map(monthTotal))).reduce((sum, total) => sum + total, 0)
           : () => listTotal(context, query, totalScope);
       return { nodes, totalCount, ...page };
     },
