@@ -20,15 +20,13 @@ import { inValues } from './sql';
  * are: a cone of few ASNs may hold many prefixes (AS58453's 196 ASNs hold 11,220 in December 2017), and SQL finds
  * the distinct prefixes of the whole cone again for every page (86-118 ms for a page of 100 there, 3-6 ms from
  * memory once the month's prefix index is loaded). Mutable so tests can drive both strategies and chunk edges on
- * the small sample. `monthByMonth`: a walk of several months in an order that starts with the month reads its cone
- * list month by month (types/asnConesStream.ts; off only to compare, in tests). `smallConeGroup`: the small cones of a
- * walk whose whole member and prefix lists are read in one statement each (smallConeGroups; 0 turns it off).
+ * the small sample. `smallConeGroup`: the small cones of a walk whose whole member and prefix lists are read in one
+ * statement each (smallConeGroups; 0 turns it off).
  */
 export const coneStreamTuning = {
   chunk: 10001,
   largeConeAsns: 2000,
   largeConePrefixes: 1000,
-  monthByMonth: true,
   smallConeGroup: 256,
 };
 
@@ -419,14 +417,19 @@ async function groupMembers(
 /**
  * The whole distinct prefix lists of small cones (as conePrefixChunk defines them): their members, the members'
  * prefixes (prefix_origins by its key), then those prefixes' rows, three index reads a month joined here. One join of
- * the three for 256 cones made PostgreSQL hash the month's prefixes (177 ms a group on the real month).
+ * the three for 256 cones made PostgreSQL hash the month's prefixes (177 ms a group on the real month). The members
+ * come from `membersOfCone`, the walk's member lists, where the walk has read them already; the others are read and
+ * filed there.
  */
 async function groupPrefixes(
   scope: WalkScope,
   group: readonly StreamCone[],
+  membersOfCone: Map<StreamCone, number[]>,
 ): Promise<Map<StreamCone, PrefixRecord[]>> {
   const lists = new Map<StreamCone, PrefixRecord[]>();
-  const membersOfCone = await groupMembers(scope, group);
+  const unread = group.filter((cone) => !membersOfCone.has(cone));
+  if (unread.length > 0)
+    for (const [cone, list] of await groupMembers(scope, unread)) membersOfCone.set(cone, list);
   for (const [date, cones] of byMonth(group)) {
     const members = [...new Set(cones.flatMap((cone) => membersOfCone.get(cone) ?? []))];
     const origins =
@@ -512,7 +515,7 @@ function smallConeGroups(scope: WalkScope) {
         prefixes,
         (small) => !hasManyPrefixes(small),
         (small) => small.conePrefixes,
-        groupPrefixes,
+        (walkScope, group) => groupPrefixes(walkScope, group, members),
       ),
   };
 }

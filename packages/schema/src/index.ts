@@ -9,7 +9,7 @@ export {
 export { coneStreamTuning } from './coneSource';
 export { nameSearchTuning } from './nameSearch';
 export { linkPageTuning } from './types/asnLink';
-export { listPageTuning } from './listPage';
+export { monthByMonthTuning } from './monthByMonth';
 export { nestedPageTuning } from './nestedPages';
 export { DEFAULT_BOOKMARK_STEP, type PageBookmarksOptions } from './pageBookmarks';
 export type { StatementObserver } from './compiledLookups';

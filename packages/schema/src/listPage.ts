@@ -284,12 +284,6 @@ async function rowsOfKeyPage<TB extends ListTable, Row>(
   return readRows(spec, pageRows(keyRange(spec.query), start?.from ?? null, limit, skip), true);
 }
 
-/**
- * ASNs and organizations over several months in an order that starts with the month are read month by month
- * (monthByMonth.ts; off only to compare, in tests).
- */
-export const listPageTuning = { monthByMonth: true };
-
 export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): Promise<Row[]> {
   const { dialect, page, query } = spec;
   const orderOf = (keys: readonly SortKey[], options: { keyLookup?: boolean; table?: string } = {}) =>

@@ -72,22 +72,34 @@ export function rankedListTotal(
   return scope === null ? undefined : (ranked) => listTotal(context, ranked, `${scope}\u0000ranked`);
 }
 
+/** A list's totals month by month (monthTotals). */
+export interface MonthTotals {
+  /** The rows of the list in `month`. */
+  of(month: string): Promise<number>;
+  /** The rows of the list over `months`: the list's totalCount over several months. */
+  sum(months: readonly string[]): Promise<number>;
+}
+
 /**
- * The totalCount of a list over `months` with no filter but those named in `filter` (which must not depend on the
- * months, as a name filter's candidates do): the sum of each month's total (`ofMonth`: the list in that one month),
- * each kept as listTotal keeps a month's list, so a client paging through a year's history counts each month once.
+ * A list's totals month by month, with no filter but those named in `filter` (which must not depend on the months, as
+ * a name filter's candidates do; `ofMonth`: the list in that one month), each kept as listTotal keeps a month's list:
+ * what a page read month by month skips by (monthByMonth.ts), and, summed, the totalCount over several months, so a
+ * client paging through a year's history counts each month once.
  */
-export async function monthsListTotal(
+export function monthTotals(
   context: Pick<AsrankContext, 'listTotals' | 'dataVersion'>,
   table: string,
-  months: readonly string[],
   filter: Readonly<Record<string, string | number | boolean | null | undefined>>,
   ofMonth: (month: string) => CountableQuery,
-): Promise<number> {
-  const totals = await Promise.all(
-    months.map((month) => listTotal(context, ofMonth(month), monthListScope(table, [month], filter))),
-  );
-  return totals.reduce((sum, total) => sum + total, 0);
+): MonthTotals {
+  const of = (month: string) => listTotal(context, ofMonth(month), monthListScope(table, [month], filter));
+  return {
+    of,
+    async sum(months) {
+      const totals = await Promise.all(months.map(of));
+      return totals.reduce((sum, total) => sum + total, 0);
+    },
+  };
 }
 
 /** The number of rows `query` selects, counted by the database. */

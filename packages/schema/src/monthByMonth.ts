@@ -6,13 +6,19 @@
 // walk resumed at cone 801,970: 4.7 s).
 import type { SortKey } from '@asrank/domain';
 
-/** The order over several months reads month by month: it starts with the month (`keys` empty: the default). */
-export function startsWithMonth(keys: readonly SortKey[]): boolean {
-  return keys.length === 0 || keys[0]!.key === 'date';
+/** Lets tests compare the pages read month by month with one statement's over all the months. */
+export const monthByMonthTuning = { enabled: true };
+
+/**
+ * True when a list over `months` in the order of `keys` reads month by month: several months, and an order that
+ * starts with the month (`keys` empty: the default).
+ */
+export function readsMonthByMonth(months: readonly string[], keys: readonly SortKey[]): boolean {
+  return months.length > 1 && monthByMonthTuning.enabled && (keys.length === 0 || keys[0]!.key === 'date');
 }
 
 /**
- * The walk of `keys` (startsWithMonth) over `months` (ascending): the months in the order's direction, and each
+ * The walk of `keys` (readsMonthByMonth) over `months` (ascending): the months in the order's direction, and each
  * month's own keys: the keys after the month's; none given, the default order ([]); `date` alone, `byKey`.
  */
 export function monthWalkOf(

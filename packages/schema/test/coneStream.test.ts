@@ -1,6 +1,6 @@
 // asnCone and asnConesStream against the stored cones: walking every page from an empty cursor yields each cone,
 // member and prefix exactly once, in order, and equal to cone_members / prefix_origins.
-import { coneStreamTuning } from '../src';
+import { coneStreamTuning, monthByMonthTuning } from '../src';
 import {
   LOAD_TIMEOUT_MS,
   openLoadedStore,
@@ -236,7 +236,7 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
         const boundary = await seenIn(firstMonth);
         for (const start of [0, boundary - 3, boundary + 2]) {
           const pagesFrom = async (monthByMonth: boolean) => {
-            coneStreamTuning.monthByMonth = monthByMonth;
+            monthByMonthTuning.enabled = monthByMonth;
             coneStreamTuning.chunk = monthByMonth ? 7 : 8;
             const pages: StreamPage[] = [];
             let cursor = `${start},0,`;
@@ -262,7 +262,7 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
         }
       }
     } finally {
-      coneStreamTuning.monthByMonth = true;
+      monthByMonthTuning.enabled = true;
     }
   });
 

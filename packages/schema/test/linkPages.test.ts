@@ -1,7 +1,7 @@
 // A deep page of links reads its keys from the order's index before its rows; the pages are the same as with one
 // ORDER BY ... OFFSET over whole rows, for every sort, with and without asn1's fields, for one month and several,
 // on SQLite and PostgreSQL.
-import { linkPageTuning } from '../src';
+import { linkPageTuning, monthByMonthTuning } from '../src';
 import {
   LOAD_TIMEOUT_MS,
   busiestAsns,
@@ -25,35 +25,40 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
     store = await openLoadedStore(kind);
   }, LOAD_TIMEOUT_MS);
   afterAll(() => store?.close());
-  afterEach(() => Object.assign(linkPageTuning, defaultTuning));
+  afterEach(() => {
+    Object.assign(linkPageTuning, defaultTuning);
+    monthByMonthTuning.enabled = true;
+  });
 
   /** Asks `query` with every row skipped and with the keys read first, expects the same page, returns its size. */
   async function expectKeyedPageAsSkipped(query: string): Promise<number> {
     Object.assign(linkPageTuning, {
       keyedPageMinOffset: Number.MAX_SAFE_INTEGER,
       keyedOverSeveralMonths: false,
-      monthByMonth: false,
     });
+    monthByMonthTuning.enabled = false;
     const skipped = await queryData<LinkPage>(store.handle, query);
-    Object.assign(linkPageTuning, {
-      keyedPageMinOffset: 0,
-      keyedOverSeveralMonths: true,
-      monthByMonth: true,
-    });
+    Object.assign(linkPageTuning, { keyedPageMinOffset: 0, keyedOverSeveralMonths: true });
+    monthByMonthTuning.enabled = true;
     const keyed = await queryData<LinkPage>(store.handle, query);
     expect([query, keyed.asnLinks.edges]).toEqual([query, skipped.asnLinks.edges]);
     return skipped.asnLinks.edges.length;
   }
 
-  it('pages every link the same whether the keys are read first or the rows are skipped', async () => {
-    const latest = store.dates.at(-1)!;
+  /** Every link of `month`, each once (asnLinks without `asn`). */
+  async function linksIn(month: string): Promise<number> {
     const links = await store.handle.db
       .selectFrom('asn_links')
       .select((eb) => eb.fn.countAll().as('n'))
-      .where('date', '=', latest)
+      .where('date', '=', month)
       .where('canonical', '=', 1)
       .executeTakeFirstOrThrow();
-    const total = Number(links.n);
+    return Number(links.n);
+  }
+
+  it('pages every link the same whether the keys are read first or the rows are skipped', async () => {
+    const latest = store.dates.at(-1)!;
+    const total = await linksIn(latest);
     expect(total).toBeGreaterThan(300);
     const offsets = [1, 137, Math.floor(total / 2), total - 5, total + 10];
     const interval = `, dateStart: "${store.dates[0]}", dateEnd: "${latest}"`;
@@ -77,15 +82,7 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
     const months = store.dates;
     expect(months.length).toBeGreaterThan(1);
     const perMonth: number[] = [];
-    for (const month of months) {
-      const links = await store.handle.db
-        .selectFrom('asn_links')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .where('date', '=', month)
-        .where('canonical', '=', 1)
-        .executeTakeFirstOrThrow();
-      perMonth.push(Number(links.n));
-    }
+    for (const month of months) perMonth.push(await linksIn(month));
     const total = perMonth.reduce((sum, n) => sum + n, 0);
     // Pages that start in each month, end in the next, start exactly at a month's first link, and lie past the end.
     const offsets = [

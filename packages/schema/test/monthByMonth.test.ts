@@ -2,7 +2,7 @@
 // months before a page skipped by their totals); the pages are the same as one statement's ORDER BY ... OFFSET over
 // the months, for pages inside a month, across a month's end and past the last one, with and without `seen`, on
 // SQLite and PostgreSQL.
-import { listPageTuning } from '../src';
+import { monthByMonthTuning } from '../src';
 import { LOAD_TIMEOUT_MS, openLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
@@ -17,7 +17,7 @@ describe.each(STORE_KINDS)('organizations month by month on %s', (kind) => {
   }, LOAD_TIMEOUT_MS);
   afterAll(() => store?.close());
   afterEach(() => {
-    listPageTuning.monthByMonth = true;
+    monthByMonthTuning.enabled = true;
   });
 
   it.each([
@@ -52,9 +52,9 @@ describe.each(STORE_KINDS)('organizations month by month on %s', (kind) => {
           for (const offset of offsets) {
             const query = `{ ${list}(${interval}, first: 9, offset: ${offset}${seen}${sort ? `, sort: "${sort}"` : ''}) {
               totalCount edges { node { ${selection} } } } }`;
-            listPageTuning.monthByMonth = false;
+            monthByMonthTuning.enabled = false;
             const oneStatement = await queryData<ListPage>(store.handle, query);
-            listPageTuning.monthByMonth = true;
+            monthByMonthTuning.enabled = true;
             const byMonth = await queryData<ListPage>(store.handle, query);
             expect([query, byMonth]).toEqual([query, oneStatement]);
             compared += byMonth[list]!.edges.length;

@@ -5,7 +5,7 @@ import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext } from '../context';
 import { intervalOf, loadInMonth, monthNow, monthsIn, pageOf, parseAsnArgument, parseAsnList } from '../args';
-import { listTotal, monthListScope, rankedListTotal } from '../listTotals';
+import { listTotal, monthListScope, monthTotals, rankedListTotal } from '../listTotals';
 import {
   boundDateIn,
   boundList,
@@ -19,8 +19,8 @@ import {
   sortKeysNamed,
   type SortColumn,
 } from '../sql';
-import { listPage, listPageTuning, monthBookmarks } from '../listPage';
-import { monthWalkOf, pageMonthByMonth, startsWithMonth } from '../monthByMonth';
+import { listPage, monthBookmarks } from '../listPage';
+import { monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { compiledLimit } from '../compiledLookups';
 import { nestedPage } from '../nestedPages';
 import { nameConditions } from '../nameSearch';
@@ -464,33 +464,22 @@ builder.queryFields((t) => ({
                 }
               : undefined,
         });
-      /** A month's records, `seen` or not as asked: its total is kept (listTotals.ts). */
+      /** A month's records, `seen` or not as asked, and their totals month by month (kept, listTotals.ts). */
       const monthRecords = (month: string) => {
         const records = recordsQuery(dateIn(context.dialect, 'date', [month]));
         return args.seen == null ? records : records.where('seen', '=', args.seen ? 1 : 0);
       };
-      const monthTotal = (month: string) =>
-        listTotal(
-          context,
-          monthRecords(month),
-          monthListScope('asns', [month], { seen: args.seen, name: undefined }),
-        );
+      const recordTotals = monthTotals(context, 'asns', { seen: args.seen, name: undefined }, monthRecords);
       // Every record (or the seen ones) over several months in an order that starts with the month: month by month
       // (monthByMonth.ts).
       let nodes: AsnRow[];
-      if (
-        months.length > 1 &&
-        asnFilter === null &&
-        args.name == null &&
-        listPageTuning.monthByMonth &&
-        startsWithMonth(keys)
-      ) {
+      if (asnFilter === null && args.name == null && readsMonthByMonth(months, keys)) {
         const walk = monthWalkOf(months, keys, { key: 'asn', direction: 'asc' });
         nodes = await pageMonthByMonth(
           walk.months,
           page.first,
           page.offset,
-          monthTotal,
+          recordTotals.of,
           (month, limit, offset) =>
             pageIn([month], monthRecords(month), walk.monthKeys, false, limit, offset),
         );
@@ -498,7 +487,7 @@ builder.queryFields((t) => ({
       // Several months without a name filter (whose candidates depend on the months): the sum of the months' totals.
       const totalCount =
         months.length > 1 && asnFilter === null && args.name == null
-          ? async () => (await Promise.all(months.map(monthTotal))).reduce((sum, total) => sum + total, 0)
+          ? () => recordTotals.sum(months)
           : () => listTotal(context, query, totalScope);
       return { nodes, totalCount, ...page };
     },

@@ -26,15 +26,9 @@ import {
   orderByList,
   sortKeysNamed,
 } from '../sql';
-import {
-  coneStreamSource,
-  coneStreamTuning,
-  rowsPerQuery,
-  type StreamCone,
-  type StreamMember,
-} from '../coneSource';
-import { listTotal, monthListScope } from '../listTotals';
-import { monthWalkOf, pageMonthByMonth, startsWithMonth } from '../monthByMonth';
+import { coneStreamSource, rowsPerQuery, type StreamCone, type StreamMember } from '../coneSource';
+import { monthTotals } from '../listTotals';
+import { monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { AsnRef, PrefixRef, type PrefixRecord } from './refs';
 import { ASN_HISTORIC_ORDER, ASN_SORT_COLUMNS } from './asn';
 import { memberKeys, memberRecords } from './asnCone';
@@ -331,14 +325,12 @@ builder.queryFields((t) => ({
         filters.membersSome === null &&
         filters.membersAll.length === 0 &&
         filters.prefixes.length === 0;
-      const monthTotal = (month: string) =>
-        listTotal(
-          context,
-          context.db.selectFrom('asns').where('date', '=', month).where('seen', '=', 1),
-          monthListScope('asns', [month], { seen: true, name: undefined }),
-        );
+      // A month's cones are its seen ASNs, whose totals the `asns` list keeps too.
+      const coneTotals = monthTotals(context, 'asns', { seen: true, name: undefined }, (month) =>
+        context.db.selectFrom('asns').where('date', '=', month).where('seen', '=', 1),
+      );
       let coneChunk = coneChunkReader(filters, keys);
-      if (unfiltered && filters.months.length > 1 && coneStreamTuning.monthByMonth && startsWithMonth(keys)) {
+      if (unfiltered && readsMonthByMonth(filters.months, keys)) {
         const walk = monthWalkOf(filters.months, keys, { key: 'asn', direction: 'asc' });
         const readers = new Map<string, (offset: number, limit: number) => Promise<StreamCone[]>>();
         const readerOf = (month: string) => {
@@ -350,7 +342,7 @@ builder.queryFields((t) => ({
           return read;
         };
         coneChunk = (offset, limit) =>
-          pageMonthByMonth(walk.months, limit, offset, monthTotal, (month, monthLimit, monthOffset) =>
+          pageMonthByMonth(walk.months, limit, offset, coneTotals.of, (month, monthLimit, monthOffset) =>
             readerOf(month)(monthOffset, monthLimit),
           );
       }
@@ -375,10 +367,7 @@ builder.queryFields((t) => ({
         totalCount: async () => {
           if (filters.months.length === 0) return 0;
           // Every cone of the months: the sum of the months' seen ASNs, each month's total kept.
-          if (unfiltered) {
-            const totals = await Promise.all(filters.months.map(monthTotal));
-            return totals.reduce((sum, total) => sum + total, 0);
-          }
+          if (unfiltered) return coneTotals.sum(filters.months);
           const row = await conesQuery(context, filters)
             .select((eb) => eb.fn.countAll().as('total'))
             .executeTakeFirst();

@@ -5,7 +5,7 @@ import { sql, type SelectQueryBuilder } from 'kysely';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, LocationRow } from '../context';
 import { intervalOf, monthOf, monthsIn, pageOf, parseAsnArgument, parseAsnList } from '../args';
-import { countRows, listTotal, monthListScope, monthsListTotal } from '../listTotals';
+import { countRows, listTotal, monthListScope, monthTotals } from '../listTotals';
 import {
   boundDateIn,
   byPrimaryKey,
@@ -18,7 +18,7 @@ import {
   type SortColumn,
 } from '../sql';
 import { nestedPage } from '../nestedPages';
-import { monthWalkOf, pageMonthByMonth, startsWithMonth } from '../monthByMonth';
+import { monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { AsnLinkRef, AsnRef } from './refs';
 import { placeholderAsn } from './asn';
@@ -72,8 +72,6 @@ export const linkPageTuning = {
   keyedPageMinOffset: 1000,
   /** A page over several months reads its keys first whatever its offset (off only to compare, in tests). */
   keyedOverSeveralMonths: true,
-  /** Every link over several months, in an order that starts with the month, is read month by month (ditto). */
-  monthByMonth: true,
 };
 
 export const AsnLinkConnection = connectionOf('AsnLink', AsnLinkRef, 'A page of AS links.');
@@ -595,37 +593,26 @@ builder.queryFields((t) => ({
         }
       };
       const query = linksQuery();
+      const everyLink = asn === null && asnList === null;
+      const linkTotals = monthTotals(context, 'asn_links', {}, (month) =>
+        linksQuery(dateIn(context.dialect, 'date', [month])),
+      );
       // Every link over several months in an order that starts with the month: month by month (monthByMonth.ts).
       let nodes: AsnLinkRow[];
-      if (
-        asn === null &&
-        asnList === null &&
-        months.length > 1 &&
-        linkPageTuning.monthByMonth &&
-        startsWithMonth(keys)
-      ) {
+      if (everyLink && readsMonthByMonth(months, keys)) {
         const walk = monthWalkOf(months, keys, { key: 'asn0', direction: 'asc' });
         nodes = await pageMonthByMonth(
           walk.months,
           page.first,
           page.offset,
-          (month) =>
-            listTotal(
-              context,
-              linksQuery(dateIn(context.dialect, 'date', [month])),
-              monthListScope('asn_links', [month], {}),
-            ),
+          linkTotals.of,
           (month, limit, offset) => linksPage([month], walk.monthKeys, false, limit, offset),
         );
       } else nodes = await linksPage(months, keys, historic, page.first, page.offset);
       // Several months: the sum of the months' totals.
-      const everyLink = asn === null && asnList === null;
       const totalCount =
         everyLink && months.length > 1
-          ? () =>
-              monthsListTotal(context, 'asn_links', months, {}, (month) =>
-                linksQuery(dateIn(context.dialect, 'date', [month])),
-              )
+          ? () => linkTotals.sum(months)
           : () => listTotal(context, query, everyLink ? monthListScope('asn_links', months, {}) : null);
       return { nodes, totalCount, ...page };
     },

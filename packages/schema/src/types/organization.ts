@@ -3,7 +3,7 @@ import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
 import { intervalOf, loadInMonth, monthNow, monthsIn, pageOf } from '../args';
-import { listTotal, monthListScope, rankedListTotal } from '../listTotals';
+import { listTotal, monthListScope, monthTotals, rankedListTotal } from '../listTotals';
 import {
   boundDateIn,
   byPrimaryKey,
@@ -13,8 +13,8 @@ import {
   orderByList,
   type SortColumn,
 } from '../sql';
-import { listPage, listPageTuning, monthBookmarks } from '../listPage';
-import { monthWalkOf, pageMonthByMonth, startsWithMonth } from '../monthByMonth';
+import { listPage, monthBookmarks } from '../listPage';
+import { monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { nestedPage } from '../nestedPages';
 import { nameConditions } from '../nameSearch';
 import { connectionOf, type ConnectionPage } from './pageInfo';
@@ -215,13 +215,15 @@ builder.queryFields((t) => ({
       const monthQuery = (inMonths = dateIn(context.dialect, 'date', months)) =>
         context.db.selectFrom('organizations').where(inMonths);
       const filtered = args.name != null || args.seen != null;
+      const seenAsAsked = (records: ReturnType<typeof monthQuery>) =>
+        args.seen == null ? records : records.where('seen', '=', args.seen ? 1 : 0);
       /** The list over `pageMonths`, filtered as asked. */
       const listQuery = async (pageMonths: readonly string[]) => {
         let query = monthQuery(dateIn(context.dialect, 'date', pageMonths));
         if (args.name != null)
           for (const condition of await nameConditions(context, 'organizations', args.name, pageMonths))
             query = query.where(condition);
-        return args.seen == null ? query : query.where('seen', '=', args.seen ? 1 : 0);
+        return seenAsAsked(query);
       };
       const query = await listQuery(months);
       const totalScope = monthListScope('organizations', months, {
@@ -272,29 +274,27 @@ builder.queryFields((t) => ({
       };
       // Without a name filter, over several months in an order that starts with the month: month by month
       // (monthByMonth.ts).
-      const monthTotal = (month: string) => {
-        const records = monthQuery(dateIn(context.dialect, 'date', [month]));
-        return listTotal(
-          context,
-          args.seen == null ? records : records.where('seen', '=', args.seen ? 1 : 0),
-          monthListScope('organizations', [month], { seen: args.seen, name: undefined }),
-        );
-      };
+      const organizationTotals = monthTotals(
+        context,
+        'organizations',
+        { seen: args.seen, name: undefined },
+        (month) => seenAsAsked(monthQuery(dateIn(context.dialect, 'date', [month]))),
+      );
       let nodes: OrganizationRow[];
-      if (months.length > 1 && args.name == null && listPageTuning.monthByMonth && startsWithMonth(keys)) {
+      if (args.name == null && readsMonthByMonth(months, keys)) {
         const walk = monthWalkOf(months, keys, { key: 'orgId', direction: 'asc' });
         nodes = await pageMonthByMonth(
           walk.months,
           page.first,
           page.offset,
-          monthTotal,
+          organizationTotals.of,
           (month, limit, offset) => pageIn([month], walk.monthKeys, false, limit, offset),
         );
       } else nodes = await pageIn(months, keys, historic, page.first, page.offset);
       // Several months without a name filter (whose candidates depend on the months): the sum of the months' totals.
       const totalCount =
         months.length > 1 && args.name == null
-          ? async () => (await Promise.all(months.map(monthTotal))).reduce((sum, total) => sum + total, 0)
+          ? () => organizationTotals.sum(months)
           : () => listTotal(context, query, totalScope);
       return { nodes, totalCount, ...page };
     },
