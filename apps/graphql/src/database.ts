@@ -2,7 +2,13 @@
 // never write, and a load elsewhere is never blocked), both with a statement time limit, no pending
 // migration, and at least one dataset loaded.
 import { existsSync } from 'node:fs';
-import { openDatabase, parseDatabaseUrl, pendingMigrations, type DatabaseHandle } from '@asrank/db';
+import {
+  isStatementTimeout,
+  openDatabase,
+  parseDatabaseUrl,
+  pendingMigrations,
+  type DatabaseHandle,
+} from '@asrank/db';
 import { withStatementCache } from './statement-cache';
 
 /** Thrown when the database cannot be served; the message says what to do. */
@@ -58,7 +64,7 @@ export async function openServingDatabase(
     );
   }
   try {
-    await assertReady(handle);
+    await assertReady(handle, statementTimeoutMs);
   } catch (error) {
     await handle.close().catch(() => undefined);
     throw error;
@@ -66,11 +72,28 @@ export async function openServingDatabase(
   return withStatementCache(handle);
 }
 
-async function assertReady(handle: DatabaseHandle): Promise<void> {
+/**
+ * The start-up reads run under the statement time limit too. One it stops says to raise the limit: "run the
+ * migration first" would send the operator after a store that is fine.
+ */
+function statementTimeoutAdvice(
+  what: string,
+  location: string,
+  statementTimeoutMs: number,
+): DatabaseNotReadyError {
+  return new DatabaseNotReadyError(
+    `the start-up read of ${what} of ${location} was stopped by DB_STATEMENT_TIMEOUT_MS (${statementTimeoutMs} ms): ` +
+      'raise DB_STATEMENT_TIMEOUT_MS (0 turns the limit off) and start the service again',
+  );
+}
+
+async function assertReady(handle: DatabaseHandle, statementTimeoutMs: number): Promise<void> {
   let pending: string[];
   try {
     pending = await pendingMigrations(handle.db, handle.dialect);
   } catch (error) {
+    if (isStatementTimeout(error))
+      throw statementTimeoutAdvice('the migration state', handle.location, statementTimeoutMs);
     throw new DatabaseNotReadyError(
       `cannot read the migration state of ${handle.location} (${describe(error)}): run the asrank CLI's migration/ingest first`,
     );
@@ -81,7 +104,16 @@ async function assertReady(handle: DatabaseHandle): Promise<void> {
         'run `pnpm asrank migrate` (or load a month, which migrates first) and start the service again',
     );
   }
-  const loaded = await handle.db.selectFrom('datasets').select('date').limit(1).executeTakeFirst();
+  const loaded = await handle.db
+    .selectFrom('datasets')
+    .select('date')
+    .limit(1)
+    .executeTakeFirst()
+    .catch((error: unknown) => {
+      throw isStatementTimeout(error)
+        ? statementTimeoutAdvice('the loaded datasets', handle.location, statementTimeoutMs)
+        : error;
+    });
   if (!loaded) {
     throw new DatabaseNotReadyError(
       `database ${handle.location} holds no dataset: load at least one month with the asrank CLI (e.g. \`pnpm asrank ingest ...\`) first`,

@@ -140,6 +140,30 @@ function commandLineOf(pid: string): string[] {
     expect(exit.stderr).toMatch(/pnpm asrank migrate/);
   });
 
+  it('says to raise DB_STATEMENT_TIMEOUT_MS when the limit stops its start-up read, not to migrate', async () => {
+    // A migration table of 300,000 rows makes the start-up read of the migration state take far longer than 1 ms
+    // (it reads and sorts every row), so the limit stops it on any machine.
+    const file = path.join(scratch, 'slow-start.db');
+    const handle = openDatabase(file);
+    await migrateToLatest(handle.db, handle.dialect);
+    await sql`insert into kysely_migration (name, timestamp)
+      select 'zz_padding_' || x, '2020-01-01T00:00:00.000Z' from (
+        with recursive counter(x) as (select 1 union all select x + 1 from counter where x < 300000)
+        select x from counter)`.execute(handle.db);
+    await handle.close();
+    const exit = await runMain({ PORT: '0', DATABASE_URL: file, DB_STATEMENT_TIMEOUT_MS: '1' }).exited;
+    expect(exit.code).toBe(1);
+    expect(exit.stderr).toMatch(
+      /start-up read of the migration state of .*slow-start\.db was stopped by DB_STATEMENT_TIMEOUT_MS \(1 ms\): raise DB_STATEMENT_TIMEOUT_MS/,
+    );
+    expect(exit.stderr).not.toMatch(/migration\/ingest first/);
+    // Without the limit the same store gets past that read to the next check (it holds no dataset): the message was
+    // about the limit, not the store. Kysely finds the padding names unknown only when migrating.
+    const unlimited = await runMain({ PORT: '0', DATABASE_URL: file, DB_STATEMENT_TIMEOUT_MS: '0' }).exited;
+    expect(unlimited.code).toBe(1);
+    expect(unlimited.stderr).toMatch(/holds no dataset/);
+  });
+
   it('serves under BASE_PATH and closes gracefully on SIGTERM', async () => {
     const run = runMain({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: store.url, BASE_PATH: '/v2' });
     await waitFor(
