@@ -72,6 +72,12 @@ export async function buildGraphqlApp(
   app.addHook('onClose', async () => {
     await handle.close();
   });
+  if (handle.unenforcedStatementTimeoutMs !== undefined)
+    app.log.warn(
+      `DB_STATEMENT_TIMEOUT_MS (${handle.unenforcedStatementTimeoutMs} ms) is not enforced on SQLite: this better-sqlite3 ` +
+        'is a build without the patch in patches/ (a prebuilt binary), so a long statement holds the service until it ' +
+        'ends; install with pnpm from source (npm_config_build_from_source=true) to get the limit',
+    );
   try {
     const schema = createSchema();
     const metrics = createServiceMetrics();

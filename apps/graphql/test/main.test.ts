@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
 import { migrateToLatest, openDatabase } from '@asrank/db';
 import { codeCacheDirectory, codeCacheFile } from '../src/code-cache';
@@ -162,6 +163,34 @@ function commandLineOf(pid: string): string[] {
     const unlimited = await runMain({ PORT: '0', DATABASE_URL: file, DB_STATEMENT_TIMEOUT_MS: '0' }).exited;
     expect(unlimited.code).toBe(1);
     expect(unlimited.stderr).toMatch(/holds no dataset/);
+  });
+
+  it('warns at start-up when its better-sqlite3 cannot keep DB_STATEMENT_TIMEOUT_MS (a build without the patch)', async () => {
+    const preload = path.resolve(__dirname, 'unpatched-better-sqlite3.mjs');
+    const run = runMain({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: store.url,
+      DB_STATEMENT_TIMEOUT_MS: '5000',
+      NODE_OPTIONS: `--import ${pathToFileURL(preload).href}`,
+    });
+    await waitFor(() => /Server listening at/.test(run.output()), 'the listening log line');
+    run.child.kill('SIGTERM');
+    await run.exited;
+    expect(run.output()).toMatch(
+      /DB_STATEMENT_TIMEOUT_MS \(5000 ms\) is not enforced on SQLite: this better-sqlite3 is a build without the patch/,
+    );
+    // The patched build, as installed here, keeps the limit and says nothing of it.
+    const patched = runMain({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: store.url,
+      DB_STATEMENT_TIMEOUT_MS: '5000',
+    });
+    await waitFor(() => /Server listening at/.test(patched.output()), 'the listening log line');
+    patched.child.kill('SIGTERM');
+    await patched.exited;
+    expect(patched.output()).not.toMatch(/is not enforced/);
   });
 
   it('serves under BASE_PATH and closes gracefully on SIGTERM', async () => {

@@ -118,6 +118,11 @@ export interface DatabaseHandle {
    * lookups it answers most; absent elsewhere, where callers go through `db`.
    */
   readRows?(sql: string, parameters: readonly unknown[]): unknown[];
+  /**
+   * SQLite: the statement time limit asked for (`statementTimeoutMs`) that this better-sqlite3 cannot keep, because
+   * it is a build without the project's patch (a prebuilt binary). Its statements run to their end; the caller says so.
+   */
+  unenforcedStatementTimeoutMs?: number;
   close(): Promise<void>;
 }
 
@@ -241,7 +246,15 @@ export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOp
   // Added by the project's patch of better-sqlite3, so not in its published types; an unpatched build (a prebuilt
   // binary) has none, and serves without the limit.
   const patched = sqlite as unknown as Partial<PatchedSqlite>;
-  if (timeoutMs > 0 && typeof patched.statementTimeout === 'function') patched.statementTimeout(timeoutMs);
+  const enforced = typeof patched.statementTimeout === 'function';
+  if (timeoutMs > 0 && enforced) patched.statementTimeout!(timeoutMs);
   const db = new Kysely<Database>({ dialect: new StableLimitSqliteDialect({ database: sqlite }) });
-  return { db, dialect: 'sqlite', location: parsed.target, sqlite, close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'sqlite',
+    location: parsed.target,
+    sqlite,
+    ...(timeoutMs > 0 && !enforced && { unenforcedStatementTimeoutMs: timeoutMs }),
+    close: () => db.destroy(),
+  };
 }

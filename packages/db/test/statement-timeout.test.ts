@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { isStatementTimeout, openDatabase, type DatabaseHandle } from '../src';
 
@@ -65,13 +66,35 @@ describe('statement time limit on SQLite', () => {
         )
         .get();
       expect(row).toEqual({ n: 3000000 });
+      expect(unlimited.unenforcedStatementTimeoutMs).toBeUndefined();
     } finally {
       unlimited.sqlite!.close();
     }
+    expect(handle.unenforcedStatementTimeoutMs).toBeUndefined();
     for (const statementTimeoutMs of [-1, 1.5, 2 ** 31])
       expect(() => openDatabase(path.join(dir, 'store.db'), { readonly: true, statementTimeoutMs })).toThrow(
         /statementTimeoutMs must be a whole number of ms from 0 to 2147483647/,
       );
+  });
+
+  it('opens on a better-sqlite3 without the patch (a prebuilt binary), and says the limit it cannot keep', async () => {
+    // Such a build has no statementTimeout: taken off the prototype here, as that build never had it.
+    const prototype = BetterSqlite3.prototype as unknown as Record<string, unknown>;
+    const statementTimeout = prototype['statementTimeout'];
+    expect(typeof statementTimeout).toBe('function');
+    delete prototype['statementTimeout'];
+    try {
+      const unpatched = openDatabase(path.join(dir, 'store.db'), { readonly: true, statementTimeoutMs: 100 });
+      try {
+        expect(unpatched.unenforcedStatementTimeoutMs).toBe(100);
+        const rows = await sql<{ total: number }>`select sum(n) as total from numbers`.execute(unpatched.db);
+        expect(rows.rows).toEqual([{ total: 6 }]);
+      } finally {
+        await unpatched.close();
+      }
+    } finally {
+      prototype['statementTimeout'] = statementTimeout;
+    }
   });
 });
 
