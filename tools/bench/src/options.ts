@@ -30,6 +30,8 @@ export interface SuiteOptions {
   perf: boolean;
   /** Processes of the GraphQL service (its WORKERS setting). */
   workers: number;
+  /** bench:survey lists the queries that took this many ms or more. */
+  slowMs: number;
 }
 
 /** What `--help` prints, and what a mistaken option is answered with. */
@@ -51,6 +53,7 @@ export const SUITE_USAGE = `usage: pnpm bench [options]   (pnpm bench:prepare ta
                        (results/profiles/STORE/PROCESS/; read them with dist/profile-summary.js)
   --perf               record each contender with Linux perf during its last round and print where its
                        CPU went (results/perf/STORE/; needs perf: apt-get install linux-perf)
+  --slow-ms N          bench:survey only: list the queries that took N ms or more (default 1000)
   --help               this text`;
 
 /** A mistaken command line: reported as its message and the usage, without a stack. */
@@ -125,6 +128,7 @@ function parseCommandLine(argv: readonly string[]) {
       perf: { type: 'boolean', default: false },
       workers: { type: 'string' },
       store: { type: 'string', default: 'both' },
+      'slow-ms': { type: 'string' },
     },
     allowPositionals: false,
   });
@@ -172,5 +176,6 @@ export function parseSuiteOptions(argv: readonly string[] = process.argv.slice(2
     profile: values.profile ?? false,
     perf: values.perf ?? false,
     workers: integerOption(values, 'workers', 1) ?? 1,
+    slowMs: integerOption(values, 'slow-ms', 1) ?? 1000,
   };
 }

@@ -18,6 +18,8 @@ export interface SampleService {
   service: FastifyInstance;
   /** The service's /graphql URL. */
   url: string;
+  /** The SQLite file it serves. */
+  databaseFile: string;
   /** Closes the service (if a test has not already) and removes its database. */
   dispose(): Promise<void>;
 }
@@ -40,6 +42,7 @@ export async function startSampleService(): Promise<SampleService> {
   return {
     service,
     url: await listenForGraphql(service),
+    databaseFile,
     dispose: async () => {
       await service.close();
       rmSync(scratchDir, { recursive: true, force: true });

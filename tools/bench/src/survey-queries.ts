@@ -1,0 +1,135 @@
+// The survey's catalogue: queries over every surface a client reaches, in every order each list accepts, near the
+// start and deep, over the latest month and over every loaded month, with the name filters, nested connections,
+// cones and cone walks the workloads leave out. The fiftieth round's survey (docs/performance.md) was a helper's
+// script that did not outlive its machine; this one is kept so "what still takes over a second" can be asked again.
+import { HISTORIC_SORT_KEY, SORT_KEYS } from '@asrank/domain';
+import type { DataFacts } from './workloads';
+
+export interface SurveyQuery {
+  /** What the query asks, short enough for a table row (`asnLinks all months sort=-asn1 offset=4000000`). */
+  id: string;
+  query: string;
+  variables: Record<string, unknown>;
+}
+
+/** A list's totals, by range: what a deep page's offset is taken from (read from the service before the survey). */
+export interface ListTotals {
+  asns: { latest: number; all: number };
+  organizations: { latest: number; all: number };
+  asnLinks: { latest: number; all: number };
+}
+
+/** The lists whose orders are surveyed, with what each page shows of a node. */
+const LIST_NODES = {
+  asns: 'asn asnName rank',
+  organizations: 'orgId orgName rank',
+  asnLinks: 'asn0 { asn } asn1 { asn asnName } relationship numberPaths',
+} as const;
+
+type ListField = keyof typeof LIST_NODES;
+
+/** The query that reads a list's total in a range: the survey asks it first, for the deep offsets. */
+export function totalQuery(list: ListField, months: 'latest' | 'all', dates: readonly string[]): SurveyQuery {
+  const range = rangeArguments(months, dates);
+  return {
+    id: `${list} ${months === 'latest' ? 'latest month' : 'all months'} total`,
+    query: `query Total${range.declared} { ${list}(first: 1${range.passed}) { totalCount } }`,
+    variables: range.variables,
+  };
+}
+
+function rangeArguments(months: 'latest' | 'all', dates: readonly string[]) {
+  if (months === 'latest') return { declared: '', passed: '', variables: {} };
+  return {
+    declared: '($dateStart: String!, $dateEnd: String!)',
+    passed: ', dateStart: $dateStart, dateEnd: $dateEnd',
+    variables: { dateStart: dates[0], dateEnd: dates.at(-1) },
+  };
+}
+
+/**
+ * The sort arguments of a list over `months`: its default order, then each key the list accepts ascending and
+ * descending (over several months, the month too).
+ */
+export function sortsOf(list: 'asns' | 'organizations' | 'asnLinks', months: 'latest' | 'all'): string[] {
+  const keys = months === 'all' ? [...SORT_KEYS[list], HISTORIC_SORT_KEY] : SORT_KEYS[list];
+  return ['', ...keys.flatMap((key) => [key, `-${key}`])];
+}
+
+/**
+ * The catalogue for a store: `facts` name its months and notable ASNs, `totals` its lists' sizes. Every order of
+ * `asns`, `organizations` and `asnLinks` at offset 0 and at four fifths of the range (deep pages are where OFFSETs and
+ * sorts grow with the data); name filters, one large AS's neighbours in every order, the largest cone, and the first
+ * page of a cone walk in every order.
+ */
+export function surveyQueries(facts: DataFacts, totals: ListTotals): SurveyQuery[] {
+  const ranges = facts.dates.length > 1 ? (['latest', 'all'] as const) : (['latest'] as const);
+  const queries: SurveyQuery[] = [];
+  for (const list of Object.keys(LIST_NODES) as ListField[]) {
+    for (const months of ranges) {
+      const range = rangeArguments(months, facts.dates);
+      const deep = Math.floor(totals[list][months] * 0.8);
+      for (const sort of sortsOf(list, months)) {
+        for (const offset of [0, deep]) {
+          queries.push({
+            id: `${list} ${months === 'latest' ? 'latest month' : 'all months'} sort=${sort || '(default)'} offset=${offset}`,
+            query:
+              `query Page($sort: String!, $offset: Int!${range.declared ? `, ${range.declared.slice(1, -1)}` : ''}) ` +
+              `{ ${list}(first: 100, offset: $offset, sort: $sort${range.passed}) ` +
+              `{ totalCount edges { node { ${LIST_NODES[list]} } } } }`,
+            variables: { sort, offset, ...range.variables },
+          });
+        }
+      }
+    }
+  }
+  // Name filters: one and two characters (no trigram serves them), a common word, and words of real names.
+  const needles = ['a', 'zz', 'net', ...facts.nameWords.slice(0, 4)];
+  for (const list of ['asns', 'organizations'] as const)
+    for (const months of ranges)
+      for (const name of needles) {
+        const range = rangeArguments(months, facts.dates);
+        queries.push({
+          id: `${list} ${months === 'latest' ? 'latest month' : 'all months'} name=${JSON.stringify(name)}`,
+          query:
+            `query Named($name: String!${range.declared ? `, ${range.declared.slice(1, -1)}` : ''}) ` +
+            `{ ${list}(first: 10, name: $name${range.passed}) { totalCount edges { node { ${LIST_NODES[list]} } } } }`,
+          variables: { name, ...range.variables },
+        });
+      }
+  const largeAsn = String(facts.largeAsns[0]);
+  for (const sort of sortsOf('asnLinks', 'latest'))
+    queries.push({
+      id: `asn(${largeAsn}).asnLinks sort=${sort || '(default)'}`,
+      query:
+        'query Neighbours($asn: String!, $sort: String!) { asn(asn: $asn) { asnLinks(first: 500, sort: $sort) ' +
+        '{ totalCount edges { node { relationship numberPaths asn1 { asn asnName rank } } } } } }',
+      variables: { asn: largeAsn, sort },
+    });
+  const largestCone = String(facts.largestCones[0]);
+  queries.push(
+    {
+      id: `asnCone(${largestCone}) asns and prefixes`,
+      query:
+        'query Cone($asn: String!) { asnCone(asn: $asn) { asns(first: 1000) { totalCount edges { node { asn } } } ' +
+        'prefixes(first: 1000) { totalCount edges { node { network length } } } } }',
+      variables: { asn: largestCone },
+    },
+    {
+      id: 'organizations(first: 1000) with their neighbours',
+      query: '{ organizations(first: 1000) { edges { node { orgId neighbors(first: 5) { totalCount } } } } }',
+      variables: {},
+    },
+  );
+  for (const months of ranges)
+    // The walk orders its cones by the keys of `asns`.
+    for (const sort of sortsOf('asns', months))
+      queries.push({
+        id: `asnConesStream ${months === 'latest' ? 'latest month' : 'all months'} sort=${sort || '(default)'}`,
+        query:
+          'query Walk($sort: String!, $dates: [String!]) { asnConesStream(first: 1000, sort: $sort, dates: $dates) ' +
+          '{ pageInfo { hasNextPage nextPageCursor } pages { coneIndex asn { asn } asns { asn } } } }',
+        variables: { sort, dates: months === 'latest' ? null : facts.dates },
+      });
+  return queries;
+}
