@@ -165,16 +165,17 @@ async function main(): Promise<void> {
   const logDir = path.join(RESULTS_DIR, `logs-survey-${stamp}`);
   const surveys: StoreSurvey[] = [];
   for (const store of stores) {
-    const facts = await readFacts(store.sqliteFile);
     for (const dialect of ['sqlite', 'postgres'] as const) {
       if (dialect === 'postgres' && !store.postgresUrl) continue;
       if (options.stores !== 'both' && options.stores !== dialect) continue;
+      const databaseUrl = dialect === 'sqlite' ? store.sqliteFile : (store.postgresUrl as string);
+      const facts = await readFacts(databaseUrl);
       const service = await startService({
         name: `graphql-survey-${dialect}`,
         script: GRAPHQL_MAIN,
         nodeFlags: SERVICE_NODE_FLAGS,
         env: {
-          DATABASE_URL: dialect === 'sqlite' ? store.sqliteFile : (store.postgresUrl as string),
+          DATABASE_URL: databaseUrl,
           RESULT_CACHE_MB: '0',
           MAX_EVENT_LOOP_DELAY_MS: '0',
         },
