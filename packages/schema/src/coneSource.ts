@@ -5,9 +5,9 @@
 // - small cones: keyset queries of at most one page's worth of rows (members; members -> origins -> prefixes);
 // - large cones: the cone's member and distinct prefix lists computed once and kept in bounded in-memory caches
 //   (conePrefixIndex.ts), so a page is an array slice instead of a scan over the month's prefixes.
-import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import type { Database, DialectName, PrefixesTable } from '@asrank/db';
+import type { Database, DialectName } from '@asrank/db';
 import type { ConeStreamSource } from '@asrank/domain';
 import type { PrefixRecord } from './types/refs';
 import { coneListsOf, conePrefixPositionsOf, networkAt, type MonthPrefixIndex } from './conePrefixIndex';
@@ -242,14 +242,13 @@ export function coneMembers(
 }
 
 /** One chunk of a small cone's distinct prefixes in prefix_id order: members → origins → prefixes, de-duplicated. */
-async function conePrefixChunk(
-  db: Kysely<Database>,
-  cone: WalkCone,
-  after: { key: number; inclusive: boolean } | null,
-  offset: number,
-  limit: number,
-): Promise<PrefixRecord[]> {
-  let query = db
+/**
+ * The distinct prefix rows originated by a member of `cone` (of its month), found from the cone's members: what a
+ * small cone's prefix pages list and its prefix count counts. (Its count tested every prefix of the month for an
+ * origin in the cone: 1.4-2.4 s for a cone of one member on the generated 12 months, fifty-second round.)
+ */
+function conePrefixRows(db: Kysely<Database>, cone: WalkCone) {
+  return db
     .selectFrom('cone_members as cm')
     .innerJoin('prefix_origins as po', (join) =>
       join.onRef('po.date', '=', 'cm.date').onRef('po.asn', '=', 'cm.member_asn'),
@@ -257,10 +256,18 @@ async function conePrefixChunk(
     .innerJoin('prefixes as p', (join) =>
       join.onRef('p.date', '=', 'po.date').onRef('p.prefix_id', '=', 'po.prefix_id'),
     )
-    .select(['p.prefix_id', 'p.network', 'p.length'])
-    .distinct()
     .where('cm.date', '=', cone.date)
     .where('cm.asn', '=', cone.asn);
+}
+
+async function conePrefixChunk(
+  db: Kysely<Database>,
+  cone: WalkCone,
+  after: { key: number; inclusive: boolean } | null,
+  offset: number,
+  limit: number,
+): Promise<PrefixRecord[]> {
+  let query = conePrefixRows(db, cone).select(['p.prefix_id', 'p.network', 'p.length']).distinct();
   if (after) query = query.where('po.prefix_id', after.inclusive ? '>=' : '>', after.key);
   const rows = await query.orderBy('p.prefix_id').limit(limit).offset(offset).execute();
   return rows.map((row) => ({
@@ -269,24 +276,6 @@ async function conePrefixChunk(
     network: row.network,
     length: row.length,
   }));
-}
-
-/**
- * The prefix row `p` is originated by a member of `coneAsn`'s cone (of the same month): the definition the prefix
- * count of a small cone uses, and which both prefix strategies must agree with.
- */
-function originatedInCone(eb: ExpressionBuilder<Database & { p: PrefixesTable }, 'p'>, coneAsn: number) {
-  return eb.exists(
-    eb
-      .selectFrom('prefix_origins as po')
-      .innerJoin('cone_members as cm', (join) =>
-        join.onRef('cm.date', '=', 'po.date').onRef('cm.member_asn', '=', 'po.asn'),
-      )
-      .select(sql`1`.as('one'))
-      .whereRef('po.date', '=', 'p.date')
-      .whereRef('po.prefix_id', '=', 'p.prefix_id')
-      .where('cm.asn', '=', coneAsn),
-  );
 }
 
 export function conePrefixes(
@@ -314,11 +303,8 @@ export function conePrefixes(
 /** Number of distinct prefixes of a cone (asnCone's prefixes totalCount; computed only when asked for). */
 export async function countConePrefixes(scope: WalkScope, cone: WalkCone): Promise<number> {
   if (hasManyPrefixes(cone)) return (await conePrefixPositionsOf(scope, cone)).positions.length;
-  const row = await scope.db
-    .selectFrom('prefixes as p')
-    .select((eb) => eb.fn.countAll().as('total'))
-    .where('p.date', '=', cone.date)
-    .where((eb) => originatedInCone(eb, cone.asn))
+  const row = await conePrefixRows(scope.db, cone)
+    .select((eb) => eb.fn.count('p.prefix_id').distinct().as('total'))
     .executeTakeFirst();
   return Number(row?.total ?? 0);
 }
