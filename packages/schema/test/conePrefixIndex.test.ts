@@ -4,7 +4,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '@asrank/db';
-import { coneListsOf, conePrefixPositions, monthPrefixIndex, networkAt } from '../src/conePrefixIndex';
+import {
+  coneListsOf,
+  conePrefixPositions,
+  monthIndexTuning,
+  monthPrefixIndex,
+  networkAt,
+} from '../src/conePrefixIndex';
 
 const DATE = '2024-01-01';
 
@@ -85,6 +91,82 @@ describe('month prefix index (SQLite)', () => {
     ]);
     expect(prefixesOf([999])).toEqual([]);
     expect(networkAt(month, 4)).toBe('2001:db8:1::');
+  });
+
+  it('reads a month in chunks as it reads it whole, and answers other requests between the chunks', async () => {
+    const whole = await monthPrefixIndex(
+      { db: handle.db, dialect: handle.dialect, dataVersion: 'whole' },
+      DATE,
+    );
+    const tuning = { ...monthIndexTuning };
+    // Two prefixes and one origin ASN a statement: three prefix chunks and three origin chunks.
+    Object.assign(monthIndexTuning, { prefixesPerChunk: 2, originAsnsPerChunk: 1 });
+    try {
+      let answeredMeanwhile = false;
+      let loaded = false;
+      setImmediate(() => (answeredMeanwhile = !loaded));
+      const chunked = await monthPrefixIndex(
+        { db: handle.db, dialect: handle.dialect, dataVersion: 'chunked' },
+        DATE,
+      );
+      loaded = true;
+      expect(answeredMeanwhile).toBe(true);
+      expect(chunked).toEqual(whole);
+      expect(chunked).not.toBe(whole);
+      expect([...chunked.prefixIds]).toEqual([3, 7, 8, 20, 21]);
+      expect([...chunked.originAsns]).toEqual([100, 200, 300]);
+      expect(networkAt(chunked, 3)).toBe('2001:db8::');
+    } finally {
+      Object.assign(monthIndexTuning, tuning);
+    }
+  });
+
+  it('reads the month again when a load commits between its chunks, never a mix of two versions', async () => {
+    const tuning = { ...monthIndexTuning };
+    Object.assign(monthIndexTuning, { prefixesPerChunk: 2, originAsnsPerChunk: 1 });
+    const version = async () =>
+      (
+        await handle.db
+          .selectFrom('meta')
+          .select('value')
+          .where('key', '=', 'data_version')
+          .executeTakeFirst()
+      )?.value;
+    const versionBefore = await version();
+    try {
+      // Runs between the first chunk (prefixes 3 and 7) and the second: the month gains prefix 4, and the data
+      // version moves, as a load's commit does. Read on from id 7, the month would lack it.
+      setImmediate(() => {
+        void handle.db
+          .insertInto('prefixes')
+          .values({
+            date: DATE,
+            prefix_id: 4,
+            network: '10.2.0.0',
+            length: 16,
+            ip_version: 4,
+            origin_count: 1,
+          })
+          .execute()
+          .then(() =>
+            handle.db.updateTable('meta').set({ value: 'moved' }).where('key', '=', 'data_version').execute(),
+          );
+      });
+      const month = await monthPrefixIndex(
+        { db: handle.db, dialect: handle.dialect, dataVersion: 'moving' },
+        DATE,
+      );
+      expect([...month.prefixIds]).toEqual([3, 4, 7, 8, 20, 21]);
+      expect(networkAt(month, 1)).toBe('10.2.0.0');
+    } finally {
+      Object.assign(monthIndexTuning, tuning);
+      await handle.db.deleteFrom('prefixes').where('date', '=', DATE).where('prefix_id', '=', 4).execute();
+      await handle.db
+        .updateTable('meta')
+        .set({ value: versionBefore ?? '0' })
+        .where('key', '=', 'data_version')
+        .execute();
+    }
   });
 
   it("reads a cone's members ascending, 32-bit ASNs whole, and only that cone's of that month", async () => {
