@@ -106,6 +106,44 @@ export function surveyQueries(facts: DataFacts, totals: ListTotals): SurveyQuery
         '{ totalCount edges { node { relationship numberPaths asn1 { asn asnName rank } } } } } }',
       variables: { asn: largeAsn, sort },
     });
+  // Single records and their nested lists: sampled ASNs (mostly small cones, whose prefix count once read every
+  // prefix of the month) and ASes of middling and large degree.
+  const pointAsns = [...facts.sampleAsns.slice(0, 3), facts.largeAsns[10], facts.largeAsns[40]]
+    .filter((asn): asn is number => asn !== undefined)
+    .map(String);
+  for (const asn of pointAsns)
+    queries.push(
+      {
+        id: `asn(${asn}) with its organization, links and cone`,
+        query:
+          'query Record($asn: String!) { asn(asn: $asn) { asn asnName rank organization { orgId orgName ' +
+          'members { numberAsns asns(first: 100) { totalCount edges { node { asn } } } } } ' +
+          'asnLinks(first: 100) { totalCount edges { node { asn1 { asn asnName } relationship } } } } }',
+        variables: { asn },
+      },
+      {
+        id: `asnCone(${asn}) asns and prefixes`,
+        query:
+          'query Cone($asn: String!) { asnCone(asn: $asn) { asns(first: 100) { totalCount edges { node { asn } } } ' +
+          'prefixes(first: 100) { totalCount edges { node { network length } } } } }',
+        variables: { asn },
+      },
+    );
+  queries.push(
+    {
+      id: 'organizations(first: 100) with their members',
+      query:
+        '{ organizations(first: 100) { edges { node { orgId members { asns(first: 10) { totalCount edges { node { asn } } } } } } } }',
+      variables: {},
+    },
+    {
+      id: 'locations(first: 100) and datasets',
+      query:
+        '{ locations(first: 100) { totalCount edges { node { locId city country { iso } } } } ' +
+        'datasets { totalCount edges { node { date } } } }',
+      variables: {},
+    },
+  );
   const largestCone = String(facts.largestCones[0]);
   queries.push(
     {
