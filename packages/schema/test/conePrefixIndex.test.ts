@@ -11,6 +11,7 @@ import {
   monthPrefixIndex,
   networkAt,
 } from '../src/conePrefixIndex';
+import { LOAD_TIMEOUT_MS, openLoadedStore, STORE_KINDS, type LoadedStore } from './support/store';
 
 const DATE = '2024-01-01';
 
@@ -189,5 +190,35 @@ describe('month prefix index (SQLite)', () => {
     ]);
     expect([...(await coneListsOf(scope, { date: DATE, asn: 200 })).members]).toEqual([9]);
     expect([...(await coneListsOf(scope, { date: DATE, asn: 300 })).members]).toEqual([]);
+  });
+});
+
+describe.each(STORE_KINDS)('month prefix index of the sample in chunks (%s)', (kind) => {
+  let store: LoadedStore;
+
+  beforeAll(async () => {
+    store = await openLoadedStore(kind);
+  }, LOAD_TIMEOUT_MS);
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it('reads the same index in small chunks as in one', async () => {
+    const date = store.dates.at(-1)!;
+    const scope = (dataVersion: string) => ({
+      db: store.handle.db,
+      dialect: store.handle.dialect,
+      dataVersion,
+    });
+    const whole = await monthPrefixIndex(scope('whole'), date);
+    expect(whole.prefixIds.length).toBeGreaterThan(1000);
+    const tuning = { ...monthIndexTuning };
+    // Chunks that end inside the month on both lists, the last one short.
+    Object.assign(monthIndexTuning, { prefixesPerChunk: 333, originAsnsPerChunk: 17 });
+    try {
+      expect(await monthPrefixIndex(scope('chunked'), date)).toEqual(whole);
+    } finally {
+      Object.assign(monthIndexTuning, tuning);
+    }
   });
 });
