@@ -98,10 +98,10 @@ export async function readListTotals(graphqlUrl: string, dates: readonly string[
       throw new Error(`${request.id}: no total (${JSON.stringify(body.errors)})`);
     return total;
   };
-  const both = async (list: keyof ListTotals) => ({
-    latest: await totalOf(list, 'latest'),
-    all: dates.length > 1 ? await totalOf(list, 'all') : await totalOf(list, 'latest'),
-  });
+  const both = async (list: keyof ListTotals) => {
+    const latest = await totalOf(list, 'latest');
+    return { latest, all: dates.length > 1 ? await totalOf(list, 'all') : latest };
+  };
   return {
     asns: await both('asns'),
     organizations: await both('organizations'),
