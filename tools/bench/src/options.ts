@@ -32,6 +32,8 @@ export interface SuiteOptions {
   workers: number;
   /** bench:survey lists the queries that took this many ms or more. */
   slowMs: number;
+  /** bench:survey asks only the queries whose id this matches (`--match`), or all. */
+  match: RegExp | null;
 }
 
 /** What `--help` prints, and what a mistaken option is answered with. */
@@ -54,6 +56,7 @@ export const SUITE_USAGE = `usage: pnpm bench [options]   (pnpm bench:prepare ta
   --perf               record each contender with Linux perf during its last round and print where its
                        CPU went (results/perf/STORE/; needs perf: apt-get install linux-perf)
   --slow-ms N          bench:survey only: list the queries that took N ms or more (default 1000)
+  --match REGEX        bench:survey only: ask only the queries whose id matches (e.g. '^asnCone')
   --help               this text`;
 
 /** A mistaken command line: reported as its message and the usage, without a stack. */
@@ -129,9 +132,18 @@ function parseCommandLine(argv: readonly string[]) {
       workers: { type: 'string' },
       store: { type: 'string', default: 'both' },
       'slow-ms': { type: 'string' },
+      match: { type: 'string' },
     },
     allowPositionals: false,
   });
+}
+
+function surveyMatch(pattern: string): RegExp {
+  try {
+    return new RegExp(pattern);
+  } catch (error) {
+    throw new UsageError(`--match must be a regular expression: ${(error as Error).message}`);
+  }
 }
 
 export function parseSuiteOptions(argv: readonly string[] = process.argv.slice(2)): SuiteOptions {
@@ -177,5 +189,6 @@ export function parseSuiteOptions(argv: readonly string[] = process.argv.slice(2
     perf: values.perf ?? false,
     workers: integerOption(values, 'workers', 1) ?? 1,
     slowMs: integerOption(values, 'slow-ms', 1) ?? 1000,
+    match: values.match === undefined ? null : surveyMatch(values.match),
   };
 }

@@ -184,7 +184,9 @@ async function main(): Promise<void> {
       });
       try {
         const graphqlUrl = `${service.baseUrl}/graphql`;
-        const queries = surveyQueries(facts, await readListTotals(graphqlUrl, facts.dates));
+        const queries = surveyQueries(facts, await readListTotals(graphqlUrl, facts.dates)).filter(
+          (query) => !options.match || options.match.test(query.id),
+        );
         console.log(`[survey] ${store.label} — ${dialect}: ${queries.length} queries`);
         const answers = await runSurvey(graphqlUrl, queries, (done) => {
           if (done % 50 === 0) console.log(`[survey]   ${done} of ${queries.length}`);

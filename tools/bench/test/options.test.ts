@@ -77,4 +77,14 @@ describe('parseProfileSummaryArgs', () => {
     expect(() => parseProfileSummaryArgs(argv)).toThrow(UsageError);
     expect(() => parseProfileSummaryArgs(argv)).toThrow(message);
   });
+
+  it("takes the survey's threshold and query filter, and refuses a filter that is no regular expression", () => {
+    expect(parseSuiteOptions([])).toMatchObject({ slowMs: 1000, match: null });
+    const options = parseSuiteOptions(['--slow-ms', '250', '--match', '^asnCone']);
+    expect(options.slowMs).toBe(250);
+    expect(options.match?.test('asnCone(3356) asns and prefixes')).toBe(true);
+    expect(options.match?.test('asns latest month sort=asn offset=0')).toBe(false);
+    expect(() => parseSuiteOptions(['--match', '(unclosed'])).toThrow(/--match must be a regular expression/);
+    expect(() => parseSuiteOptions(['--slow-ms', '0'])).toThrow(UsageError);
+  });
 });
