@@ -19,6 +19,7 @@ import {
 } from '../sql';
 import { nestedPage } from '../nestedPages';
 import { monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
+import { readsByMonthArms, servedByIndex } from '../monthArms';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { AsnLinkRef, AsnRef } from './refs';
 import { placeholderAsn } from './asn';
@@ -490,12 +491,48 @@ builder.queryFields((t) => ({
         // index alone (migration 005).
         const columns = linkPageColumns(selectedAsnLinkNodeColumns(info), keys, linkOrder);
         const asn1Columns = selectedAsnColumnsAt(info, ['edges', 'node', 'asn1']);
+        // A shallow page over several months: each month's keys in the order, cut at offset + limit, merged
+        // (monthArms.ts), when the months' index serves the order; null otherwise.
+        const orderColumns = [
+          ...new Set([
+            'date',
+            'asn0',
+            'asn1',
+            ...(keys.length > 0 ? keys : linkOrder.defaults).map(
+              (key) => ASN_LINK_SORT_COLUMNS[key.key]!.column,
+            ),
+          ]),
+        ] as AsnLinkColumn[];
+        const monthArmKeys = async (
+          monthRange: (month: string) => typeof query,
+          limit: number,
+          offset: number,
+        ) => {
+          if (!readsByMonthArms(pageMonths, offset, limit)) return null;
+          const arm = (month: string) =>
+            monthRange(month)
+              .select(orderColumns)
+              .orderBy(order)
+              .limit(offset + limit);
+          if (!(await servedByIndex(context.db, context.dialect, arm(pageMonths[0]!)))) return null;
+          const arms = pageMonths.map((month, index) =>
+            context.db.selectFrom(arm(month).as(`month_${index}`)).selectAll(),
+          );
+          const merged = arms.slice(1).reduce((union, next) => union.unionAll(next), arms[0]!);
+          return context.db
+            .selectFrom(merged.as('arms'))
+            .select(['date', 'asn0', 'asn1'])
+            .orderBy(order)
+            .limit(limit)
+            .offset(offset);
+        };
         // One stretch of the order: `range` sorted, cut at (limit, offset).
         const readRange = async (
           range: typeof query,
           limit: number,
           offset: number,
           seek: LinkSeek | null,
+          monthRange?: (month: string) => typeof query,
         ): Promise<AsnLinkRow[]> => {
           if (
             asn !== null &&
@@ -544,7 +581,9 @@ builder.queryFields((t) => ({
           const pageKeys = keyedPage
             ? ((seek
                 ? await bookmarkedLinkKeys(context, range, pageMonths, seek, { limit, offset })
-                : null) ?? range.select(['date', 'asn0', 'asn1']).orderBy(order).limit(limit).offset(offset))
+                : null) ??
+              (monthRange ? await monthArmKeys(monthRange, limit, offset) : null) ??
+              range.select(['date', 'asn0', 'asn1']).orderBy(order).limit(limit).offset(offset))
             : null;
           const pageRows = pageKeys
             ? context.db
@@ -589,7 +628,9 @@ builder.queryFields((t) => ({
             },
           );
         } else {
-          return readRange(query, limit, offset, null);
+          return readRange(query, limit, offset, null, (month) =>
+            linksQuery(dateIn(context.dialect, 'date', [month])),
+          );
         }
       };
       const query = linksQuery();

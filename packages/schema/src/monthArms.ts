@@ -1,0 +1,60 @@
+// A shallow page of a list over several months, in an order that does not start with the month, read as one arm per
+// month: each month's stretch in the page's order, cut at `offset + first`, then the arms merged in the order and the
+// page cut from them. One statement over the months cannot use a month's index for the order (the months' rows
+// interleave), so it sorted every row of them: on PostgreSQL the first 100 links of 12 generated months by
+// `correctedBy`, `relationship` or `numberPaths` took 1.5-2.4 s, on SQLite by `numberPaths` 1.2 s (docs/performance.md,
+// fifty-second round). An arm whose month's index serves its order stops after `offset + first` index entries.
+// An arm whose order no index serves sorts its month instead, and twelve such arms cost more than the one statement
+// (`-correctedBy` on SQLite: 0.7 -> 7.4 s, its index serving only its first term). Whether an index serves it is
+// the database's own answer: the arm's plan, read once per statement shape, must not sort.
+import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import type { Database, DialectName } from '@asrank/db';
+import { perHandle } from './perHandle';
+
+export const monthArmsTuning = {
+  /** Rows an arm reads at most (`offset + first`); a deeper page is one statement over the months. */
+  maxArmRows: 5000,
+  /** Off only to compare the two forms, in tests. */
+  enabled: true,
+  /**
+   * Arms whatever the plan says (tests: a sample store is small enough for PostgreSQL to sort a month rather than
+   * walk its index, and the arms' answers must be checked all the same).
+   */
+  forced: false,
+};
+
+/** Plan verdicts per handle, by the arm's SQL text (its month is a parameter, so one text stands for every month). */
+const verdictsOf = perHandle<object, LRUCache<string, Promise<boolean>>>(() => new LRUCache({ max: 256 }));
+
+/** A plan line that sorts rows: SQLite's temporary B-tree for an ORDER BY, PostgreSQL's Sort or Incremental Sort. */
+function sorts(dialect: DialectName, line: string): boolean {
+  return dialect === 'sqlite' ? /TEMP B-TREE/.test(line) : /\bSort\b/.test(line);
+}
+
+/** Whether the database reads `arm` (one month's rows in the page's order, cut) from an index, without a sort. */
+export function servedByIndex(db: Kysely<Database>, dialect: DialectName, arm: Compilable): Promise<boolean> {
+  if (monthArmsTuning.forced) return Promise.resolve(true);
+  const compiled = arm.compile();
+  const verdicts = verdictsOf(db);
+  let verdict = verdicts.get(compiled.sql);
+  if (!verdict) {
+    const explain = dialect === 'sqlite' ? 'explain query plan ' : 'explain ';
+    verdict = db
+      .executeQuery<Record<string, unknown>>(
+        CompiledQuery.raw(explain + compiled.sql, [...compiled.parameters]),
+      )
+      .then(
+        ({ rows }) => !rows.some((row) => sorts(dialect, String(row['detail'] ?? row['QUERY PLAN'] ?? ''))),
+      );
+    verdicts.set(compiled.sql, verdict);
+    // A failed plan read is not kept: the page falls back to one statement, and the next one asks again.
+    verdict.catch(() => verdicts.delete(compiled.sql));
+  }
+  return verdict.catch(() => false);
+}
+
+/** Whether a page of `first` rows at `offset` over `months` is shallow enough to read as one arm per month. */
+export function readsByMonthArms(months: readonly string[], offset: number, first: number): boolean {
+  return monthArmsTuning.enabled && months.length > 1 && offset + first <= monthArmsTuning.maxArmRows;
+}
