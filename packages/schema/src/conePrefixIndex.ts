@@ -178,7 +178,8 @@ async function storeDataVersion(db: Kysely<Database>): Promise<string | undefine
  * each origin ASN with its prefix ids, in chunks (monthIndexTuning). Aggregated strings because materialising a
  * million rows as JS objects costs ~1 µs each; this costs a few hundred ms to 2 s per month, once. The chunks run in
  * separate statements, so a load that commits between them would mix two versions of the month: the store's data
- * version is read before and after, and the month read again when it moved.
+ * version is read before and after, and the month read again when it moved (three reads at most: a store reloaded
+ * faster than that is served the last read).
  */
 async function loadMonth(
   db: Kysely<Database>,

@@ -241,7 +241,6 @@ export function coneMembers(
   );
 }
 
-/** One chunk of a small cone's distinct prefixes in prefix_id order: members → origins → prefixes, de-duplicated. */
 /**
  * The distinct prefix rows originated by a member of `cone` (of its month), found from the cone's members: what a
  * small cone's prefix pages list and its prefix count counts. (Its count tested every prefix of the month for an
@@ -260,6 +259,7 @@ function conePrefixRows(db: Kysely<Database>, cone: WalkCone) {
     .where('cm.asn', '=', cone.asn);
 }
 
+/** One chunk of a small cone's distinct prefixes in prefix_id order: members → origins → prefixes, de-duplicated. */
 async function conePrefixChunk(
   db: Kysely<Database>,
   cone: WalkCone,
