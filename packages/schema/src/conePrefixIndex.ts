@@ -16,6 +16,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, DialectName } from '@asrank/db';
 import { perHandle } from './perHandle';
+import { readStoreDataVersion } from './sql';
 
 /** Months whose prefix index is kept per database handle (a walk of one month needs one). */
 export const MONTH_INDEXES_KEPT = 2;
@@ -168,11 +169,6 @@ function originChunk(db: Kysely<Database>, dialect: DialectName, date: string, a
 /** Lets the event loop answer other requests between two statements of a long read (SQLite runs each inline). */
 const otherRequestsFirst = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-async function storeDataVersion(db: Kysely<Database>): Promise<string | undefined> {
-  return (await db.selectFrom('meta').select('value').where('key', '=', 'data_version').executeTakeFirst())
-    ?.value;
-}
-
 /**
  * Reads a month: its prefixes (ids, networks and lengths aggregated in the same pass, hence in the same order) and
  * each origin ASN with its prefix ids, in chunks (monthIndexTuning). Aggregated strings because materialising a
@@ -187,9 +183,9 @@ async function loadMonth(
   date: string,
 ): Promise<MonthPrefixIndex> {
   for (let attempt = 1; ; attempt += 1) {
-    const before = await storeDataVersion(db);
+    const before = await readStoreDataVersion(db);
     const month = await readMonth(db, dialect, date);
-    if ((await storeDataVersion(db)) === before || attempt === 3) return month;
+    if ((await readStoreDataVersion(db)) === before || attempt === 3) return month;
   }
 }
 

@@ -12,7 +12,14 @@ import type {
   LocationsTable,
   OrganizationsTable,
 } from '@asrank/db';
-import { boundList, byPrimaryKey, dataVersionColumn, inBoundList, inValues } from './sql';
+import {
+  boundList,
+  byPrimaryKey,
+  dataVersionColumn,
+  inBoundList,
+  inValues,
+  readStoreDataVersion,
+} from './sql';
 import {
   runCompiled,
   runCompiledNow,
@@ -332,11 +339,7 @@ export function createStoreFacts(
       ...bookmarkOptions,
     }),
     listTotals: new ListTotals(),
-    dataVersion:
-      readDataVersion ??
-      (async () =>
-        (await db.selectFrom('meta').select('value').where('key', '=', 'data_version').executeTakeFirst())
-          ?.value ?? '0'),
+    dataVersion: readDataVersion ?? (() => readStoreDataVersion(db)),
     availableDates: (version) => dates.get(version),
     countries: (version) => countries.get(version),
     knownCountries: (version) => countries.ready(version),

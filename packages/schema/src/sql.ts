@@ -1,6 +1,6 @@
 // SQL fragments shared by the resolvers: list membership with one bound parameter, whitelisted ORDER BY,
 // and month selection. User input never reaches SQL text; it is always a bound value or a whitelisted column.
-import { sql, type AliasedRawBuilder, type RawBuilder } from 'kysely';
+import { sql, type AliasedRawBuilder, type Kysely, type RawBuilder } from 'kysely';
 import { ASN_SUMMARY_COLUMNS, ASN_SUMMARY_INDEX, type Database, type DialectName } from '@asrank/db';
 import type { SortKey } from '@asrank/domain';
 
@@ -103,6 +103,14 @@ export function sortKeysNamed(keys: readonly SortKey[]): string {
  */
 export function dataVersionColumn() {
   return sql<string | null>`(select value from meta where key = 'data_version')`.as('data_version');
+}
+
+/** The store's data_version as a statement of its own ('0' in a store that has none yet). */
+export async function readStoreDataVersion(db: Kysely<Database>): Promise<string> {
+  return (
+    (await db.selectFrom('meta').select('value').where('key', '=', 'data_version').executeTakeFirst())
+      ?.value ?? '0'
+  );
 }
 
 /**
