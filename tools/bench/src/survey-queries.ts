@@ -32,19 +32,29 @@ type ListField = keyof typeof LIST_NODES;
 export function totalQuery(list: ListField, months: 'latest' | 'all', dates: readonly string[]): SurveyQuery {
   const range = rangeArguments(months, dates);
   return {
-    id: `${list} ${months === 'latest' ? 'latest month' : 'all months'} total`,
-    query: `query Total${range.declared} { ${list}(first: 1${range.passed}) { totalCount } }`,
+    id: `${list} ${range.label} total`,
+    query: `query Total${range.declared ? `(${range.declared})` : ''} { ${list}(first: 1${range.passed}) { totalCount } }`,
     variables: range.variables,
   };
 }
 
+/**
+ * A range's part of a query: its label in ids, its variables' declarations (after a comma when there are others),
+ * its arguments (after a comma), and their values.
+ */
 function rangeArguments(months: 'latest' | 'all', dates: readonly string[]) {
-  if (months === 'latest') return { declared: '', passed: '', variables: {} };
+  if (months === 'latest') return { label: 'latest month', declared: '', passed: '', variables: {} };
   return {
-    declared: '($dateStart: String!, $dateEnd: String!)',
+    label: 'all months',
+    declared: '$dateStart: String!, $dateEnd: String!',
     passed: ', dateStart: $dateStart, dateEnd: $dateEnd',
     variables: { dateStart: dates[0], dateEnd: dates.at(-1) },
   };
+}
+
+/** `, declarations` of a range for a query that declares variables of its own. */
+function alsoDeclared(range: { declared: string }): string {
+  return range.declared ? `, ${range.declared}` : '';
 }
 
 /**
@@ -72,9 +82,9 @@ export function surveyQueries(facts: DataFacts, totals: ListTotals): SurveyQuery
       for (const sort of sortsOf(list, months)) {
         for (const offset of [0, deep]) {
           queries.push({
-            id: `${list} ${months === 'latest' ? 'latest month' : 'all months'} sort=${sort || '(default)'} offset=${offset}`,
+            id: `${list} ${range.label} sort=${sort || '(default)'} offset=${offset}`,
             query:
-              `query Page($sort: String!, $offset: Int!${range.declared ? `, ${range.declared.slice(1, -1)}` : ''}) ` +
+              `query Page($sort: String!, $offset: Int!${alsoDeclared(range)}) ` +
               `{ ${list}(first: 100, offset: $offset, sort: $sort${range.passed}) ` +
               `{ totalCount edges { node { ${LIST_NODES[list]} } } } }`,
             variables: { sort, offset, ...range.variables },
@@ -90,9 +100,9 @@ export function surveyQueries(facts: DataFacts, totals: ListTotals): SurveyQuery
       for (const name of needles) {
         const range = rangeArguments(months, facts.dates);
         queries.push({
-          id: `${list} ${months === 'latest' ? 'latest month' : 'all months'} name=${JSON.stringify(name)}`,
+          id: `${list} ${range.label} name=${JSON.stringify(name)}`,
           query:
-            `query Named($name: String!${range.declared ? `, ${range.declared.slice(1, -1)}` : ''}) ` +
+            `query Named($name: String!${alsoDeclared(range)}) ` +
             `{ ${list}(first: 10, name: $name${range.passed}) { totalCount edges { node { ${LIST_NODES[list]} } } } }`,
           variables: { name, ...range.variables },
         });
@@ -163,7 +173,7 @@ export function surveyQueries(facts: DataFacts, totals: ListTotals): SurveyQuery
     // The walk orders its cones by the keys of `asns`.
     for (const sort of sortsOf('asns', months))
       queries.push({
-        id: `asnConesStream ${months === 'latest' ? 'latest month' : 'all months'} sort=${sort || '(default)'}`,
+        id: `asnConesStream ${rangeArguments(months, facts.dates).label} sort=${sort || '(default)'}`,
         query:
           'query Walk($sort: String!, $dates: [String!]) { asnConesStream(first: 1000, sort: $sort, dates: $dates) ' +
           '{ pageInfo { hasNextPage nextPageCursor } pages { coneIndex asn { asn } asns { asn } } } }',

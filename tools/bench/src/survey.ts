@@ -28,15 +28,25 @@ export interface SurveyAnswer {
   stoppedByTimeLimit: boolean;
 }
 
+/** An answer's errors other than the statement time limit's: what fails the survey. */
+function failed(answer: SurveyAnswer): boolean {
+  return answer.errors.length > 0 && !answer.stoppedByTimeLimit;
+}
+
+/** Sends one query of the catalogue (or the totals' reads) to the GraphQL service. */
+function post(graphqlUrl: string, request: SurveyQuery): Promise<Response> {
+  return fetch(graphqlUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: request.query, variables: request.variables }),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+}
+
 async function ask(url: string, query: SurveyQuery): Promise<{ ms: number; errors: string[] }> {
   const started = performance.now();
   try {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: query.query, variables: query.variables }),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
+    const response = await post(url, query);
     const text = await response.text();
     const ms = performance.now() - started;
     let body: { errors?: { message: string; extensions?: { code?: string } }[] };
@@ -83,12 +93,7 @@ export async function runSurvey(
 export async function readListTotals(graphqlUrl: string, dates: readonly string[]): Promise<ListTotals> {
   const totalOf = async (list: keyof ListTotals, months: 'latest' | 'all') => {
     const request = totalQuery(list, months, dates);
-    const response = await fetch(graphqlUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: request.query, variables: request.variables }),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
+    const response = await post(graphqlUrl, request);
     const body = (await response.json()) as {
       data?: Record<string, { totalCount: number }>;
       errors?: unknown;
@@ -126,15 +131,15 @@ export function formatSurvey(surveys: readonly StoreSurvey[], slowMs: number, at
   );
   for (const survey of surveys) {
     const slow = survey.answers.filter((answer) => Math.max(answer.firstMs, answer.secondMs) >= slowMs);
-    const failed = survey.answers.filter((answer) => answer.errors.length > 0 && !answer.stoppedByTimeLimit);
+    const failures = survey.answers.filter(failed);
     lines.push(
       `## ${survey.store} — ${survey.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`,
       '',
-      `${survey.queries} queries: ${slow.length} took ${slowMs} ms or more, ${failed.length} failed.`,
+      `${survey.queries} queries: ${slow.length} took ${slowMs} ms or more, ${failures.length} failed.`,
       '',
     );
     const listed = survey.answers
-      .filter((answer) => slow.includes(answer) || failed.includes(answer))
+      .filter((answer) => slow.includes(answer) || failures.includes(answer))
       .sort((a, b) => Math.max(b.firstMs, b.secondMs) - Math.max(a.firstMs, a.secondMs));
     if (listed.length === 0) continue;
     lines.push('| query | first ms | second ms | errors |', '|---|---:|---:|---|');
@@ -206,10 +211,7 @@ async function main(): Promise<void> {
   );
   writeFileSync(path.join(RESULTS_DIR, `survey-${stamp}.md`), `${markdown}\n`);
   console.log(`[survey] results written to tools/bench/results/survey-${stamp}.{md,json}`);
-  const failed = surveys.some((survey) =>
-    survey.answers.some((answer) => answer.errors.length > 0 && !answer.stoppedByTimeLimit),
-  );
-  if (failed) process.exitCode = 1;
+  if (surveys.some((survey) => survey.answers.some(failed))) process.exitCode = 1;
 }
 
 if (require.main === module) runSuiteEntryPoint(main, process.argv.slice(2), SURVEY_USAGE);
