@@ -493,22 +493,14 @@ builder.queryFields((t) => ({
         const asn1Columns = selectedAsnColumnsAt(info, ['edges', 'node', 'asn1']);
         // A shallow page over several months: each month's keys in the order, cut at offset + limit, merged
         // (monthArms.ts), when the months' index serves the order; null otherwise.
-        const orderColumns = [
-          ...new Set([
-            'date',
-            'asn0',
-            'asn1',
-            ...(keys.length > 0 ? keys : linkOrder.defaults).map(
-              (key) => ASN_LINK_SORT_COLUMNS[key.key]!.column,
-            ),
-          ]),
-        ] as AsnLinkColumn[];
         const monthArmKeys = async (
           monthRange: (month: string) => typeof query,
           limit: number,
           offset: number,
         ) => {
           if (!readsByMonthArms(pageMonths, offset, limit)) return null;
+          // The key and the order's columns, which the merge sorts the arms' rows by again.
+          const orderColumns = linkPageColumns(['date', 'asn0', 'asn1'], keys, linkOrder)!;
           const arm = (month: string) =>
             monthRange(month)
               .select(orderColumns)
