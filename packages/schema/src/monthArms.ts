@@ -27,17 +27,41 @@ export const monthArmsTuning = {
 /** Plan verdicts per handle, by the arm's SQL text (its month is a parameter, so one text stands for every month). */
 const verdictsOf = perHandle<object, LRUCache<string, Promise<boolean>>>(() => new LRUCache({ max: 256 }));
 
-/** A plan line that sorts rows: SQLite's temporary B-tree for an ORDER BY, PostgreSQL's Sort or Incremental Sort. */
-function sorts(dialect: DialectName, line: string): boolean {
-  return dialect === 'sqlite' ? /TEMP B-TREE/.test(line) : /\bSort\b/.test(line);
+/**
+ * A plan line that sorts rows: SQLite's temporary B-tree for an ORDER BY, PostgreSQL's Sort or Incremental Sort. With
+ * `withinFirstKey`, a sort of each run of rows that share the order's first key (SQLite's "RIGHT PART OF ORDER BY",
+ * PostgreSQL's Incremental Sort presorted on that key) does not count: the index still hands the rows over in that key,
+ * so the arm stops after `offset + first` rows and the runs it sorted.
+ */
+export function planLineSorts(dialect: DialectName, line: string, withinFirstKey: string | null): boolean {
+  if (dialect === 'sqlite') {
+    if (!/TEMP B-TREE/.test(line)) return false;
+    return withinFirstKey === null || !/FOR (RIGHT PART|LAST TERM|LAST \d+ TERMS) OF ORDER BY/.test(line);
+  }
+  if (withinFirstKey !== null && /Incremental Sort\b/.test(line)) return false;
+  if (withinFirstKey !== null && /^\s*Presorted Key:/.test(line)) {
+    // Presorted on another key than the order's first (the month's, say) would sort every run of the month.
+    return !new RegExp(`^\\s*Presorted Key: (\\w+\\.)?${withinFirstKey}\\b`).test(line);
+  }
+  return /\bSort\b/.test(line) && !/^\s*Sort Key:/.test(line);
 }
 
-/** Whether the database reads `arm` (one month's rows in the page's order, cut) from an index, without a sort. */
-export function servedByIndex(db: Kysely<Database>, dialect: DialectName, arm: Compilable): Promise<boolean> {
+/**
+ * Whether the database reads `arm` (one month's rows in the page's order, cut) from an index, without a sort.
+ * `withinFirstKey` names the order's first column when few rows share one of its values (an ASN's links in a month):
+ * a sort within each such run is then allowed.
+ */
+export function servedByIndex(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  arm: Compilable,
+  withinFirstKey: string | null = null,
+): Promise<boolean> {
   if (monthArmsTuning.forced) return Promise.resolve(true);
   const compiled = arm.compile();
   const verdicts = verdictsOf(db);
-  let verdict = verdicts.get(compiled.sql);
+  const verdictKey = `${withinFirstKey ?? ''}\n${compiled.sql}`;
+  let verdict = verdicts.get(verdictKey);
   if (!verdict) {
     const explain = dialect === 'sqlite' ? 'explain query plan ' : 'explain ';
     verdict = db
@@ -45,11 +69,14 @@ export function servedByIndex(db: Kysely<Database>, dialect: DialectName, arm: C
         CompiledQuery.raw(explain + compiled.sql, [...compiled.parameters]),
       )
       .then(
-        ({ rows }) => !rows.some((row) => sorts(dialect, String(row['detail'] ?? row['QUERY PLAN'] ?? ''))),
+        ({ rows }) =>
+          !rows.some((row) =>
+            planLineSorts(dialect, String(row['detail'] ?? row['QUERY PLAN'] ?? ''), withinFirstKey),
+          ),
       );
-    verdicts.set(compiled.sql, verdict);
+    verdicts.set(verdictKey, verdict);
     // A failed plan read is not kept: the page falls back to one statement, and the next one asks again.
-    verdict.catch(() => verdicts.delete(compiled.sql));
+    verdict.catch(() => verdicts.delete(verdictKey));
   }
   return verdict.catch(() => false);
 }

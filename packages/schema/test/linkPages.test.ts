@@ -3,7 +3,7 @@
 // on SQLite and PostgreSQL.
 import { sql } from 'kysely';
 import { linkPageTuning, monthByMonthTuning } from '../src';
-import { monthArmsTuning, servedByIndex } from '../src/monthArms';
+import { monthArmsTuning, planLineSorts, servedByIndex } from '../src/monthArms';
 import {
   LOAD_TIMEOUT_MS,
   busiestAsns,
@@ -217,5 +217,54 @@ describe.each(STORE_KINDS)('shallow link pages over several months, one arm per 
           armOf('number_paths asc, asn0 asc, asn1 asc'),
         ),
       ).toBe(true);
+  });
+
+  it('takes arms by descending asn0, whose plan sorts only within one AS, and not by relationship, which it also sorts within', async () => {
+    const month = store.dates.at(-1)!;
+    const armOf = (order: string) =>
+      store.handle.db
+        .selectFrom('asn_links')
+        .select(['date', 'asn0', 'asn1'])
+        .where('date', '=', month)
+        .where('canonical', '=', 1)
+        .orderBy(sql.raw(order))
+        .limit(30);
+    const byAsn0Descending = armOf('asn0 desc, date asc, asn1 asc');
+    // Both walk an index in descending asn0 (SQLite its primary key, PostgreSQL also the pair's index) and sort each
+    // AS's run by asn1.
+    expect(await servedByIndex(store.handle.db, store.handle.dialect, byAsn0Descending)).toBe(false);
+    expect(await servedByIndex(store.handle.db, store.handle.dialect, byAsn0Descending, 'asn0')).toBe(true);
+    // The relationship index serves the first term too, but one relationship's run is a third of the month.
+    const byRelationship = armOf('relationship desc, asn0 asc, asn1 asc');
+    expect(await servedByIndex(store.handle.db, store.handle.dialect, byRelationship)).toBe(false);
+  });
+});
+
+describe("the month arms' plan check", () => {
+  it('reads a plan line as a sort unless it sorts only within runs of the first key, when that is allowed', () => {
+    const sqliteRuns = [
+      'USE TEMP B-TREE FOR RIGHT PART OF ORDER BY',
+      'USE TEMP B-TREE FOR LAST TERM OF ORDER BY',
+      'USE TEMP B-TREE FOR LAST 2 TERMS OF ORDER BY',
+    ];
+    for (const line of sqliteRuns) {
+      expect([line, planLineSorts('sqlite', line, null)]).toEqual([line, true]);
+      expect([line, planLineSorts('sqlite', line, 'asn0')]).toEqual([line, false]);
+    }
+    expect(planLineSorts('sqlite', 'USE TEMP B-TREE FOR ORDER BY', 'asn0')).toBe(true);
+    expect(planLineSorts('sqlite', 'SEARCH asn_links USING PRIMARY KEY (date=?)', null)).toBe(false);
+    const incremental = '  ->  Incremental Sort  (cost=13.06..278272.49 rows=514387 width=27)';
+    expect(planLineSorts('postgres', incremental, null)).toBe(true);
+    expect(planLineSorts('postgres', incremental, 'asn0')).toBe(false);
+    expect(planLineSorts('postgres', '        Presorted Key: asn0', 'asn0')).toBe(false);
+    expect(planLineSorts('postgres', '        Presorted Key: asn_links.asn0', 'asn0')).toBe(false);
+    // Presorted on another key: every run of it is sorted, which may be the whole month.
+    expect(planLineSorts('postgres', '        Presorted Key: asn0s', 'asn0')).toBe(true);
+    expect(planLineSorts('postgres', '        Presorted Key: relationship', 'asn0')).toBe(true);
+    expect(planLineSorts('postgres', '  ->  Sort  (cost=16601.36..16620.87 rows=100 width=33)', 'asn0')).toBe(
+      true,
+    );
+    expect(planLineSorts('postgres', 'Sort  (cost=1.36..1.87 rows=100 width=33)', null)).toBe(true);
+    expect(planLineSorts('postgres', '        Sort Key: asn0 DESC, asn1', 'asn0')).toBe(false);
   });
 });

@@ -506,7 +506,12 @@ builder.queryFields((t) => ({
               .select(orderColumns)
               .orderBy(order)
               .limit(offset + limit);
-          if (!(await servedByIndex(context.db, context.dialect, arm(pageMonths[0]!)))) return null;
+          // Rows that share an ASN are one AS's links in a month: sorting within each is cheap (SQLite by `-asn0`:
+          // 0.78 s over 12 generated months as one statement, 6 ms a month as arms).
+          const firstKey = (keys[0] ?? linkOrder.defaults[0]!).key;
+          const withinFirstKey = firstKey === 'asn0' || firstKey === 'asn1' ? firstKey : null;
+          if (!(await servedByIndex(context.db, context.dialect, arm(pageMonths[0]!), withinFirstKey)))
+            return null;
           const arms = pageMonths.map((month, index) =>
             context.db.selectFrom(arm(month).as(`month_${index}`)).selectAll(),
           );
