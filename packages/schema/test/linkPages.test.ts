@@ -37,10 +37,15 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
     Object.assign(linkPageTuning, {
       keyedPageMinOffset: Number.MAX_SAFE_INTEGER,
       keyedOverSeveralMonths: false,
+      keysFromOtherEnd: false,
     });
     monthByMonthTuning.enabled = false;
     const skipped = await queryData<LinkPage>(store.handle, query);
-    Object.assign(linkPageTuning, { keyedPageMinOffset: 0, keyedOverSeveralMonths: true });
+    Object.assign(linkPageTuning, {
+      keyedPageMinOffset: 0,
+      keyedOverSeveralMonths: true,
+      keysFromOtherEnd: true,
+    });
     monthByMonthTuning.enabled = true;
     const keyed = await queryData<LinkPage>(store.handle, query);
     expect([query, keyed.asnLinks.edges]).toEqual([query, skipped.asnLinks.edges]);
@@ -65,7 +70,17 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
     const offsets = [1, 137, Math.floor(total / 2), total - 5, total + 10];
     const interval = `, dateStart: "${store.dates[0]}", dateEnd: "${latest}"`;
     let compared = 0;
-    for (const sort of [null, '-numberPaths', 'relationship,-asn1', 'correctedBy'])
+    // By asn1 the keys come from the links' reversed rows, and the pages must be those of the canonical rows.
+    for (const sort of [
+      null,
+      '-numberPaths',
+      'relationship,-asn1',
+      'correctedBy',
+      'asn1',
+      '-asn1',
+      'asn1,-numberPaths',
+      '-asn1,-asn0',
+    ])
       for (const [months, selection] of [
         ['', 'asn0 { asn } asn1 { asn } relationship numberPaths rank date'],
         ['', 'asn1 { asn asnName rank cone { numberAsns } } numberPaths'],
@@ -77,7 +92,7 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
           compared += await expectKeyedPageAsSkipped(query);
         }
     // Most of those pages hold links (the last offset is past the end on purpose).
-    expect(compared).toBeGreaterThan(1000);
+    expect(compared).toBeGreaterThan(2000);
   });
 
   it('pages every link of several months the same month by month, in orders that start with the month', async () => {
@@ -153,12 +168,16 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
 describe.each(STORE_KINDS)('shallow link pages over several months, one arm per month, on %s', (kind) => {
   let store: LoadedStore;
   const defaultArms = { ...monthArmsTuning };
+  const defaultTuning = { ...linkPageTuning };
 
   beforeAll(async () => {
     store = await openLoadedStore(kind);
   }, LOAD_TIMEOUT_MS);
   afterAll(() => store?.close());
-  afterEach(() => Object.assign(monthArmsTuning, defaultArms));
+  afterEach(() => {
+    Object.assign(monthArmsTuning, defaultArms);
+    Object.assign(linkPageTuning, defaultTuning);
+  });
 
   it('pages every order the same with one arm per month as with one statement over the months', async () => {
     const [first, latest] = [store.dates[0]!, store.dates.at(-1)!];
@@ -174,9 +193,12 @@ describe.each(STORE_KINDS)('shallow link pages over several months, one arm per 
             asn === null ? '' : `, asn: "${asn}"`
           }${sort ? `, sort: "${sort}"` : ''}) { edges { node { date asn0 { asn } asn1 { asn } numberPaths } } } }`;
           monthArmsTuning.enabled = false;
+          linkPageTuning.keysFromOtherEnd = false;
           const single = await queryData<LinkPage>(store.handle, query);
-          // Arms whatever the plan: on the small sample a planner may sort a month rather than walk its index.
+          // Arms whatever the plan: on the small sample a planner may sort a month rather than walk its index. By asn1
+          // the arms read the links' reversed rows.
           Object.assign(monthArmsTuning, { enabled: true, forced: true });
+          linkPageTuning.keysFromOtherEnd = true;
           const armed = await queryData<LinkPage>(store.handle, query);
           expect([query, armed.asnLinks.edges]).toEqual([query, single.asnLinks.edges]);
           compared += single.asnLinks.edges.length;

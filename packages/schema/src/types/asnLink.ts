@@ -1,7 +1,7 @@
 // AsnLink: a link between two ASNs in one month, seen from asn0; root fields `asnLink` and `asnLinks`.
 import { renamingObjectBuilder, type AsnLinksTable, type Database } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, LocationRow } from '../context';
 import { intervalOf, monthOf, monthsIn, pageOf, parseAsnArgument, parseAsnList } from '../args';
@@ -73,6 +73,8 @@ export const linkPageTuning = {
   keyedPageMinOffset: 1000,
   /** A page over several months reads its keys first whatever its offset (off only to compare, in tests). */
   keyedOverSeveralMonths: true,
+  /** Orders of every link that start with asn1 read their keys from the reversed rows (off only to compare, in tests). */
+  keysFromOtherEnd: true,
 };
 
 export const AsnLinkConnection = connectionOf('AsnLink', AsnLinkRef, 'A page of AS links.');
@@ -314,6 +316,40 @@ function isPathsDescending(keys: readonly SortKey[]): boolean {
   return keys.length === 1 && keys[0]!.key === 'numberPaths' && keys[0]!.direction === 'desc';
 }
 
+/** The keys whose values a link's two rows share; its relationship is seen from the other end (customer/provider). */
+const KEYS_SHARED_BY_BOTH_ROWS = new Set(['asn0', 'asn1', 'numberPaths', 'correctedBy', 'date', 'rank']);
+
+/** A sort key seen from the link's other end: asn0 and asn1 trade places. */
+function fromOtherEnd(key: SortKey): SortKey {
+  const other = key.key === 'asn0' ? 'asn1' : key.key === 'asn1' ? 'asn0' : key.key;
+  return { key: other, direction: key.direction };
+}
+
+/**
+ * Every link is stored twice: once with asn0 < asn1 (`canonical`, the rows a list of every link shows) and once
+ * reversed, with the same paths, correction and rank (the ingest's build and import-jsonl write both). No index serves
+ * every link in an order that starts with asn1, and a month's first page by asn1 sorted all its links (100 ms a
+ * generated month, 0.75-1.2 s over 12); it is the reversed rows' order by asn0, which the primary key (date, asn0,
+ * asn1) serves. The order of the reversed rows that stands for `keys` (with the tie-breaks of `order`), or null when
+ * `keys` do not start with asn1 or use a key the two rows do not share.
+ */
+function otherEndOrder(
+  keys: readonly SortKey[],
+  order: { defaults: readonly SortKey[]; unique: readonly SortKey[] },
+): { keys: SortKey[]; order: { defaults: SortKey[]; unique: SortKey[] } } | null {
+  if (keys[0]?.key !== 'asn1' || !keys.every((key) => KEYS_SHARED_BY_BOTH_ROWS.has(key.key))) return null;
+  return {
+    keys: keys.map(fromOtherEnd),
+    order: { defaults: order.defaults.map(fromOtherEnd), unique: order.unique.map(fromOtherEnd) },
+  };
+}
+
+/** The order of the reversed rows (otherEndOrder) and its SQL. */
+type OtherEndOrder = NonNullable<ReturnType<typeof otherEndOrder>> & { sql: RawBuilder<unknown> };
+
+/** A link's key read from its reversed row: its ends traded back. */
+const KEY_FROM_OTHER_END = { asn0: 'asn1 as asn0', asn1: 'asn0 as asn1' } as const;
+
 /** Links of many ASNs (Asn.asnLinks), one query per batch (nestedPages.ts); asn0 is always the parent ASN. */
 export function asnLinksOfAsns(
   context: AsrankContext,
@@ -459,14 +495,19 @@ builder.queryFields((t) => ({
       const months = await monthsIn(context, interval);
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
       // The links asked for; a compiled neighbour page gives its month and ASN as placeholders.
-      const linksQuery = (inMonths = dateIn(context.dialect, 'date', months), asn0: unknown = asn) => {
+      // `otherEnd`: every link's reversed row (asn0 > asn1) instead of its canonical one.
+      const linksQuery = (
+        inMonths = dateIn(context.dialect, 'date', months),
+        asn0: unknown = asn,
+        otherEnd = false,
+      ) => {
         const links = context.db.selectFrom('asn_links').where(inMonths);
         if (asn0 != null) {
           const ofAsn = links.where('asn0', '=', asn0 as number);
           return asnList ? ofAsn.where(inValues(context.dialect, 'asn1', asnList, 'bigint')) : ofAsn;
         }
         if (asnList) return links.where(inValues(context.dialect, 'asn0', asnList, 'bigint'));
-        return links.where('canonical', '=', 1);
+        return links.where('canonical', '=', otherEnd ? 0 : 1);
       };
       /**
        * Links `limit`, `offset` of `pageMonths` in the order of `keys`, `historic` (an interval, of one month or more)
@@ -497,18 +538,24 @@ builder.queryFields((t) => ({
           monthRange: (month: string) => typeof query,
           limit: number,
           offset: number,
+          otherEnd: OtherEndOrder | null,
         ) => {
           if (!readsByMonthArms(pageMonths, offset, limit)) return null;
           // The key and the order's columns, which the merge sorts the arms' rows by again.
           const orderColumns = linkPageColumns(['date', 'asn0', 'asn1'], keys, linkOrder)!;
+          const armColumns = otherEnd
+            ? orderColumns.map((column) =>
+                column === 'asn0' || column === 'asn1' ? KEY_FROM_OTHER_END[column] : column,
+              )
+            : orderColumns;
           const arm = (month: string) =>
             monthRange(month)
-              .select(orderColumns)
-              .orderBy(order)
+              .select(armColumns as typeof orderColumns)
+              .orderBy(otherEnd ? otherEnd.sql : order)
               .limit(offset + limit);
           // Rows that share an ASN are one AS's links in a month: sorting within each is cheap (SQLite by `-asn0`:
           // 0.78 s over 12 generated months as one statement, 6 ms a month as arms).
-          const firstKey = (keys[0] ?? linkOrder.defaults[0]!).key;
+          const firstKey = ((otherEnd?.keys ?? keys)[0] ?? linkOrder.defaults[0]!).key;
           const withinFirstKey = firstKey === 'asn0' || firstKey === 'asn1' ? firstKey : null;
           if (!(await servedByIndex(context.db, context.dialect, arm(pageMonths[0]!), withinFirstKey)))
             return null;
@@ -530,6 +577,7 @@ builder.queryFields((t) => ({
           offset: number,
           seek: LinkSeek | null,
           monthRange?: (month: string) => typeof query,
+          otherEnd: OtherEndOrder | null = null,
         ): Promise<AsnLinkRow[]> => {
           if (
             asn !== null &&
@@ -572,15 +620,24 @@ builder.queryFields((t) => ({
           // walking every skipped index entry.
           // Over several months always: the keys then come from the order's covering index, where reading whole rows
           // sorted every row of the months (12 generated months by `-numberPaths` with asn1's name: 841 ms at offset 5).
+          // Keys read from the reversed rows (otherEndOrder) always come first.
           const keyedPage =
+            otherEnd !== null ||
             offset >= linkPageTuning.keyedPageMinOffset ||
             (pageMonths.length > 1 && linkPageTuning.keyedOverSeveralMonths);
+          const keyColumns = otherEnd
+            ? (['date', KEY_FROM_OTHER_END.asn0, KEY_FROM_OTHER_END.asn1] as const)
+            : (['date', 'asn0', 'asn1'] as const);
           const pageKeys = keyedPage
             ? ((seek
                 ? await bookmarkedLinkKeys(context, range, pageMonths, seek, { limit, offset })
                 : null) ??
-              (monthRange ? await monthArmKeys(monthRange, limit, offset) : null) ??
-              range.select(['date', 'asn0', 'asn1']).orderBy(order).limit(limit).offset(offset))
+              (monthRange ? await monthArmKeys(monthRange, limit, offset, otherEnd) : null) ??
+              range
+                .select(keyColumns)
+                .orderBy(otherEnd ? otherEnd.sql : order)
+                .limit(limit)
+                .offset(offset))
             : null;
           const pageRows = pageKeys
             ? context.db
@@ -625,8 +682,24 @@ builder.queryFields((t) => ({
             },
           );
         } else {
-          return readRange(query, limit, offset, null, (month) =>
-            linksQuery(dateIn(context.dialect, 'date', [month])),
+          const otherEndKeys =
+            asn === null && asnList === null && linkPageTuning.keysFromOtherEnd
+              ? otherEndOrder(keys, linkOrder)
+              : null;
+          const otherEnd = otherEndKeys && {
+            ...otherEndKeys,
+            // Named with the table: the keys' select names the reversed rows' asn1 `asn0` and their asn0 `asn1`.
+            sql: orderByList(context.dialect, otherEndKeys.keys, ASN_LINK_SORT_COLUMNS, otherEndKeys.order, {
+              table: 'asn_links',
+            }),
+          };
+          return readRange(
+            otherEnd ? linksQuery(dateIn(context.dialect, 'date', pageMonths), asn, true) : query,
+            limit,
+            offset,
+            null,
+            (month) => linksQuery(dateIn(context.dialect, 'date', [month]), asn, otherEnd !== null),
+            otherEnd,
           );
         }
       };
