@@ -107,8 +107,11 @@ export interface Organization {
   orgDegree: OrgDegree;
 }
 
+/** Every relationship of `asn1` seen from `asn0`, in byte order: `customer` means asn1 is asn0's customer. */
+export const LINK_RELATIONSHIPS = ['customer', 'peer', 'provider', 'sibling'] as const;
+
 /** Relationship of `asn1` seen from `asn0`: `customer` means asn1 is asn0's customer. */
-export type LinkRelationship = 'provider' | 'customer' | 'peer' | 'sibling';
+export type LinkRelationship = (typeof LINK_RELATIONSHIPS)[number];
 
 export interface AsnLink {
   date: string;

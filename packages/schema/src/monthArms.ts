@@ -81,7 +81,10 @@ export function servedByIndex(
   return verdict.catch(() => false);
 }
 
-/** Whether a page of `first` rows at `offset` over `months` is shallow enough to read as one arm per month. */
-export function readsByMonthArms(months: readonly string[], offset: number, first: number): boolean {
-  return monthArmsTuning.enabled && months.length > 1 && offset + first <= monthArmsTuning.maxArmRows;
+/**
+ * Whether a page of `first` rows at `offset` is shallow enough to read as `arms` arms (one per month, or per month and
+ * value of the order's first key).
+ */
+export function readsByMonthArms(arms: number, offset: number, first: number): boolean {
+  return monthArmsTuning.enabled && arms > 1 && offset + first <= monthArmsTuning.maxArmRows;
 }

@@ -4,7 +4,7 @@
 // asnLinks.jsonl (or links.jsonl), optionally dataset.jsonl and locations.jsonl; any may be .gz/.bz2 compressed.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseDateArgument, rankLinks } from '@asrank/domain';
+import { LINK_RELATIONSHIPS, parseDateArgument, rankLinks } from '@asrank/domain';
 import {
   searchText,
   type AsnLinksTable,
@@ -174,7 +174,7 @@ function asnList(value: unknown, field: string): string[] {
   });
 }
 
-const RELATIONSHIPS = new Set(['provider', 'customer', 'peer', 'sibling']);
+const RELATIONSHIPS = new Set<string>(LINK_RELATIONSHIPS);
 const REVERSE: Record<string, AsnLinksTable['relationship']> = {
   provider: 'customer',
   customer: 'provider',

@@ -1,6 +1,6 @@
 // AsnLink: a link between two ASNs in one month, seen from asn0; root fields `asnLink` and `asnLinks`.
 import { renamingObjectBuilder, type AsnLinksTable, type Database } from '@asrank/db';
-import { parseSort, type SortKey } from '@asrank/domain';
+import { LINK_RELATIONSHIPS, parseSort, type LinkRelationship, type SortKey } from '@asrank/domain';
 import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, LocationRow } from '../context';
@@ -344,6 +344,18 @@ function otherEndOrder(
   };
 }
 
+/**
+ * The relationships a page's arms read apart when it is sorted by `keys` ([null]: none). By relationship alone, one
+ * arm per month and relationship (the loads write no other) reads the (date, canonical, relationship, asn0, asn1)
+ * index whichever way the relationship runs: `-relationship` breaks its ties ascending, and one arm per month sorted
+ * each relationship's links (0.55 s over 12 generated months; one month on PostgreSQL 0.2-0.4 s). Not with more keys:
+ * an arm that another index serves in the rest of the order walks it for its relationship, and a relationship the
+ * month lacks (generated months have no siblings) walks the whole month (`-relationship,-numberPaths`: 4.4 s).
+ */
+function relationshipRuns(keys: readonly SortKey[]): readonly (LinkRelationship | null)[] {
+  return keys.length === 1 && keys[0]!.key === 'relationship' ? LINK_RELATIONSHIPS : [null];
+}
+
 /** The order of the reversed rows (otherEndOrder) and its SQL. */
 type OtherEndOrder = NonNullable<ReturnType<typeof otherEndOrder>> & { sql: RawBuilder<unknown> };
 
@@ -540,7 +552,9 @@ builder.queryFields((t) => ({
           offset: number,
           otherEnd: OtherEndOrder | null,
         ) => {
-          if (!readsByMonthArms(pageMonths, offset, limit)) return null;
+          const firstKey = ((otherEnd?.keys ?? keys)[0] ?? linkOrder.defaults[0]!).key;
+          const relationships = otherEnd ? [null] : relationshipRuns(keys);
+          if (!readsByMonthArms(pageMonths.length * relationships.length, offset, limit)) return null;
           // The key and the order's columns, which the merge sorts the arms' rows by again.
           const orderColumns = linkPageColumns(['date', 'asn0', 'asn1'], keys, linkOrder)!;
           const armColumns = otherEnd
@@ -548,19 +562,30 @@ builder.queryFields((t) => ({
                 column === 'asn0' || column === 'asn1' ? KEY_FROM_OTHER_END[column] : column,
               )
             : orderColumns;
-          const arm = (month: string) =>
-            monthRange(month)
+          const arm = (month: string, relationship: LinkRelationship | null) =>
+            (relationship === null
+              ? monthRange(month)
+              : monthRange(month).where('relationship', '=', relationship)
+            )
               .select(armColumns as typeof orderColumns)
               .orderBy(otherEnd ? otherEnd.sql : order)
               .limit(offset + limit);
           // Rows that share an ASN are one AS's links in a month: sorting within each is cheap (SQLite by `-asn0`:
           // 0.78 s over 12 generated months as one statement, 6 ms a month as arms).
-          const firstKey = ((otherEnd?.keys ?? keys)[0] ?? linkOrder.defaults[0]!).key;
           const withinFirstKey = firstKey === 'asn0' || firstKey === 'asn1' ? firstKey : null;
-          if (!(await servedByIndex(context.db, context.dialect, arm(pageMonths[0]!), withinFirstKey)))
+          if (
+            !(await servedByIndex(
+              context.db,
+              context.dialect,
+              arm(pageMonths[0]!, relationships[0]!),
+              withinFirstKey,
+            ))
+          )
             return null;
-          const arms = pageMonths.map((month, index) =>
-            context.db.selectFrom(arm(month).as(`month_${index}`)).selectAll(),
+          const arms = pageMonths.flatMap((month, monthIndex) =>
+            relationships.map((relationship, index) =>
+              context.db.selectFrom(arm(month, relationship).as(`month_${monthIndex}_${index}`)).selectAll(),
+            ),
           );
           const merged = arms.slice(1).reduce((union, next) => union.unionAll(next), arms[0]!);
           return context.db
@@ -620,9 +645,10 @@ builder.queryFields((t) => ({
           // walking every skipped index entry.
           // Over several months always: the keys then come from the order's covering index, where reading whole rows
           // sorted every row of the months (12 generated months by `-numberPaths` with asn1's name: 841 ms at offset 5).
-          // Keys read from the reversed rows (otherEndOrder) always come first.
+          // Keys read from the reversed rows (otherEndOrder), or by relationship in arms (relationshipRuns), come first.
           const keyedPage =
             otherEnd !== null ||
+            (monthRange !== undefined && readsByMonthArms(relationshipRuns(keys).length, offset, limit)) ||
             offset >= linkPageTuning.keyedPageMinOffset ||
             (pageMonths.length > 1 && linkPageTuning.keyedOverSeveralMonths);
           const keyColumns = otherEnd
