@@ -269,6 +269,71 @@ describe.each(STORE_KINDS)('shallow link pages over several months, one arm per 
   });
 });
 
+describe.each(STORE_KINDS)('links sorted by correctedBy alone on %s', (kind) => {
+  let store: LoadedStore;
+  const defaultTuning = { ...linkPageTuning };
+
+  beforeAll(async () => {
+    store = await openLoadedStore(kind);
+  }, LOAD_TIMEOUT_MS);
+  afterAll(() => store?.close());
+  afterEach(() => Object.assign(linkPageTuning, defaultTuning));
+
+  it('pages the corrected links, then the others, as one statement over all links orders them', async () => {
+    const [first, latest] = [store.dates[0]!, store.dates.at(-1)!];
+    // Loads write no correction: give a few links in every month one, ties included, on both of each link's rows.
+    const corrected = await store.handle.db
+      .selectFrom('asn_links')
+      .select(['date', 'asn0', 'asn1'])
+      .where('canonical', '=', 1)
+      .orderBy('date')
+      .orderBy('asn1')
+      .orderBy('asn0')
+      .limit(40 * store.dates.length)
+      .execute();
+    expect(corrected.length).toBeGreaterThan(30);
+    for (const [index, link] of corrected.entries()) {
+      const correctedBy = 64500 + (index % 7);
+      for (const [asn0, asn1] of [
+        [link.asn0, link.asn1],
+        [link.asn1, link.asn0],
+      ])
+        await store.handle.db
+          .updateTable('asn_links')
+          .set({ corrected_by: correctedBy })
+          .where('date', '=', link.date)
+          .where('asn0', '=', asn0!)
+          .where('asn1', '=', asn1!)
+          .execute();
+    }
+    let compared = 0;
+    for (const sort of ['correctedBy', '-correctedBy'])
+      for (const months of ['', `, dateStart: "${first}", dateEnd: "${latest}"`])
+        for (const offset of [
+          0,
+          5,
+          25,
+          38,
+          45,
+          corrected.length - 3,
+          corrected.length + 4,
+          corrected.length + 90,
+          400,
+        ]) {
+          const query = `{ asnLinks(first: 12, offset: ${offset}, sort: "${sort}"${months}) {
+            edges { node { date asn0 { asn } asn1 { asn } correctedBy } } } }`;
+          linkPageTuning.splitByCorrection = false;
+          const whole = await queryData<LinkPage>(store.handle, query);
+          linkPageTuning.splitByCorrection = true;
+          const split = await queryData<LinkPage>(store.handle, query);
+          expect([query, split.asnLinks.edges]).toEqual([query, whole.asnLinks.edges]);
+          compared += whole.asnLinks.edges.filter((edge) => edge.node['correctedBy'] !== null).length;
+        }
+    // Pages of corrected links, of the others, and across the boundary were compared.
+    expect(compared).toBeGreaterThan(40);
+  });
+});
+
 describe("the month arms' plan check", () => {
   it('reads a plan line as a sort unless it sorts only within runs of the first key, when that is allowed', () => {
     const sqliteRuns = [
