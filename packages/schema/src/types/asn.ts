@@ -454,6 +454,10 @@ builder.queryFields((t) => ({
           filtered,
           keyList: asnFilter !== null,
           bookmarks: monthBookmarks(context, pageMonths, filtered),
+          monthQuery:
+            pageMonths.length > 1 && !filtered
+              ? { months: pageMonths, of: (month) => recordsQuery(dateIn(context.dialect, 'date', [month])) }
+              : undefined,
           compiled:
             pageMonths.length === 1 && !filtered && columns
               ? {

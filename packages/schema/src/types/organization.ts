@@ -260,6 +260,10 @@ builder.queryFields((t) => ({
           keyList: false,
           // listPage uses them only over a numeric key: org ids are text.
           bookmarks: monthBookmarks(context, pageMonths, filtered),
+          monthQuery:
+            pageMonths.length > 1 && !filtered
+              ? { months: pageMonths, of: (month) => monthQuery(dateIn(context.dialect, 'date', [month])) }
+              : undefined,
           // One month's unfiltered page: SQL compiled once per order and form, as an ASN page (listPage.ts).
           compiled:
             pageMonths.length === 1 && !filtered
