@@ -264,7 +264,9 @@ async function rowsOfKeyPage<TB extends ListTable, Row>(
           .limit(pageLimit)
           .offset(skip)) as unknown as RowsQuery;
   const skip = start ? start.skip : offset;
-  const armKeys = start ? null : await monthArmKeyPage(spec, keyRange, innerOrder, limit, offset);
+  // One month's pages (W2's) do not wait on a promise for it.
+  const armKeys =
+    start || !spec.monthQuery ? null : await monthArmKeyPage(spec, keyRange, innerOrder, limit, offset);
   if (armKeys) {
     const table = spec.db.selectFrom(
       byPrimaryKey(spec.dialect, spec.table as ListTable, spec.table as ListTable),
