@@ -1,6 +1,7 @@
-// A deep page of links reads its keys from the order's index before its rows; the pages are the same as with one
-// ORDER BY ... OFFSET over whole rows, for every sort, with and without asn1's fields, for one month and several,
-// on SQLite and PostgreSQL.
+// A deep page of links reads its keys from the order's index before its rows, a shallow one over several months one
+// arm per month (per relationship, from the links' reversed rows by asn1, split at the corrected links by correctedBy);
+// the pages are the same as with one ORDER BY ... OFFSET over whole rows, for every sort, with and without asn1's
+// fields, for one month and several, on SQLite and PostgreSQL.
 import { sql } from 'kysely';
 import { linkPageTuning, monthByMonthTuning } from '../src';
 import { monthArmsTuning, planLineSorts, servedByIndex } from '../src/monthArms';
@@ -17,6 +18,17 @@ jest.setTimeout(LOAD_TIMEOUT_MS);
 
 interface LinkPage {
   asnLinks: { edges: { node: Record<string, unknown> }[] };
+}
+
+/** An arm of every link of the store's latest month in `order` (SQL), cut at 30. */
+function latestMonthArm(store: LoadedStore, order: string) {
+  return store.handle.db
+    .selectFrom('asn_links')
+    .select(['date', 'asn0', 'asn1'])
+    .where('date', '=', store.dates.at(-1)!)
+    .where('canonical', '=', 1)
+    .orderBy(sql.raw(order))
+    .limit(30);
 }
 
 describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
@@ -212,14 +224,7 @@ describe.each(STORE_KINDS)('shallow link pages over several months, one arm per 
 
   it('takes arms only where the plan of a month says no sort: for one ASN by asn1, never for every link by asn1', async () => {
     const month = store.dates.at(-1)!;
-    const armOf = (order: string) =>
-      store.handle.db
-        .selectFrom('asn_links')
-        .select(['date', 'asn0', 'asn1'])
-        .where('date', '=', month)
-        .where('canonical', '=', 1)
-        .orderBy(sql.raw(order))
-        .limit(30);
+    const armOf = (order: string) => latestMonthArm(store, order);
     expect(await servedByIndex(store.handle.db, store.handle.dialect, armOf('asn1 asc, asn0 asc'))).toBe(
       false,
     );
@@ -246,15 +251,7 @@ describe.each(STORE_KINDS)('shallow link pages over several months, one arm per 
   });
 
   it('takes arms by descending asn0, whose plan sorts only within one AS, and by relationship only one relationship at a time', async () => {
-    const month = store.dates.at(-1)!;
-    const armOf = (order: string) =>
-      store.handle.db
-        .selectFrom('asn_links')
-        .select(['date', 'asn0', 'asn1'])
-        .where('date', '=', month)
-        .where('canonical', '=', 1)
-        .orderBy(sql.raw(order))
-        .limit(30);
+    const armOf = (order: string) => latestMonthArm(store, order);
     const byAsn0Descending = armOf('asn0 desc, date asc, asn1 asc');
     // Both walk an index in descending asn0 (SQLite its primary key, PostgreSQL also the pair's index) and sort each
     // AS's run by asn1.
@@ -267,18 +264,8 @@ describe.each(STORE_KINDS)('shallow link pages over several months, one arm per 
     const oneRelationship = byRelationship.where('relationship', '=', 'peer');
     expect(await servedByIndex(store.handle.db, store.handle.dialect, oneRelationship)).toBe(true);
   });
-});
 
-describe.each(STORE_KINDS)('links sorted by correctedBy alone on %s', (kind) => {
-  let store: LoadedStore;
-  const defaultTuning = { ...linkPageTuning };
-
-  beforeAll(async () => {
-    store = await openLoadedStore(kind);
-  }, LOAD_TIMEOUT_MS);
-  afterAll(() => store?.close());
-  afterEach(() => Object.assign(linkPageTuning, defaultTuning));
-
+  // Last: it gives the store's links corrections.
   it('pages the corrected links, then the others, as one statement over all links orders them', async () => {
     const [first, latest] = [store.dates[0]!, store.dates.at(-1)!];
     // Loads write no correction: give a few links in every month one, ties included, on both of each link's rows.
