@@ -1,11 +1,14 @@
-// One page of a root list (`asns`, `organizations`): which of three query forms reads it, shared by both lists.
+// One page of a root list (`asns`, `organizations`): which query form reads it, shared by both lists.
 // - The default order (rank, unranked last) of one month: two index ranges of (date, rank, key), the ranked rows
 //   then the unranked ones (nullsLastPage), instead of sorting the month.
 // - A client sort over a whole month, or the ranges above: the page's keys first, from the covering
 //   (date, column, key) index alone, then only the page's rows. An OFFSET over full rows reads every skipped row:
 //   30-40 ms at offset 40,000 of the real month on SQLite and 85 ms on PostgreSQL, 2-10 ms this way. When that
 //   index carries every column the page shows (`indexCarries`), the rows are read from it directly, none by key.
-// - Anything else (a key list, a name or seen filter with a sort, several months): one ORDER BY ... OFFSET.
+// - A client sort over several months, unfiltered: the same, its keys from one arm per month when the page is shallow
+//   and a month's index serves the order (monthArms.ts).
+// - Anything else (a key list, a name or seen filter with a sort, several months in the default order or deep):
+//   one ORDER BY ... OFFSET.
 // A page at least one bookmark step deep into one month's unfiltered list, in the default order or one numeric sort
 // column, starts from the nearest bookmark instead of skipping every key before it (pageBookmarks.ts).
 import {
@@ -232,6 +235,10 @@ async function rowsOfKeyPage<TB extends ListTable, Row>(
           .orderBy(innerOrder())
           .limit(pageLimit)
           .offset(skip);
+    return rowsOfKeys(keyPage);
+  };
+  /** The rows whose (date, key) `keyPage` selects, in the outer order. */
+  const rowsOfKeys = (keyPage: Expression<unknown>) => {
     // Kysely cannot resolve selectFrom() over a table name that is a type parameter; the table is `spec.table`, read
     // by its primary key (the page's keys are whole keys: one month's records lie together in it).
     const table = spec.db.selectFrom(
@@ -267,17 +274,7 @@ async function rowsOfKeyPage<TB extends ListTable, Row>(
   // One month's pages (W2's) do not wait on a promise for it.
   const armKeys =
     start || !spec.monthQuery ? null : await monthArmKeyPage(spec, keyRange, innerOrder, limit, offset);
-  if (armKeys) {
-    const table = spec.db.selectFrom(
-      byPrimaryKey(spec.dialect, spec.table as ListTable, spec.table as ListTable),
-    ) as unknown as ListQuery<TB>;
-    const own = (column: string) => sql.ref(`${spec.table}.${column}`);
-    return readRows(
-      spec,
-      table.where(sql<boolean>`(${own('date')}, ${own(spec.key)}) in (${armKeys})`).orderBy(outerOrder()),
-      true,
-    );
-  }
+  if (armKeys) return readRows(spec, rowsOfKeys(armKeys), true);
   const { month, value, key, limit: limitPlaceholder, offset: offsetPlaceholder } = PAGE_PLACEHOLDERS;
   const { compiled } = spec;
   const pageLimit = compiled ? compiledLimit(spec.dialect, limit, limitPlaceholder) : null;

@@ -29,9 +29,9 @@ const verdictsOf = perHandle<object, LRUCache<string, Promise<boolean>>>(() => n
 
 /**
  * A plan line that sorts rows: SQLite's temporary B-tree for an ORDER BY, PostgreSQL's Sort or Incremental Sort. With
- * `withinFirstKey`, a sort of each run of rows that share the order's first key (SQLite's "RIGHT PART OF ORDER BY",
- * PostgreSQL's Incremental Sort presorted on that key) does not count: the index still hands the rows over in that key,
- * so the arm stops after `offset + first` rows and the runs it sorted.
+ * `withinFirstKey`, a sort of each run of rows that share the order's first key (SQLite's "LAST TERM(S) OF ORDER BY",
+ * in older versions "RIGHT PART", PostgreSQL's Incremental Sort presorted on that key) does not count: the index still
+ * hands the rows over in that key, so the arm stops after `offset + first` rows and the runs it sorted.
  */
 export function planLineSorts(dialect: DialectName, line: string, withinFirstKey: string | null): boolean {
   if (dialect === 'sqlite') {

@@ -73,7 +73,7 @@ export const linkPageTuning = {
   keyedPageMinOffset: 1000,
   /** A page over several months reads its keys first whatever its offset (off only to compare, in tests). */
   keyedOverSeveralMonths: true,
-  /** Orders of every link that start with asn1 read their keys from the reversed rows (off only to compare, in tests). */
+  /** Every link by asn1 first: keys from the links' reversed rows (off only to compare, in tests). */
   keysFromOtherEnd: true,
   /** Orders by correctedBy alone read the corrected links apart from the others (off only to compare, in tests). */
   splitByCorrection: true,
@@ -658,7 +658,7 @@ builder.queryFields((t) => ({
           // walking every skipped index entry.
           // Over several months always: the keys then come from the order's covering index, where reading whole rows
           // sorted every row of the months (12 generated months by `-numberPaths` with asn1's name: 841 ms at offset 5).
-          // Keys read from the reversed rows (otherEndOrder), or by relationship in arms (relationshipRuns), come first.
+          // Keys from the reversed rows (otherEndOrder), or by relationship in arms (relationshipRuns), come first.
           const keyedPage =
             otherEnd !== null ||
             (monthRange !== undefined && readsByMonthArms(relationshipRuns(keys).length, offset, limit)) ||
