@@ -33,7 +33,7 @@ import {
   type SeekTerm,
 } from './pageBookmarks';
 import { compiledLimit } from './compiledLookups';
-import { readsByMonthArms, servedByIndex } from './monthArms';
+import { mergedArms, readsByMonthArms, servedByIndex } from './monthArms';
 import { byPrimaryKey, nullsLastPage, orderByList, sortKeysNamed, type SortColumn } from './sql';
 
 type ListTable = 'asns' | 'organizations';
@@ -326,16 +326,17 @@ async function monthArmKeyPage<TB extends ListTable, Row>(
       .orderBy(innerOrder())
       .limit(offset + limit);
   if (!(await servedByIndex(spec.db, spec.dialect, arm(monthQuery.months[0]!)))) return null;
-  const arms = monthQuery.months.map((month, index) =>
-    spec.db.selectFrom(arm(month).as(`month_${index}`)).selectAll(),
+  return mergedArms(
+    spec.db,
+    monthQuery.months.map(arm),
+    [
+      { column: 'date', as: 'date' },
+      { column: spec.key, as: 'key' },
+    ],
+    innerOrder(),
+    limit,
+    offset,
   );
-  const merged = arms.slice(1).reduce((union, next) => union.unionAll(next), arms[0]!);
-  return spec.db
-    .selectFrom(merged.as('arms'))
-    .select([sql.ref('date').as('date'), sql.ref(spec.key).as('key')])
-    .orderBy(innerOrder())
-    .limit(limit)
-    .offset(offset);
 }
 
 export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): Promise<Row[]> {

@@ -7,7 +7,14 @@
 // An arm whose order no index serves sorts its month instead, and twelve such arms cost more than the one statement
 // (`-correctedBy` on SQLite: 0.7 -> 7.4 s, its index serving only its first term). Whether an index serves it is
 // the database's own answer: the arm's plan, read once per statement shape, must not sort.
-import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import {
+  CompiledQuery,
+  sql,
+  type Compilable,
+  type Kysely,
+  type RawBuilder,
+  type SelectQueryBuilder,
+} from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Database, DialectName } from '@asrank/db';
 import { perHandle } from './perHandle';
@@ -87,4 +94,27 @@ export function servedByIndex(
  */
 export function readsByMonthArms(arms: number, offset: number, first: number): boolean {
   return monthArmsTuning.enabled && arms > 1 && offset + first <= monthArmsTuning.maxArmRows;
+}
+
+/**
+ * The page cut from `arms` (each one month's stretch in the page's order, cut at `offset + first`): the arms united,
+ * sorted again by `order` (which names only columns every arm selects), and `columns` of the page's rows, each under
+ * its own name.
+ */
+export function mergedArms(
+  db: Kysely<Database>,
+  arms: readonly SelectQueryBuilder<Database, keyof Database, object>[],
+  columns: readonly { column: string; as: string }[],
+  order: RawBuilder<unknown>,
+  limit: number,
+  offset: number,
+) {
+  const selected = arms.map((arm, index) => db.selectFrom(arm.as(`arm_${index}`)).selectAll());
+  const united = selected.slice(1).reduce((union, next) => union.unionAll(next), selected[0]!);
+  return db
+    .selectFrom(united.as('arms'))
+    .select(columns.map(({ column, as }) => sql.ref(column).as(as)))
+    .orderBy(order)
+    .limit(limit)
+    .offset(offset);
 }

@@ -19,7 +19,7 @@ import {
 } from '../sql';
 import { nestedPage } from '../nestedPages';
 import { monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
-import { readsByMonthArms, servedByIndex } from '../monthArms';
+import { mergedArms, readsByMonthArms, servedByIndex } from '../monthArms';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { AsnLinkRef, AsnRef } from './refs';
 import { placeholderAsn } from './asn';
@@ -366,6 +366,9 @@ function relationshipRuns(keys: readonly SortKey[]): readonly (LinkRelationship 
 /** The order of the reversed rows (otherEndOrder) and its SQL. */
 type OtherEndOrder = NonNullable<ReturnType<typeof otherEndOrder>> & { sql: RawBuilder<unknown> };
 
+/** A link's key, as a merge of month arms selects it. */
+const LINK_KEY_COLUMNS = ['date', 'asn0', 'asn1'].map((column) => ({ column, as: column }));
+
 /** A link's key read from its reversed row: its ends traded back. */
 const KEY_FROM_OTHER_END = { asn0: 'asn1 as asn0', asn1: 'asn0 as asn1' } as const;
 
@@ -595,18 +598,10 @@ builder.queryFields((t) => ({
             ))
           )
             return null;
-          const arms = pageMonths.flatMap((month, monthIndex) =>
-            relationships.map((relationship, index) =>
-              context.db.selectFrom(arm(month, relationship).as(`month_${monthIndex}_${index}`)).selectAll(),
-            ),
+          const arms = pageMonths.flatMap((month) =>
+            relationships.map((relationship) => arm(month, relationship)),
           );
-          const merged = arms.slice(1).reduce((union, next) => union.unionAll(next), arms[0]!);
-          return context.db
-            .selectFrom(merged.as('arms'))
-            .select(['date', 'asn0', 'asn1'])
-            .orderBy(order)
-            .limit(limit)
-            .offset(offset);
+          return mergedArms(context.db, arms, LINK_KEY_COLUMNS, order, limit, offset);
         };
         // One stretch of the order: `range` sorted, cut at (limit, offset).
         const readRange = async (
