@@ -34,6 +34,7 @@ import {
 } from './pageBookmarks';
 import { compiledLimit } from './compiledLookups';
 import { mergedArms, readsByMonthArms, servedByIndex } from './monthArms';
+import { monthsBookmarkStart, monthsBookmarksTuning, monthsPageAfter } from './monthsBookmarks';
 import { byPrimaryKey, nullsLastPage, orderByList, sortKeysNamed, type SortColumn } from './sql';
 
 type ListTable = 'asns' | 'organizations';
@@ -95,7 +96,15 @@ export interface ListPageSpec<TB extends ListTable, Row> {
    * (monthArms.ts): one statement sorted every record of the months (12 generated months, the first 40 ASNs by
    * customers: ~200 ms on SQLite). Absent: one statement.
    */
-  monthQuery?: { months: readonly string[]; of: (month: string) => ListQuery<TB> };
+  monthQuery?: {
+    months: readonly string[];
+    of: (month: string) => ListQuery<TB>;
+    /**
+     * A deep page in one numeric sort column starts from each month's bookmarks (monthsBookmarks.ts); `version`
+     * names the data they are read from. Absent: one statement.
+     */
+    bookmarks?: { cache: PageBookmarks; version: () => Promise<string> };
+  };
 }
 
 export interface CompiledListPage<TB extends ListTable> {
@@ -154,6 +163,24 @@ function seekableSort<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): S
     return undefined;
   const direction = keys[0]!.direction;
   return { term: { column: target.column, direction }, name: `sort ${target.column} ${direction}` };
+}
+
+/**
+ * The client's order over several months as one sort column, then the month and the key, when each month's bookmarks
+ * can serve it: seekableSort's conditions, the month aside, or the key alone.
+ */
+function seekableOverMonths<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): Seekable | undefined {
+  const [byMonth, ...unique] = spec.order.unique;
+  if (byMonth?.key !== 'date' || byMonth.direction !== 'asc') return undefined;
+  const withinMonth = { ...spec, order: { ...spec.order, unique } };
+  const [only] = spec.keys;
+  // The key alone: over several months each of its values is one record a month, the ties broken by the month.
+  if (spec.keys.length === 1 && spec.columns[only!.key]?.column === spec.key && numericKeyOrder(withinMonth))
+    return {
+      term: { column: spec.key, direction: only!.direction },
+      name: `sort ${spec.key} ${only!.direction}`,
+    };
+  return seekableSort(withinMonth);
 }
 
 /**
@@ -273,7 +300,10 @@ async function rowsOfKeyPage<TB extends ListTable, Row>(
   const skip = start ? start.skip : offset;
   // One month's pages (W2's) do not wait on a promise for it.
   const armKeys =
-    start || !spec.monthQuery ? null : await monthArmKeyPage(spec, keyRange, innerOrder, limit, offset);
+    start || !spec.monthQuery
+      ? null
+      : ((await monthArmKeyPage(spec, keyRange, innerOrder, limit, offset)) ??
+        (await monthsBookmarkKeyPage(spec, keyRange, innerOrder, limit, offset)));
   if (armKeys) return readRows(spec, rowsOfKeys(armKeys), true);
   const { month, value, key, limit: limitPlaceholder, offset: offsetPlaceholder } = PAGE_PLACEHOLDERS;
   const { compiled } = spec;
@@ -336,6 +366,57 @@ async function monthArmKeyPage<TB extends ListTable, Row>(
     innerOrder(),
     limit,
     offset,
+  );
+}
+
+/**
+ * The (date, key) of a deep page over several months in one numeric sort column, from each month's bookmarks
+ * (monthsBookmarks.ts); null when the page is shallow enough for arms or one statement, or the order is not one the
+ * bookmarks serve.
+ */
+async function monthsBookmarkKeyPage<TB extends ListTable, Row>(
+  spec: ListPageSpec<TB, Row>,
+  keyRange: (records: ListQuery<TB>) => ListQuery<TB>,
+  innerOrder: () => RawBuilder<unknown>,
+  limit: number,
+  offset: number,
+): Promise<Expression<unknown> | null> {
+  const monthQuery = spec.monthQuery;
+  const bookmarks = monthQuery?.bookmarks;
+  if (!monthQuery || !bookmarks || !monthsBookmarksTuning.enabled) return null;
+  const months = [...monthQuery.months].sort();
+  // Shallower, the rest of the offset after a threshold would be most of it.
+  if (offset < bookmarks.cache.step * months.length) return null;
+  const seekable = seekableOverMonths(spec);
+  if (!seekable?.term) return null;
+  const term = seekable.term;
+  const version = await bookmarks.version();
+  const ranges = months.map((month) => ({
+    month,
+    range: {
+      db: spec.db,
+      dialect: spec.dialect,
+      range: keyRange(monthQuery.of(month)),
+      keyColumns: [spec.key],
+      term,
+      bookmarks: bookmarks.cache,
+      step: bookmarks.cache.step,
+      // The scope a page of the month alone names (rowsOfKeyPage): the two share the month's bookmarks.
+      scope: `${version}\u0000${month}\u0000${spec.table}\u0000${seekable.name}`,
+    },
+  }));
+  const start = await monthsBookmarkStart(spec.db, ranges, offset);
+  if (!start) return null;
+  return monthsPageAfter(
+    spec.db,
+    ranges,
+    start,
+    [
+      { column: 'date', as: 'date' },
+      { column: spec.key, as: 'key' },
+    ],
+    innerOrder(),
+    limit,
   );
 }
 

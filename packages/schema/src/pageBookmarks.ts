@@ -194,7 +194,8 @@ export interface SeekRange {
   scope: string;
 }
 
-function orderOf(range: Pick<SeekRange, 'keyColumns' | 'term'>): RawBuilder<unknown> {
+/** The range's order: its sort column, then the record key ascending. */
+export function seekOrder(range: Pick<SeekRange, 'keyColumns' | 'term'>): RawBuilder<unknown> {
   const key = sql.join(range.keyColumns.map((column) => sql`${sql.ref(column)} asc`));
   if (!range.term) return key;
   const direction = range.term.direction === 'desc' ? sql`desc` : sql`asc`;
@@ -210,7 +211,7 @@ function keyAfter(range: Pick<SeekRange, 'keyColumns'>, from: readonly unknown[]
 }
 
 /** The range's records after `from` in the order, as queries whose results follow one another. */
-function rangesAfter(
+export function rangesAfter(
   range: Pick<SeekRange, 'range' | 'keyColumns' | 'term' | 'dialect'>,
   from: Bookmark | null,
 ): RangeQuery[] {
@@ -264,7 +265,7 @@ function hopStatements(range: SeekRange): HopStatements {
     parts.map((part) => ({
       find: part
         .select(bookmarkColumns(range))
-        .orderBy(orderOf(range))
+        .orderBy(seekOrder(range))
         .limit(1)
         .offset(SKIP as unknown as number)
         .compile() as CompiledQuery<BookmarkRow>,
@@ -362,6 +363,19 @@ function extendTo(range: SeekRange, order: OrderBookmarks, index: number): Promi
 }
 
 /**
+ * The order's bookmarks once the one at `index` is known or the order is complete (a page over several months waits
+ * for every month's, monthsBookmarks.ts).
+ */
+export async function bookmarksThrough(
+  range: SeekRange,
+  index: number,
+): Promise<{ bookmarks: readonly Bookmark[]; complete: boolean }> {
+  const order = range.bookmarks.order(range.scope);
+  if (order.bookmarks.length <= index && !order.complete) await extendTo(range, order, index);
+  return order;
+}
+
+/**
  * Finds bookmarks until `index` is known, without a page waiting. A later far page only moves the target of an
  * extension already under way.
  */
@@ -453,12 +467,12 @@ export function pageAfter(
     const ordered = part.select(columns);
     if (range.dialect === 'sqlite') return ordered;
     return range.db
-      .selectFrom(ordered.orderBy(orderOf(range)).limit(reach).as(`part${partIndex}`))
+      .selectFrom(ordered.orderBy(seekOrder(range)).limit(reach).as(`part${partIndex}`))
       .selectAll() as unknown as typeof ordered;
   });
   return rest
     .reduce((compound, part) => compound.unionAll(part), first!)
-    .orderBy(orderOf(range))
+    .orderBy(seekOrder(range))
     .limit(limit)
     .offset(skip);
 }

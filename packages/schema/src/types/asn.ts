@@ -456,7 +456,11 @@ builder.queryFields((t) => ({
           bookmarks: monthBookmarks(context, pageMonths, filtered),
           monthQuery:
             pageMonths.length > 1 && !filtered
-              ? { months: pageMonths, of: (month) => recordsQuery(dateIn(context.dialect, 'date', [month])) }
+              ? {
+                  months: pageMonths,
+                  of: (month) => recordsQuery(dateIn(context.dialect, 'date', [month])),
+                  bookmarks: { cache: context.pageBookmarks, version: () => context.dataVersion() },
+                }
               : undefined,
           compiled:
             pageMonths.length === 1 && !filtered && columns

@@ -1,0 +1,218 @@
+// A deep page of a list over several months, in one sort column's order (its ties broken by the month, then the record
+// key), from each month's bookmarks (pageBookmarks.ts). One statement over the months walks or sorts every record up to
+// the page: `asns` over 12 generated months at offset 817,806 took 1.0-3.0 s (docs/performance.md, fifty-fourth round),
+// and arms (monthArms.ts) would each read as far. Each month's order is the months' order restricted to it, so a
+// bookmark of one month is a point of the months' order too:
+// - the page starts after a threshold, the bookmark of some month the furthest in the months' order whose count of
+//   records not after it is known, from every month's bookmarks, to be at most the offset (no count is read for it);
+// - that count is then read exactly: the threshold's month from its position, every other month from the bookmark
+//   before the threshold (a bracket of fewer than `step` records counted through the order's index);
+// - each month's records after the threshold, cut at the rest of the offset plus the page, are merged and cut.
+// The rest of the offset is under months x step: each arm reads at most that and the page.
+import { sql, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { toCount, type Database } from '@asrank/db';
+import { mergedArms } from './monthArms';
+import {
+  bookmarksThrough,
+  pageAfter,
+  rangesAfter,
+  seekOrder,
+  type Bookmark,
+  type SeekRange,
+  type SeekTerm,
+} from './pageBookmarks';
+
+export const monthsBookmarksTuning = {
+  /** Off only to compare with one statement over the months, in tests. */
+  enabled: true,
+};
+
+/** One month's range of the list, its records in the order's sort column then key (`term` must be set). */
+export interface MonthSeekRange {
+  month: string;
+  range: SeekRange & { term: SeekTerm };
+}
+
+/** A bookmark of one month, placed in the months' order. */
+interface MonthPoint {
+  monthIndex: number;
+  bookmark: Bookmark;
+}
+
+/** Where a page of the months' order starts: after `threshold`, skipping `skip` records. */
+export interface MonthsStart {
+  threshold: MonthPoint;
+  skip: number;
+}
+
+type Known = { bookmarks: readonly Bookmark[]; complete: boolean };
+
+function compareValues(a: unknown, b: unknown): number {
+  // Sort values and keys are numbers (seekable orders are numeric); compared as the database orders them.
+  return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+}
+
+/** The order of two points of the months' order: the sort column in its direction, the month, the key. */
+function comparePoints(term: SeekTerm, a: MonthPoint, b: MonthPoint): number {
+  const byValue = compareValues(a.bookmark.value, b.bookmark.value);
+  if (byValue !== 0) return term.direction === 'desc' ? -byValue : byValue;
+  if (a.monthIndex !== b.monthIndex) return a.monthIndex - b.monthIndex;
+  for (let index = 0; index < a.bookmark.key.length; index += 1) {
+    const byKey = compareValues(a.bookmark.key[index], b.bookmark.key[index]);
+    if (byKey !== 0) return byKey;
+  }
+  return 0;
+}
+
+/** How many of a month's bookmarks are not after `point` (they are in the months' order already). */
+function bookmarksNotAfter(term: SeekTerm, monthIndex: number, known: Known, point: MonthPoint): number {
+  let low = 0;
+  let high = known.bookmarks.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (comparePoints(term, { monthIndex, bookmark: known.bookmarks[middle]! }, point) <= 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/**
+ * The most records of all months that can be not after `point` (a month's bookmark at position (i + 1) x step - 1),
+ * from the bookmarks alone: its own month's count is exact, another's is under the position of its first bookmark
+ * after the point. Infinite when a month's bookmarks stop before the point and the month goes on.
+ */
+function mostNotAfter(
+  term: SeekTerm,
+  step: number,
+  months: readonly Known[],
+  point: MonthPoint,
+  index: number,
+) {
+  let total = (index + 1) * step;
+  for (let monthIndex = 0; monthIndex < months.length; monthIndex += 1) {
+    if (monthIndex === point.monthIndex) continue;
+    const known = months[monthIndex]!;
+    const notAfter = bookmarksNotAfter(term, monthIndex, known, point);
+    if (notAfter === known.bookmarks.length && !known.complete) return Number.POSITIVE_INFINITY;
+    total += (notAfter + 1) * step - 1;
+  }
+  return total;
+}
+
+/** The comparison of the sort column that keeps a month's records after `value` (`orEqual`: its ties too). */
+function valueAfter(term: SeekTerm, value: unknown, orEqual: boolean): RawBuilder<boolean> {
+  const after = term.direction === 'desc' ? (orEqual ? sql`<=` : sql`<`) : orEqual ? sql`>=` : sql`>`;
+  return sql<boolean>`${sql.ref(term.column)} ${after} ${value}`;
+}
+
+/** The comparison of the sort column that keeps a month's records not after `value` (`orEqual`: its ties too). */
+function valueNotAfter(term: SeekTerm, value: unknown, orEqual: boolean): RawBuilder<boolean> {
+  const before = term.direction === 'desc' ? (orEqual ? sql`>=` : sql`>`) : orEqual ? sql`<=` : sql`<`;
+  return sql<boolean>`${sql.ref(term.column)} ${before} ${value}`;
+}
+
+/** Records of another month than the threshold's not after it: an earlier month's ties come before it. */
+function notAfterThreshold(term: SeekTerm, monthIndex: number, threshold: MonthPoint) {
+  return valueNotAfter(term, threshold.bookmark.value, monthIndex < threshold.monthIndex);
+}
+
+/** Records of another month than the threshold's after it: a later month's ties come after it. */
+function afterThreshold(term: SeekTerm, monthIndex: number, threshold: MonthPoint) {
+  return valueAfter(term, threshold.bookmark.value, monthIndex > threshold.monthIndex);
+}
+
+/** A month's records after `from` (or from its start) and not after the threshold: fewer than a step of them. */
+async function bracketCount(
+  db: Kysely<Database>,
+  { range }: MonthSeekRange,
+  monthIndex: number,
+  from: Bookmark | null,
+  threshold: MonthPoint,
+): Promise<number> {
+  const parts = rangesAfter(range, from).map((part) =>
+    part.where(notAfterThreshold(range.term, monthIndex, threshold)).select(sql`1`.as('one')),
+  );
+  const united = parts.slice(1).reduce((union, part) => union.unionAll(part), parts[0]!);
+  const counted = await db
+    .selectFrom(united.as('bracket'))
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirst();
+  return toCount(counted?.n);
+}
+
+/**
+ * Where the page at `offset` of the months' order starts, after every month's bookmarks up to it are found (the first
+ * deep page of an order waits for them); null when no bookmark is far enough from the end to start from.
+ * `months` are in date order, each range's scope its own month's.
+ */
+export async function monthsBookmarkStart(
+  db: Kysely<Database>,
+  months: readonly MonthSeekRange[],
+  offset: number,
+): Promise<MonthsStart | null> {
+  const { term, step } = months[0]!.range;
+  // No month holds more records before the page than the offset: its bookmarks up to there place the threshold.
+  const known = await Promise.all(
+    months.map(({ range }) => bookmarksThrough(range, Math.floor(offset / step))),
+  );
+  // In each month, the last bookmark whose most records not after it fit the offset (that bound only grows along a
+  // month's bookmarks), and of those the furthest in the months' order.
+  let threshold: MonthPoint | null = null;
+  let thresholdIndex = -1;
+  known.forEach((month, monthIndex) => {
+    let low = 0;
+    let high = month.bookmarks.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      const point = { monthIndex, bookmark: month.bookmarks[middle]! };
+      if (mostNotAfter(term, step, known, point, middle) <= offset) low = middle + 1;
+      else high = middle;
+    }
+    if (low === 0) return;
+    const point = { monthIndex, bookmark: month.bookmarks[low - 1]! };
+    if (!threshold || comparePoints(term, point, threshold) > 0) {
+      threshold = point;
+      thresholdIndex = low - 1;
+    }
+  });
+  if (threshold === null) return null;
+  const found: MonthPoint = threshold;
+  const counts = await Promise.all(
+    months.map((month, monthIndex) => {
+      if (monthIndex === found.monthIndex) return (thresholdIndex + 1) * step;
+      const notAfter = bookmarksNotAfter(term, monthIndex, known[monthIndex]!, found);
+      const from = notAfter > 0 ? known[monthIndex]!.bookmarks[notAfter - 1]! : null;
+      return bracketCount(db, month, monthIndex, from, found).then((bracket) => notAfter * step + bracket);
+    }),
+  );
+  const notAfterThresholdTotal = counts.reduce((sum, count) => sum + count, 0);
+  return { threshold: found, skip: offset - notAfterThresholdTotal };
+}
+
+/**
+ * The records `limit`, `skip` after `start.threshold` in the months' order (`order`, which names only the arms'
+ * columns: the date, the key columns and the sort column), as the columns `columns` of each.
+ */
+export function monthsPageAfter(
+  db: Kysely<Database>,
+  months: readonly MonthSeekRange[],
+  start: MonthsStart,
+  columns: readonly { column: string; as: string }[],
+  order: RawBuilder<unknown>,
+  limit: number,
+): Expression<unknown> {
+  const reach = start.skip + limit;
+  const arms = months.map(({ range }, monthIndex) => {
+    if (monthIndex === start.threshold.monthIndex)
+      return pageAfter(range, start.threshold.bookmark, reach, 0);
+    return (
+      range.range
+        .where(afterThreshold(range.term, monthIndex, start.threshold))
+        // pageAfter's columns, in its order (the sort column may be the key itself).
+        .select([...new Set(['date', ...range.keyColumns, range.term.column])] as never[])
+        .orderBy(seekOrder(range))
+        .limit(reach)
+    );
+  }) as unknown as SelectQueryBuilder<Database, keyof Database, object>[];
+  return mergedArms(db, arms, columns, order, limit, start.skip);
+}
