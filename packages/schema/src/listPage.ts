@@ -7,10 +7,11 @@
 //   index carries every column the page shows (`indexCarries`), the rows are read from it directly, none by key.
 // - A client sort over several months, unfiltered: the same, its keys from one arm per month when the page is shallow
 //   and a month's index serves the order (monthArms.ts).
-// - Anything else (a key list, a name or seen filter with a sort, several months in the default order or deep):
-//   one ORDER BY ... OFFSET.
-// A page at least one bookmark step deep into one month's unfiltered list, in the default order or one numeric sort
-// column, starts from the nearest bookmark instead of skipping every key before it (pageBookmarks.ts).
+// - Anything else (a key list, a name or seen filter with a sort, several months in the default order, or deep in an
+//   order no bookmarks serve): one ORDER BY ... OFFSET.
+// A page at least one bookmark step deep into one month's unfiltered list, in the default order or one non-null sort
+// column, starts from the nearest bookmark instead of skipping every key before it (pageBookmarks.ts); a deep page
+// over several months in one such column, or by the key, from every month's bookmarks merged (monthsBookmarks.ts).
 import {
   sql,
   type Compilable,
@@ -100,7 +101,7 @@ export interface ListPageSpec<TB extends ListTable, Row> {
     months: readonly string[];
     of: (month: string) => ListQuery<TB>;
     /**
-     * A deep page in one numeric sort column starts from each month's bookmarks (monthsBookmarks.ts); `version`
+     * A deep page in one non-null sort column starts from each month's bookmarks (monthsBookmarks.ts); `version`
      * names the data they are read from. Absent: one statement.
      */
     bookmarks?: { cache: PageBookmarks; version: () => Promise<string> };
@@ -136,10 +137,12 @@ async function readRows<TB extends ListTable, Row>(
   return spec.rowsOf(result as Record<string, unknown>[], qualified);
 }
 
-/** The order ends with the record key alone, and the key is numeric (bookmark seeks compare it). */
-function numericKeyOrder<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): boolean {
-  const [unique] = spec.order.unique;
-  return spec.order.unique.length === 1 && unique !== undefined && spec.columns[unique.key]?.text !== true;
+/**
+ * The order ends with the record key alone (bookmark seeks compare it). A text key (an organization's) is compared
+ * byte-wise on both dialects, as every text column is (PostgreSQL's are declared `collate "C"`, migration 009).
+ */
+function keyOrder<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): boolean {
+  return spec.order.unique.length === 1 && spec.order.unique[0] !== undefined;
 }
 
 /** A range whose order bookmarks can serve: its one sort column (null: the key alone) and a name for its order. */
@@ -149,18 +152,17 @@ interface Seekable {
 }
 
 /**
- * The client's order as one sort column then the key, when bookmarks can serve it: a numeric, non-null column other
- * than the key (the seek compares values, which text collations and nulls would complicate), over a numeric key.
+ * The client's order as one sort column then the key, when bookmarks can serve it: a non-null column other than the
+ * key (the seek compares values, which nulls would complicate; text compares byte-wise, see keyOrder).
  */
 function seekableSort<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): Seekable | undefined {
   const [unique] = spec.order.unique;
-  if (!unique || !numericKeyOrder(spec)) return undefined;
+  if (!unique || !keyOrder(spec)) return undefined;
   const keys = spec.keys.filter(
     (key, index) => !(index > 0 && key.key === unique.key && key.direction === unique.direction),
   );
   const target = keys.length === 1 ? spec.columns[keys[0]!.key] : undefined;
-  if (!target || target.text || target.nullable || target.column === spec.key || target.column === 'date')
-    return undefined;
+  if (!target || target.nullable || target.column === spec.key || target.column === 'date') return undefined;
   const direction = keys[0]!.direction;
   return { term: { column: target.column, direction }, name: `sort ${target.column} ${direction}` };
 }
@@ -175,7 +177,7 @@ function seekableOverMonths<TB extends ListTable, Row>(spec: ListPageSpec<TB, Ro
   const withinMonth = { ...spec, order: { ...spec.order, unique } };
   const [only] = spec.keys;
   // The key alone: over several months each of its values is one record a month, the ties broken by the month.
-  if (spec.keys.length === 1 && spec.columns[only!.key]?.column === spec.key && numericKeyOrder(withinMonth))
+  if (spec.keys.length === 1 && spec.columns[only!.key]?.column === spec.key && keyOrder(withinMonth))
     return {
       term: { column: spec.key, direction: only!.direction },
       name: `sort ${spec.key} ${only!.direction}`,
@@ -370,7 +372,7 @@ async function monthArmKeyPage<TB extends ListTable, Row>(
 }
 
 /**
- * The (date, key) of a deep page over several months in one numeric sort column, from each month's bookmarks
+ * The (date, key) of a deep page over several months in one non-null sort column, from each month's bookmarks
  * (monthsBookmarks.ts); null when the page is shallow enough for arms or one statement, or the order is not one the
  * bookmarks serve.
  */
@@ -433,12 +435,12 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
     const byRank: SortKey[] = [{ key: 'rank', direction: 'asc' }];
     const rankedOf = (records: ListQuery<TB>) => records.where(sql.ref('rank'), 'is not', null);
     const unrankedOf = (records: ListQuery<TB>) => records.where(sql.ref('rank'), 'is', null);
-    // Within each range rank is not null, so bookmarks serve both (over a numeric key).
-    const numericKey = numericKeyOrder(spec);
-    const rankedSeek = numericKey
+    // Within each range rank is not null, so bookmarks serve both.
+    const seekable = keyOrder(spec);
+    const rankedSeek = seekable
       ? { term: { column: 'rank', direction: 'asc' as const }, name: 'ranked' }
       : undefined;
-    const unrankedSeek = numericKey ? { term: null, name: 'unranked' } : undefined;
+    const unrankedSeek = seekable ? { term: null, name: 'unranked' } : undefined;
     return nullsLastPage(page, {
       nonNull: (limit, offset) =>
         rowsOfKeyPage(

@@ -47,8 +47,28 @@ export interface MonthsStart {
 
 type Known = { bookmarks: readonly Bookmark[]; complete: boolean };
 
+/**
+ * Two strings in UTF-8 byte order, as both dialects order text (SQLite's BINARY, PostgreSQL's "C"): code point order.
+ * JavaScript's `<` compares UTF-16 units, which differs only where one side is a surrogate (a code point past U+FFFF)
+ * and the other a unit from U+E000 on.
+ */
+export function compareByteOrder(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let index = 0; index < length; index += 1) {
+    const unitA = a.charCodeAt(index);
+    const unitB = b.charCodeAt(index);
+    if (unitA === unitB) continue;
+    const surrogateA = unitA >= 0xd800 && unitA <= 0xdfff;
+    const surrogateB = unitB >= 0xd800 && unitB <= 0xdfff;
+    if (surrogateA !== surrogateB) return surrogateA ? 1 : -1;
+    return unitA - unitB;
+  }
+  return a.length - b.length;
+}
+
+/** Two sort values or keys (numbers, or text in byte order), as the database orders them. */
 function compareValues(a: unknown, b: unknown): number {
-  // Sort values and keys are numbers (seekable orders are numeric); compared as the database orders them.
+  if (typeof a === 'string' && typeof b === 'string') return compareByteOrder(a, b);
   return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
 }
 

@@ -70,7 +70,10 @@ export function bookmarkStepFor(dialect: DialectName): number {
   return dialect === 'sqlite' ? SQLITE_BOOKMARK_STEP : DEFAULT_BOOKMARK_STEP;
 }
 
-/** The sort column of an order (a non-null, non-text column), then the record key ascending; null: the key alone. */
+/**
+ * The sort column of an order (a non-null column; text compares byte-wise on both dialects, PostgreSQL's text columns
+ * being `collate "C"`), then the record key ascending; null: the key alone.
+ */
 export interface SeekTerm {
   column: string;
   direction: 'asc' | 'desc';
@@ -185,7 +188,7 @@ export interface SeekRange {
   dialect: DialectName;
   /** The range's records: one month of the list table, with no filter but the range's own (`rank is not null`). */
   range: RangeQuery;
-  /** The record key's columns, compared in this order (numeric: their order is the same on both dialects). */
+  /** The record key's columns, compared in this order (numbers or byte-ordered text, the same on both dialects). */
   keyColumns: readonly string[];
   term: SeekTerm | null;
   bookmarks: PageBookmarks;

@@ -258,11 +258,14 @@ builder.queryFields((t) => ({
           singleMonth: pageMonths.length === 1,
           filtered,
           keyList: false,
-          // listPage uses them only over a numeric key: org ids are text.
           bookmarks: monthBookmarks(context, pageMonths, filtered),
           monthQuery:
             pageMonths.length > 1 && !filtered
-              ? { months: pageMonths, of: (month) => monthQuery(dateIn(context.dialect, 'date', [month])) }
+              ? {
+                  months: pageMonths,
+                  of: (month) => monthQuery(dateIn(context.dialect, 'date', [month])),
+                  bookmarks: { cache: context.pageBookmarks, version: () => context.dataVersion() },
+                }
               : undefined,
           // One month's unfiltered page: SQL compiled once per order and form, as an ASN page (listPage.ts).
           compiled:
