@@ -9,7 +9,7 @@
 //   before the threshold (a bracket of fewer than `step` records counted through the order's index);
 // - each month's records after the threshold, cut at the rest of the offset plus the page, are merged and cut.
 // The rest of the offset is under months x step: each arm reads at most that and the page.
-import { sql, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { toCount, type Database } from '@asrank/db';
 import { mergedArms } from './monthArms';
 import {
@@ -220,7 +220,7 @@ export function monthsPageAfter(
   columns: readonly { column: string; as: string }[],
   order: RawBuilder<unknown>,
   limit: number,
-): Expression<unknown> {
+): ReturnType<typeof mergedArms> {
   const reach = start.skip + limit;
   const arms = months.map(({ range }, monthIndex) => {
     if (monthIndex === start.threshold.monthIndex)

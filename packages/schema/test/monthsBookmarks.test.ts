@@ -120,6 +120,50 @@ describe.each(STORE_KINDS)('deep pages of ASNs and organizations from bookmarks,
     expect(bookmarks).toBeGreaterThan(5 * (Math.floor(records / STEP) - 3));
   });
 
+  it('answers every deep page of links over several months as one statement over the months does', async () => {
+    monthArmsTuning.maxArmRows = 0;
+    const waiting = { step: STEP, linkStep: STEP, waitedHops: Number.MAX_SAFE_INTEGER };
+    const facts = createStoreFacts(store.handle, undefined, waiting);
+    const plain = createStoreFacts(store.handle, undefined, { ...waiting, linkStep: 1_000_000_000 });
+    const [dateStart, dateEnd] = [store.dates[0]!, store.dates.at(-1)!];
+    const links = async (pageFacts: StoreFacts, sort: string, first: number, offset: number) => {
+      const result = await graphql({
+        schema,
+        source: `{ asnLinks(first: ${first}, offset: ${offset}, sort: "${sort}", dateStart: "${dateStart}",
+          dateEnd: "${dateEnd}") { totalCount edges { node { asn0 { asn } asn1 { asn } date relationship } } } }`,
+        contextValue: createContext(store.handle, { facts: pageFacts }),
+      });
+      if (result.errors?.length) throw new Error(result.errors.map((error) => error.message).join('; '));
+      return (result.data as { asnLinks: { totalCount: number; edges: unknown[] } }).asnLinks;
+    };
+    const { totalCount } = await links(plain, 'asn0', 1, 0);
+    expect(totalCount).toBeGreaterThan(100 * STEP);
+    const offsets = [STEP * store.dates.length, 16, 61, totalCount - 1, totalCount, totalCount + 2];
+    for (let offset = 0; offset < totalCount; offset += Math.floor(totalCount / 17)) offsets.push(offset);
+    let compared = 0;
+    for (const sort of ['asn0', 'asn1', 'relationship', '-asn1', '-asn0', '-relationship'])
+      for (const offset of offsets)
+        for (const first of [1, 4, 2 * STEP + 1]) {
+          const expected = (await links(plain, sort, first, offset)).edges;
+          const fromBookmarks = (await links(facts, sort, first, offset)).edges;
+          expect({ sort, offset, first, page: fromBookmarks }).toEqual({
+            sort,
+            offset,
+            first,
+            page: expected,
+          });
+          compared += expected.length;
+        }
+    expect(compared).toBeGreaterThan(6 * 3 * 15);
+    expect(plain.pageBookmarks.count()).toBe(0);
+    // asn0, asn1 (the reversed rows) and relationship each read every month's bookmarks, and on PostgreSQL `-asn0`
+    // and `-asn1` too; `-relationship` none.
+    const served = kind === 'postgres' ? 5 : 3;
+    expect(facts.pageBookmarks.count()).toBeGreaterThan(
+      served * (Math.floor(totalCount / STEP) - 2 * store.dates.length),
+    );
+  });
+
   it('compares text in byte order, as both dialects do', () => {
     // U+FF5E (a unit past the surrogates) against U+1F600 (a surrogate pair): JavaScript's `<` says the other way.
     expect(['\u{1F600}', 'b', '\uFF5E', 'a', 'ab', ''].sort(compareByteOrder)).toEqual([
