@@ -5,16 +5,13 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { runCompiled } from '../src/compiledLookups';
 import { createContext } from '../src/context';
-import { LOAD_TIMEOUT_MS, openLoadedStore, STORE_KINDS, type LoadedStore } from './support/store';
+import { LOAD_TIMEOUT_MS, withLoadedStore, STORE_KINDS, type LoadedStore } from './support/store';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
 describe.each(STORE_KINDS)('compiled lookups on %s', (kind) => {
   let store: LoadedStore;
-  beforeAll(async () => {
-    store = await openLoadedStore(kind);
-  }, LOAD_TIMEOUT_MS);
-  afterAll(() => store?.close());
+  withLoadedStore(kind, (opened) => (store = opened));
 
   /** The latest month's first `count` ASNs by number, with their names, read with a plain query. */
   async function firstAsnsOfLatestMonth(count: number) {

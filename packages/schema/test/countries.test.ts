@@ -5,7 +5,7 @@ import { graphql, type ExecutionResult } from 'graphql';
 import { type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs } from 'kysely';
 import type { DatabaseHandle } from '@asrank/db';
 import { createContext, createSchema, createStoreFacts, type StoreFacts } from '../src';
-import { LOAD_TIMEOUT_MS, openLoadedStore, STORE_KINDS, type LoadedStore } from './support/store';
+import { LOAD_TIMEOUT_MS, withLoadedStore, STORE_KINDS, type LoadedStore } from './support/store';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -34,10 +34,7 @@ const QUERY = `{ asns(first: 200, sort: "asn") { edges { node { asn country { is
 
 describe.each(STORE_KINDS)('countries on %s', (kind) => {
   let store: LoadedStore;
-  beforeAll(async () => {
-    store = await openLoadedStore(kind);
-  }, LOAD_TIMEOUT_MS);
-  afterAll(() => store?.close());
+  withLoadedStore(kind, (opened) => (store = opened));
 
   const run = async (handle: DatabaseHandle, facts: StoreFacts): Promise<ExecutionResult> =>
     graphql({ schema, source: QUERY, contextValue: createContext(handle, { facts }) });

@@ -8,7 +8,7 @@ import { monthArmsTuning, planLineSorts, servedByIndex } from '../src/monthArms'
 import {
   LOAD_TIMEOUT_MS,
   busiestAsns,
-  openLoadedStore,
+  withLoadedStore,
   queryData,
   STORE_KINDS,
   type LoadedStore,
@@ -18,19 +18,6 @@ jest.setTimeout(LOAD_TIMEOUT_MS);
 
 interface LinkPage {
   asnLinks: { edges: { node: Record<string, unknown> }[] };
-}
-
-const DEFAULT_TUNINGS = {
-  linkPage: { ...linkPageTuning },
-  monthByMonth: { ...monthByMonthTuning },
-  monthArms: { ...monthArmsTuning },
-};
-
-/** The page readers' tunings as a test found them (tests switch paths off and on to compare them). */
-function restoreTunings(): void {
-  Object.assign(linkPageTuning, DEFAULT_TUNINGS.linkPage);
-  Object.assign(monthByMonthTuning, DEFAULT_TUNINGS.monthByMonth);
-  Object.assign(monthArmsTuning, DEFAULT_TUNINGS.monthArms);
 }
 
 /** An arm of every link of the store's latest month in `order` (SQL), cut at 30. */
@@ -47,11 +34,7 @@ function latestMonthArm(store: LoadedStore, order: string) {
 describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
   let store: LoadedStore;
 
-  beforeAll(async () => {
-    store = await openLoadedStore(kind);
-  }, LOAD_TIMEOUT_MS);
-  afterAll(() => store?.close());
-  afterEach(restoreTunings);
+  withLoadedStore(kind, (opened) => (store = opened), linkPageTuning, monthByMonthTuning, monthArmsTuning);
 
   /** Asks `query` with every row skipped and with the keys read first, expects the same page, returns its size. */
   async function expectKeyedPageAsSkipped(query: string): Promise<number> {
@@ -192,11 +175,7 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
 describe.each(STORE_KINDS)('shallow link pages over several months, one arm per month, on %s', (kind) => {
   let store: LoadedStore;
 
-  beforeAll(async () => {
-    store = await openLoadedStore(kind);
-  }, LOAD_TIMEOUT_MS);
-  afterAll(() => store?.close());
-  afterEach(restoreTunings);
+  withLoadedStore(kind, (opened) => (store = opened), linkPageTuning, monthByMonthTuning, monthArmsTuning);
 
   it('pages every order the same with one arm per month as with one statement over the months', async () => {
     const [first, latest] = [store.dates[0]!, store.dates.at(-1)!];

@@ -3,7 +3,7 @@
 // ORDER BY ... OFFSET over the months, for every sort key in both directions, on SQLite and PostgreSQL.
 import { SORT_KEYS } from '@asrank/domain';
 import { monthArmsTuning, servedByIndex } from '../src/monthArms';
-import { LOAD_TIMEOUT_MS, openLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
+import { LOAD_TIMEOUT_MS, withLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -11,13 +11,8 @@ type ListPage = Record<string, { edges: { node: Record<string, unknown> }[] }>;
 
 describe.each(STORE_KINDS)('lists over several months, one arm per month, on %s', (kind) => {
   let store: LoadedStore;
-  const defaultArms = { ...monthArmsTuning };
 
-  beforeAll(async () => {
-    store = await openLoadedStore(kind);
-  }, LOAD_TIMEOUT_MS);
-  afterAll(() => store?.close());
-  afterEach(() => Object.assign(monthArmsTuning, defaultArms));
+  withLoadedStore(kind, (opened) => (store = opened), monthArmsTuning);
 
   it.each([
     ['asns', 'asn date rank cone { numberAsns } organization { orgId orgName }'],

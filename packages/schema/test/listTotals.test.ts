@@ -14,7 +14,7 @@ import { createContext, createSchema, createStoreFacts, type StoreFacts } from '
 import {
   busiestAsns,
   LOAD_TIMEOUT_MS,
-  openLoadedStore,
+  withLoadedStore,
   reloadThinned,
   STORE_KINDS,
   type LoadedStore,
@@ -38,10 +38,7 @@ describe.each(STORE_KINDS)('list totals on %s', (kind) => {
   let store: LoadedStore;
   const schema = createSchema();
 
-  beforeAll(async () => {
-    store = await openLoadedStore(kind);
-  }, LOAD_TIMEOUT_MS);
-  afterAll(() => store?.close());
+  withLoadedStore(kind, (opened) => (store = opened));
 
   /** The data of `source` and the number of count statements the request ran. */
   async function countedRun(facts: StoreFacts, source: string): Promise<{ data: unknown; counted: number }> {

@@ -3,7 +3,7 @@
 // the months, for pages inside a month, across a month's end and past the last one, with and without `seen`, on
 // SQLite and PostgreSQL.
 import { monthByMonthTuning } from '../src';
-import { LOAD_TIMEOUT_MS, openLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
+import { LOAD_TIMEOUT_MS, withLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -12,13 +12,7 @@ type ListPage = Record<string, { totalCount: number; edges: { node: Record<strin
 describe.each(STORE_KINDS)('organizations month by month on %s', (kind) => {
   let store: LoadedStore;
 
-  beforeAll(async () => {
-    store = await openLoadedStore(kind);
-  }, LOAD_TIMEOUT_MS);
-  afterAll(() => store?.close());
-  afterEach(() => {
-    monthByMonthTuning.enabled = true;
-  });
+  withLoadedStore(kind, (opened) => (store = opened), monthByMonthTuning);
 
   it.each([
     ['organizations', 'organizations', 'orgId orgName date rank seen asnDegree { total }', ['-date,orgName']],

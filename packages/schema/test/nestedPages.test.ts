@@ -12,7 +12,7 @@ import { nestedPageTuning } from '../src';
 import {
   busiestAsns,
   LOAD_TIMEOUT_MS,
-  openLoadedStore,
+  withLoadedStore,
   queryData,
   STORE_KINDS,
   type LoadedStore,
@@ -49,11 +49,7 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
   let store: LoadedStore;
   const defaultTuning = { ...nestedPageTuning };
 
-  beforeAll(async () => {
-    store = await openLoadedStore(kind);
-  }, LOAD_TIMEOUT_MS);
-  afterAll(() => store?.close());
-  afterEach(() => Object.assign(nestedPageTuning, defaultTuning));
+  withLoadedStore(kind, (opened) => (store = opened), nestedPageTuning);
 
   async function pagesIn(
     query: string,

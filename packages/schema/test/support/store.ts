@@ -165,6 +165,26 @@ export async function queryError(
 export const LOAD_TIMEOUT_MS = 180_000;
 
 /**
+ * A describe block's sample store of `kind`: opened (and handed to `opened`) before its tests, closed after them; after
+ * each test the `tunings` (modules' tuning objects, which tests switch to compare paths) are put back as they were.
+ */
+export function withLoadedStore(
+  kind: 'sqlite' | 'postgres',
+  opened: (store: LoadedStore) => unknown,
+  ...tunings: object[]
+): void {
+  let store: LoadedStore | undefined;
+  const defaults = tunings.map((tuning) => ({ ...tuning }));
+  beforeAll(async () => {
+    store = await openLoadedStore(kind);
+    await opened(store);
+  }, LOAD_TIMEOUT_MS);
+  afterAll(() => store?.close());
+  if (tunings.length > 0)
+    afterEach(() => tunings.forEach((tuning, index) => Object.assign(tuning, defaults[index])));
+}
+
+/**
  * Reloads the sample's month `date` into `handle` with every third line (comments kept) of the chosen inputs left
  * out: links (degrees fall) and prefix lines (cones hold fewer prefixes). Tests use it to see that nothing read from
  * the month before is served after.
