@@ -137,6 +137,49 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
     expect(compared).toBeGreaterThan(6 * 6 * 25 - 100);
   });
 
+  it('pages every link by relationship alone block by block as one statement orders them', async () => {
+    // Blocks at every offset (no arms), against one statement (no blocks).
+    monthArmsTuning.maxArmRows = 0;
+    const counts = await store.handle.db
+      .selectFrom('asn_links')
+      .select(['date', 'relationship', (eb) => eb.fn.countAll<number>().as('links')])
+      .where('canonical', '=', 1)
+      .groupBy(['date', 'relationship'])
+      .execute();
+    expect(new Set(counts.map((count) => count.relationship)).size).toBeGreaterThan(1);
+    let compared = 0;
+    for (const months of [store.dates, [store.dates.at(-1)!]]) {
+      const interval = months.length > 1 ? `, dateStart: "${months[0]}", dateEnd: "${months.at(-1)}"` : '';
+      for (const sort of ['relationship', '-relationship']) {
+        // Pages that start at, just before and just after every block's first link, in the sort's order of blocks.
+        const blocks = counts
+          .filter((count) => months.includes(count.date))
+          .sort(
+            (a, b) =>
+              (sort.startsWith('-') ? -1 : 1) *
+                (a.relationship < b.relationship ? -1 : a.relationship > b.relationship ? 1 : 0) ||
+              (a.date < b.date ? -1 : 1),
+          );
+        const offsets = [0];
+        for (const block of blocks) offsets.push(offsets.at(-1)! + Number(block.links));
+        const total = offsets.at(-1)!;
+        for (const offset of [...offsets.flatMap((start) => [start - 3, start, start + 2]), total + 5].filter(
+          (offset) => offset >= 0,
+        )) {
+          const query = `{ asnLinks(first: 7, offset: ${offset}, sort: "${sort}"${interval}) {
+            totalCount edges { node { date asn0 { asn } asn1 { asn } relationship } } } }`;
+          linkPageTuning.relationshipBlocks = false;
+          const single = await queryData<LinkPage>(store.handle, query);
+          linkPageTuning.relationshipBlocks = true;
+          const blockwise = await queryData<LinkPage>(store.handle, query);
+          expect([query, blockwise]).toEqual([query, single]);
+          compared += single.asnLinks.edges.length;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(100);
+  });
+
   it("pages one ASN's links the same whether the keys are read first or the rows are skipped", async () => {
     const latest = store.dates.at(-1)!;
     const [busiest] = await busiestAsns(store.handle, latest, 1);

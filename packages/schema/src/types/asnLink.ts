@@ -37,7 +37,12 @@ import {
 import { LocationConnection, sortLocations } from './location';
 import { monthBookmarks } from '../listPage';
 import { bookmarkedKeyPage, type SeekTerm } from '../pageBookmarks';
-import { monthsBookmarkStart, monthsBookmarksTuning, monthsPageAfter } from '../monthsBookmarks';
+import {
+  compareByteOrder,
+  monthsBookmarkStart,
+  monthsBookmarksTuning,
+  monthsPageAfter,
+} from '../monthsBookmarks';
 
 /** asn1's record read with the link by the list's own query, and the columns it carries (null: not in the month). */
 export const JOINED_ASN1 = Symbol('asn1 record read with the link');
@@ -78,6 +83,8 @@ export const linkPageTuning = {
   keysFromOtherEnd: true,
   /** Orders by correctedBy alone read the corrected links apart from the others (off only to compare, in tests). */
   splitByCorrection: true,
+  /** Deep pages by relationship alone walk its blocks (relationshipBlocks; off only to compare, in tests). */
+  relationshipBlocks: true,
 };
 
 export const AsnLinkConnection = connectionOf('AsnLink', AsnLinkRef, 'A page of AS links.');
@@ -316,30 +323,21 @@ async function bookmarkedLinkKeys(
 
 /**
  * An order of every link over several months that each month's bookmarks serve merged (monthsBookmarks.ts): its sort
- * column and the month's key after it, or null. By asn0 ascending (asn1 from the reversed rows, otherEndOrder), or by
- * relationship ascending, each month's index hands a hop its links in the order. Descending, the key runs against it
- * (asn1 ascending within each asn0, the pair within each relationship): a hop sorts each AS's links, which PostgreSQL
- * does as it goes (an Incremental Sort; its bookmarks are read numbering each month once), and SQLite at 0.94 ms a hop
- * of 1,024 links against 0.14 (12 months' bookmarks: ~5.5 s), so `-asn0` is taken on PostgreSQL only; `-relationship`
- * would sort a relationship's whole run, on either.
+ * column and the month's key after it, or null. By asn0 ascending (asn1 from the reversed rows, otherEndOrder) each
+ * month's primary key hands a hop its links in the order. By asn0 descending, asn1 still ascends within each AS against
+ * the index, so a hop sorts each AS's links: PostgreSQL does that as it goes (an Incremental Sort; its bookmarks are
+ * read numbering each month once), SQLite at 0.94 ms a hop of 1,024 links against 0.14 (12 months' bookmarks: ~5.5 s),
+ * so `-asn0` is taken on PostgreSQL only. Relationship orders walk their blocks instead (relationshipBlocks).
  */
 function linkMonthsSeek(
   keys: readonly SortKey[],
   dialect: DialectName,
 ): { term: SeekTerm; keyColumns: string[]; name: string } | null {
   const [only] = keys;
-  if (keys.length !== 1) return null;
-  const { key, direction } = only!;
-  if (key === 'asn0' && (direction === 'asc' || dialect === 'postgres'))
-    return { term: { column: 'asn0', direction }, keyColumns: ['asn1'], name: `asn0 ${direction}` };
-  if (direction !== 'asc') return null;
-  if (key === 'relationship')
-    return {
-      term: { column: 'relationship', direction: 'asc' },
-      keyColumns: ['asn0', 'asn1'],
-      name: 'relationship',
-    };
-  return null;
+  if (keys.length !== 1 || only!.key !== 'asn0') return null;
+  const { direction } = only!;
+  if (direction === 'desc' && dialect !== 'postgres') return null;
+  return { term: { column: 'asn0', direction }, keyColumns: ['asn1'], name: `asn0 ${direction}` };
 }
 
 /** True when the client's sort is `-numberPaths` alone (the pair that breaks ties is implied). */
@@ -390,6 +388,26 @@ function otherEndOrder(
  */
 function relationshipRuns(keys: readonly SortKey[]): readonly (LinkRelationship | null)[] {
   return keys.length === 1 && keys[0]!.key === 'relationship' ? LINK_RELATIONSHIPS : [null];
+}
+
+/**
+ * Every link of `months` by relationship alone, as its blocks in the order: each relationship (in byte order, as the
+ * database orders text), and within it each month ascending, whose links follow by the pair. A block is one range of
+ * the (date, canonical, relationship, asn0, asn1) index, and its total is kept per data version (listTotals.ts), so a
+ * deep page skips whole blocks by their totals and walks only into its own. In one statement, a deep page by
+ * `-relationship` sorted every link of the months (12 generated months at offset 4,848,684: 8-15 s; one PostgreSQL
+ * month at 408,096: 1.3-1.5 s), its ties breaking ascending against the index's descent. Null when the order is not
+ * by relationship alone.
+ */
+function relationshipBlocks(
+  keys: readonly SortKey[],
+  months: readonly string[],
+): { relationship: LinkRelationship; month: string }[] | null {
+  if (keys.length !== 1 || keys[0]!.key !== 'relationship' || !linkPageTuning.relationshipBlocks) return null;
+  const relationships = [...LINK_RELATIONSHIPS].sort(compareByteOrder);
+  if (keys[0]!.direction === 'desc') relationships.reverse();
+  const ascending = [...months].sort();
+  return relationships.flatMap((relationship) => ascending.map((month) => ({ relationship, month })));
 }
 
 /** The order of the reversed rows (otherEndOrder) and its SQL. */
@@ -846,7 +864,31 @@ builder.queryFields((t) => ({
       );
       // Every link over several months in an order that starts with the month: month by month (monthByMonth.ts).
       let nodes: AsnLinkRow[];
-      if (everyLink && readsMonthByMonth(months, keys)) {
+      const blocks = everyLink ? relationshipBlocks(keys, months) : null;
+      if (blocks && !readsByMonthArms(months.length * LINK_RELATIONSHIPS.length, page.offset, page.first)) {
+        // Deeper than the relationship arms read: block by block, the same walk as month by month.
+        const totals = new Map(
+          LINK_RELATIONSHIPS.map((relationship) => [
+            relationship,
+            monthTotals(context, 'asn_links', { relationship }, (month) =>
+              linksQuery(dateIn(context.dialect, 'date', [month])).where('relationship', '=', relationship),
+            ),
+          ]),
+        );
+        const byPair: SortKey[] = [{ key: 'asn0', direction: 'asc' }];
+        nodes = await pageMonthByMonth(
+          blocks.map((_block, index) => String(index)),
+          page.first,
+          page.offset,
+          (index) => totals.get(blocks[Number(index)]!.relationship)!.of(blocks[Number(index)]!.month),
+          (index, limit, offset) => {
+            const { relationship, month } = blocks[Number(index)]!;
+            return linksPage([month], byPair, false, limit, offset, (links) =>
+              links.where('relationship', '=', relationship),
+            );
+          },
+        );
+      } else if (everyLink && readsMonthByMonth(months, keys)) {
         const walk = monthWalkOf(months, keys, { key: 'asn0', direction: 'asc' });
         nodes = await pageMonthByMonth(
           walk.months,
