@@ -34,14 +34,15 @@ export function monthWalkOf(
 
 /**
  * Rows `offset` .. `offset + limit - 1` of `months` (in walk order) read month by month: `monthTotal` gives a month's
- * rows, `readMonth` a stretch of one month.
+ * rows, `readMonth` a stretch of one month. A month may be any consecutive part of the order with a kept total (a
+ * relationship's links in one month, asnLink.ts).
  */
-export async function pageMonthByMonth<Row>(
-  months: readonly string[],
+export async function pageMonthByMonth<Row, Month = string>(
+  months: readonly Month[],
   limit: number,
   offset: number,
-  monthTotal: (month: string) => Promise<number>,
-  readMonth: (month: string, limit: number, offset: number) => Promise<Row[]>,
+  monthTotal: (month: Month) => Promise<number>,
+  readMonth: (month: Month, limit: number, offset: number) => Promise<Row[]>,
 ): Promise<Row[]> {
   const rows: Row[] = [];
   let skip = offset;

@@ -877,16 +877,14 @@ builder.queryFields((t) => ({
         );
         const byPair: SortKey[] = [{ key: 'asn0', direction: 'asc' }];
         nodes = await pageMonthByMonth(
-          blocks.map((_block, index) => String(index)),
+          blocks,
           page.first,
           page.offset,
-          (index) => totals.get(blocks[Number(index)]!.relationship)!.of(blocks[Number(index)]!.month),
-          (index, limit, offset) => {
-            const { relationship, month } = blocks[Number(index)]!;
-            return linksPage([month], byPair, false, limit, offset, (links) =>
+          ({ relationship, month }) => totals.get(relationship)!.of(month),
+          ({ relationship, month }, limit, offset) =>
+            linksPage([month], byPair, false, limit, offset, (links) =>
               links.where('relationship', '=', relationship),
-            );
-          },
+            ),
         );
       } else if (everyLink && readsMonthByMonth(months, keys)) {
         const walk = monthWalkOf(months, keys, { key: 'asn0', direction: 'asc' });
