@@ -35,7 +35,7 @@ import {
 } from './pageBookmarks';
 import { compiledLimit } from './compiledLookups';
 import { mergedArms, readsByMonthArms, servedByIndex } from './monthArms';
-import { monthsBookmarkStart, monthsBookmarksTuning, monthsPageAfter } from './monthsBookmarks';
+import { monthsBookmarkStart, monthsPageAfter } from './monthsBookmarks';
 import { byPrimaryKey, nullsLastPage, orderByList, sortKeysNamed, type SortColumn } from './sql';
 
 type ListTable = 'asns' | 'organizations';
@@ -385,7 +385,7 @@ async function monthsBookmarkKeyPage<TB extends ListTable, Row>(
 ): Promise<Expression<unknown> | null> {
   const monthQuery = spec.monthQuery;
   const bookmarks = monthQuery?.bookmarks;
-  if (!monthQuery || !bookmarks || !monthsBookmarksTuning.enabled) return null;
+  if (!monthQuery || !bookmarks) return null;
   const months = [...monthQuery.months].sort();
   // Shallower, the rest of the offset after a threshold would be most of it.
   if (offset < bookmarks.cache.step * months.length) return null;

@@ -1,7 +1,7 @@
-// A deep page of a list over several months, in one sort column's order (its ties broken by the month, then the record
-// key), from each month's bookmarks (pageBookmarks.ts). One statement over the months walks or sorts every record up to
-// the page: `asns` over 12 generated months at offset 817,806 took 1.0-3.0 s (docs/performance.md, fifty-fourth round),
-// and arms (monthArms.ts) would each read as far. Each month's order is the months' order restricted to it, so a
+// A deep page of a list over several months (ASNs, organizations, links), in one sort column's order (its ties broken
+// by the month, then the record key), from each month's bookmarks (pageBookmarks.ts). One statement over the months
+// walks or sorts every record up to the page: `asns` over 12 generated months at offset 817,806 took 1.0-3.0 s, links
+// at 4,848,684 5-15 s (docs/performance.md, fifty-fourth round), and arms (monthArms.ts) would each read as far. Each month's order is the months' order restricted to it, so a
 // bookmark of one month is a point of the months' order too:
 // - the page starts after a threshold, the bookmark of some month the furthest in the months' order whose count of
 //   records not after it is known, from every month's bookmarks, to be at most the offset (no count is read for it);
@@ -21,11 +21,6 @@ import {
   type SeekRange,
   type SeekTerm,
 } from './pageBookmarks';
-
-export const monthsBookmarksTuning = {
-  /** Off only to compare with one statement over the months, in tests. */
-  enabled: true,
-};
 
 /** One month's range of the list, its records in the order's sort column then key (`term` must be set). */
 export interface MonthSeekRange {

@@ -37,12 +37,7 @@ import {
 import { LocationConnection, sortLocations } from './location';
 import { monthBookmarks } from '../listPage';
 import { bookmarkedKeyPage, type SeekTerm } from '../pageBookmarks';
-import {
-  compareByteOrder,
-  monthsBookmarkStart,
-  monthsBookmarksTuning,
-  monthsPageAfter,
-} from '../monthsBookmarks';
+import { compareByteOrder, monthsBookmarkStart, monthsPageAfter } from '../monthsBookmarks';
 
 /** asn1's record read with the link by the list's own query, and the columns it carries (null: not in the month). */
 export const JOINED_ASN1 = Symbol('asn1 record read with the link');
@@ -660,7 +655,7 @@ builder.queryFields((t) => ({
         ) => {
           const seek = linkMonthsSeek(otherEnd?.keys ?? keys, context.dialect);
           const step = context.pageBookmarks.linkStep;
-          if (!seek || !monthsBookmarksTuning.enabled || offset < step * pageMonths.length) return null;
+          if (!seek || offset < step * pageMonths.length) return null;
           const version = await context.dataVersion();
           const ranges = [...pageMonths].sort().map((month) => ({
             month,
