@@ -186,6 +186,17 @@ function seekableOverMonths<TB extends ListTable, Row>(spec: ListPageSpec<TB, Ro
 }
 
 /**
+ * Over several months (bookmarks at hand), the client's order as one nullable column (`rank`), which sorts its nulls
+ * last in both directions: its records with a value then read as seekableOverMonths reads a non-null column.
+ */
+function nullableOverMonths<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): SeekTerm | undefined {
+  const target = spec.keys.length === 1 ? spec.columns[spec.keys[0]!.key] : undefined;
+  if (!spec.monthQuery?.bookmarks || !target?.nullable || spec.order.unique[0]?.key !== 'date')
+    return undefined;
+  return { column: target.column, direction: spec.keys[0]!.direction };
+}
+
+/**
  * The `bookmarks` of a list over `months`: one month with no filter, scoped by the request's data version (read only
  * when a page is deep enough to use them).
  */
@@ -231,6 +242,8 @@ async function rowsOfKeyPage<TB extends ListTable, Row>(
   limit: number,
   offset: number,
   seekable?: Seekable,
+  // Over several months: the order the months' bookmarks serve within `keyRange` (default: seekableOverMonths).
+  monthsSeekable?: Seekable,
 ): Promise<Row[]> {
   const keyColumns = [spec.key];
   const carried = spec.indexCarries;
@@ -305,7 +318,7 @@ async function rowsOfKeyPage<TB extends ListTable, Row>(
     start || !spec.monthQuery
       ? null
       : ((await monthArmKeyPage(spec, keyRange, innerOrder, limit, offset)) ??
-        (await monthsBookmarkKeyPage(spec, keyRange, innerOrder, limit, offset)));
+        (await monthsBookmarkKeyPage(spec, keyRange, innerOrder, limit, offset, monthsSeekable)));
   if (armKeys) return readRows(spec, rowsOfKeys(armKeys), true);
   const { month, value, key, limit: limitPlaceholder, offset: offsetPlaceholder } = PAGE_PLACEHOLDERS;
   const { compiled } = spec;
@@ -382,6 +395,7 @@ async function monthsBookmarkKeyPage<TB extends ListTable, Row>(
   innerOrder: () => RawBuilder<unknown>,
   limit: number,
   offset: number,
+  monthsSeekable: Seekable | undefined,
 ): Promise<Expression<unknown> | null> {
   const monthQuery = spec.monthQuery;
   const bookmarks = monthQuery?.bookmarks;
@@ -389,7 +403,7 @@ async function monthsBookmarkKeyPage<TB extends ListTable, Row>(
   const months = [...monthQuery.months].sort();
   // Shallower, the rest of the offset after a threshold would be most of it.
   if (offset < bookmarks.cache.step * months.length) return null;
-  const seekable = seekableOverMonths(spec);
+  const seekable = monthsSeekable ?? seekableOverMonths(spec);
   if (!seekable?.term) return null;
   const term = seekable.term;
   const version = await bookmarks.version();
@@ -467,18 +481,47 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
       countNonNull: () => (spec.rankedTotal ?? countRows)(rankedOf(query)),
     });
   }
-  if (spec.keys.length > 0 && !spec.filtered)
+  if (spec.keys.length > 0 && !spec.filtered) {
+    // The client's keys and the order's unique keys make the ORDER BY (defaults apply only without keys).
+    const form = `sorted ${sortKeysNamed(spec.keys)} then ${sortKeysNamed(spec.order.unique)}`;
+    const innerOrder = () => orderOf(spec.keys);
+    const outerOrder = () => orderOf(spec.keys, { keyLookup: true, table: spec.table });
+    const nullable = nullableOverMonths(spec);
+    if (nullable) {
+      // Its records with a value first (nulls last either way), which the months' bookmarks serve, then the others,
+      // which follow by month and key: a deep page by `rank` over 12 generated months sorted every record (1.1-1.6 s).
+      const valued = (records: ListQuery<TB>) => records.where(sql.ref(nullable.column), 'is not', null);
+      const unvalued = (records: ListQuery<TB>) => records.where(sql.ref(nullable.column), 'is', null);
+      const valuedSeek = { term: nullable, name: `valued ${nullable.column} ${nullable.direction}` };
+      return nullsLastPage(page, {
+        nonNull: (limit, offset) =>
+          rowsOfKeyPage(
+            spec,
+            valued,
+            `${form} valued`,
+            innerOrder,
+            outerOrder,
+            limit,
+            offset,
+            undefined,
+            valuedSeek,
+          ),
+        nulls: (limit, offset) =>
+          rowsOfKeyPage(spec, unvalued, `${form} unvalued`, innerOrder, outerOrder, limit, offset),
+        countNonNull: () => countRows(valued(query)),
+      });
+    }
     return rowsOfKeyPage(
       spec,
       (records) => records,
-      // The client's keys and the order's unique keys make the ORDER BY (defaults apply only without keys).
-      `sorted ${sortKeysNamed(spec.keys)} then ${sortKeysNamed(spec.order.unique)}`,
-      () => orderOf(spec.keys),
-      () => orderOf(spec.keys, { keyLookup: true, table: spec.table }),
+      form,
+      innerOrder,
+      outerOrder,
       page.first,
       page.offset,
       spec.singleMonth ? seekableSort(spec) : undefined,
     );
+  }
   return readRows(
     spec,
     query

@@ -26,12 +26,24 @@ const LISTS = {
       '-asn',
       'asnName',
       '-asnName',
+      'rank',
+      '-source',
     ],
   },
   organizations: {
     table: 'organizations',
     selection: 'orgId orgName date asnDegree { total } cone { numberAsns }',
-    sorts: ['-cone.numberAsns', 'asnDegree.total', 'orgId', '-orgId', 'orgName', '-orgName', 'rank', null],
+    sorts: [
+      '-cone.numberAsns',
+      'asnDegree.total',
+      'orgId',
+      '-orgId',
+      'orgName',
+      '-orgName',
+      'rank',
+      '-rank',
+      null,
+    ],
   },
 } as const;
 
@@ -116,9 +128,10 @@ describe.each(STORE_KINDS)('deep pages of ASNs and organizations from bookmarks,
     async (list) => {
       expect(store.dates.length).toBeGreaterThan(1);
       const { records, bookmarks } = await compareListPages(list, store.dates);
-      // The deep pages did read every month's bookmarks: each month's whole order, for each sort they serve (all
-      // but organizations' rank, which is nullable, and their default order, which starts with the month).
-      const served = list === 'asns' ? LISTS.asns.sorts.length : LISTS.organizations.sorts.length - 2;
+      // The deep pages did read every month's bookmarks: each month's whole order, for each sort they serve whole
+      // (not nullable columns, whose records with a value alone they serve, nor the default order, which starts with
+      // the month).
+      const served = list === 'asns' ? LISTS.asns.sorts.length - 2 : LISTS.organizations.sorts.length - 3;
       expect(bookmarks).toBeGreaterThan(served * (Math.floor(records / STEP) - 2 * store.dates.length));
     },
   );
@@ -151,6 +164,59 @@ describe.each(STORE_KINDS)('deep pages of ASNs and organizations from bookmarks,
     // the relationship orders none (they walk their blocks).
     const served = kind === 'postgres' ? 4 : 2;
     expect(bookmarks).toBeGreaterThan(served * (Math.floor(totalCount / STEP) - 2 * store.dates.length));
+  });
+
+  it('pages ASNs over several months by a nullable column, its records with a value then the others, as stored', async () => {
+    monthArmsTuning.maxArmRows = 0;
+    const facts = createStoreFacts(store.handle, undefined, {
+      step: STEP,
+      linkStep: STEP,
+      waitedHops: Number.MAX_SAFE_INTEGER,
+    });
+    const stored = await store.handle.db
+      .selectFrom('asns')
+      .select(['date', 'asn', 'rank', 'source'])
+      .where('date', 'in', store.dates)
+      .execute();
+    // Unranked ASNs in every month of the sample (its sources are all set: `source` is the text case).
+    expect(stored.filter((row) => row.rank === null).length).toBeGreaterThan(3 * STEP);
+    let compared = 0;
+    for (const [sort, column] of [
+      ['rank', 'rank'],
+      ['-rank', 'rank'],
+      ['source', 'source'],
+      ['-source', 'source'],
+    ] as const) {
+      const descending = sort.startsWith('-') ? -1 : 1;
+      const valueOrder = (a: unknown, b: unknown) =>
+        typeof a === 'string' ? compareByteOrder(a, b as string) : Number(a) - Number(b);
+      // Nulls last in both directions, then the month, then the ASN.
+      const expected = [...stored]
+        .sort(
+          (a, b) =>
+            (a[column] === null ? 1 : 0) - (b[column] === null ? 1 : 0) ||
+            (a[column] !== null && b[column] !== null ? descending * valueOrder(a[column], b[column]) : 0) ||
+            (a.date < b.date ? -1 : a.date > b.date ? 1 : 0) ||
+            Number(a.asn) - Number(b.asn),
+        )
+        .map((row) => `${row.date} ${row.asn}`);
+      const valued = stored.filter((row) => row[column] !== null).length;
+      for (const offset of [0, 16, 97, valued - 3, valued, valued + 2, stored.length - 2])
+        for (const first of [1, 5, 2 * STEP + 1]) {
+          const edges = (await page(facts, 'asns', sort, store.dates, first, offset)) as {
+            node: { asn: string; date: string };
+          }[];
+          const got = edges.map(({ node }) => `${node.date} ${node.asn}`);
+          expect({ sort, offset, first, got }).toEqual({
+            sort,
+            offset,
+            first,
+            got: expected.slice(offset, offset + first),
+          });
+          compared += got.length;
+        }
+    }
+    expect(compared).toBeGreaterThan(4 * 7 * 5);
   });
 
   it('compares text in byte order, as both dialects do', () => {
