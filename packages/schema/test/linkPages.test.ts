@@ -3,7 +3,7 @@
 // the pages are the same as with one ORDER BY ... OFFSET over whole rows, for every sort, with and without asn1's
 // fields, for one month and several, on SQLite and PostgreSQL.
 import { sql } from 'kysely';
-import { linkPageTuning, monthByMonthTuning } from '../src';
+import { createStoreFacts, linkPageTuning, monthByMonthTuning } from '../src';
 import { monthArmsTuning, planLineSorts, servedByIndex } from '../src/monthArms';
 import {
   LOAD_TIMEOUT_MS,
@@ -343,6 +343,58 @@ describe.each(STORE_KINDS)('shallow link pages over several months, one arm per 
         }
     // Pages of corrected links, of the others, and across the boundary were compared.
     expect(compared).toBeGreaterThan(40);
+  });
+
+  // After the corrections above; it gives most links path counts.
+  it('pages every link over several months by a nullable column, valued links then the others month by month', async () => {
+    const [first, latest] = [store.dates[0]!, store.dates.at(-1)!];
+    // The sample's links carry no path count (its as-rel files have none): four in five get one, with many ties, the
+    // same on both of a link's rows (asn0 + asn1 is), so both ranges span every month.
+    await store.handle.db
+      .updateTable('asn_links')
+      .set({ number_paths: sql<number>`(asn0 + asn1) % 13 + 1` })
+      .where(sql<boolean>`(asn0 + asn1) % 5 <> 0`)
+      .execute();
+    const [{ links, counted }] = (await store.handle.db
+      .selectFrom('asn_links')
+      .select((eb) => [
+        eb.fn.countAll<number>().as('links'),
+        eb.fn.count<number>('number_paths').as('counted'),
+      ])
+      .where('canonical', '=', 1)
+      .execute()) as [{ links: number | string; counted: number | string }];
+    const [total, withPaths] = [Number(links), Number(counted)];
+    expect(withPaths).toBeGreaterThan(total / 2);
+    expect(withPaths).toBeLessThan(total);
+    // Deep pages only (no arms), with bookmarks small enough to be crossed.
+    monthArmsTuning.maxArmRows = 0;
+    const facts = createStoreFacts(store.handle, undefined, { step: 5, linkStep: 5, waitedHops: 1e9 });
+    let compared = 0;
+    for (const sort of ['numberPaths', '-numberPaths', 'correctedBy', '-correctedBy'])
+      for (const offset of [
+        0,
+        17,
+        31,
+        45,
+        withPaths - 4,
+        withPaths,
+        withPaths + 3,
+        total - 200,
+        total - 2,
+        total + 1,
+      ]) {
+        const query = `{ asnLinks(first: 9, offset: ${offset}, sort: "${sort}", dateStart: "${first}",
+          dateEnd: "${latest}") { edges { node { date asn0 { asn } asn1 { asn } numberPaths correctedBy } } } }`;
+        Object.assign(linkPageTuning, { nullsByMonth: false, splitByCorrection: false });
+        const whole = await queryData<LinkPage>(store.handle, query, undefined, facts);
+        Object.assign(linkPageTuning, { nullsByMonth: true, splitByCorrection: true });
+        const split = await queryData<LinkPage>(store.handle, query, undefined, facts);
+        expect([query, split.asnLinks.edges]).toEqual([query, whole.asnLinks.edges]);
+        compared += whole.asnLinks.edges.length;
+      }
+    expect(compared).toBeGreaterThan(4 * 9 * 8);
+    // The links with a path count were paged from every month's bookmarks.
+    expect(facts.pageBookmarks.count()).toBeGreaterThan(withPaths / 5);
   });
 });
 

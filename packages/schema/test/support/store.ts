@@ -7,7 +7,7 @@ import { graphql, type ExecutionResult } from 'graphql';
 import pg from 'pg';
 import { openDatabase, type DatabaseHandle } from '@asrank/db';
 import { generateDataset, ingestMonth, loadSampleData, readManifest, SAMPLE_DATA_DIR } from '@asrank/cli';
-import { createContext, createSchema } from '../../src';
+import { createContext, createSchema, type StoreFacts } from '../../src';
 
 export interface LoadedStore {
   name: 'sqlite' | 'postgres';
@@ -124,16 +124,20 @@ export function busiestAsns(
     .execute();
 }
 
-/** Runs a query the way the GraphQL service does: the shared schema and a fresh per-request context. */
+/**
+ * Runs a query the way the GraphQL service does: the shared schema and a fresh per-request context (over `facts`, the
+ * process-wide caches, when given).
+ */
 export async function runQuery<T = Record<string, unknown>>(
   handle: DatabaseHandle,
   source: string,
   variableValues?: Record<string, unknown>,
+  facts?: StoreFacts,
 ): Promise<ExecutionResult<T>> {
   return (await graphql({
     schema: createSchema(),
     source,
-    contextValue: createContext(handle),
+    contextValue: createContext(handle, facts ? { facts } : undefined),
     variableValues,
   })) as ExecutionResult<T>;
 }
@@ -143,8 +147,9 @@ export async function queryData<T = Record<string, unknown>>(
   handle: DatabaseHandle,
   source: string,
   variableValues?: Record<string, unknown>,
+  facts?: StoreFacts,
 ): Promise<T> {
-  const result = await runQuery<T>(handle, source, variableValues);
+  const result = await runQuery<T>(handle, source, variableValues, facts);
   if (result.errors?.length)
     throw new Error(`query failed: ${result.errors.map((error) => error.message).join('; ')}`);
   return result.data as T;
