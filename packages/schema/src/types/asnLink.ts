@@ -328,7 +328,8 @@ async function bookmarkedLinkKeys(
  * the index, so a hop sorts each AS's links: PostgreSQL does that as it goes (an Incremental Sort; its bookmarks are
  * read numbering each month once), SQLite at 0.94 ms a hop of 1,024 links against 0.14 (12 months' bookmarks: ~5.5 s),
  * so `-asn0` is taken on PostgreSQL only. Relationship orders walk their blocks instead (relationshipBlocks). By
- * `numberPaths` among the links with a count (`withCountedPaths`, pathsByValue) each month's index serves either way.
+ * `numberPaths` among the links with a count (`withCountedPaths`, nullableColumnAlone) each month's index serves either
+ * way.
  */
 function linkMonthsSeek(
   keys: readonly SortKey[],
@@ -338,7 +339,7 @@ function linkMonthsSeek(
   const [only] = keys;
   if (keys.length !== 1) return null;
   const { direction } = only!;
-  // Among links with a path count (pathsByValue), by it: the (date, canonical, number_paths, asn0, asn1) indexes, the
+  // Among links with a path count (nullableColumnAlone), by it: the (date, canonical, number_paths, asn0, asn1) indexes, the
   // descending one declared nulls last (migration 010), as BY_PATHS_DESCENDING reads it.
   if (only!.key === 'numberPaths' && withCountedPaths)
     return {
@@ -613,7 +614,7 @@ builder.queryFields((t) => ({
         offset: number,
         // A part of the links (correctedBy's split below); no bookmarks serve it but the months' by a path count.
         within: ((links: ReturnType<typeof linksQuery>) => ReturnType<typeof linksQuery>) | null = null,
-        // `within` keeps the links with a path count (pathsByValue): the months' bookmarks serve `numberPaths`.
+        // `within` keeps the links with a path count (nullableColumnAlone): the months' bookmarks serve `numberPaths`.
         withCountedPaths = false,
       ): Promise<AsnLinkRow[]> => {
         const linksOf = (months: readonly string[], otherEnd = false) => {
