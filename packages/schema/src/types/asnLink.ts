@@ -339,8 +339,8 @@ function linkMonthsSeek(
   const [only] = keys;
   if (keys.length !== 1) return null;
   const { direction } = only!;
-  // Among links with a path count (nullableColumnAlone), by it: the (date, canonical, number_paths, asn0, asn1) indexes, the
-  // descending one declared nulls last (migration 010), as BY_PATHS_DESCENDING reads it.
+  // Among links with a path count (nullableColumnAlone), by it: the (date, canonical, number_paths, asn0, asn1)
+  // indexes, the descending one declared nulls last (migration 010), as BY_PATHS_DESCENDING reads it.
   if (only!.key === 'numberPaths' && withCountedPaths)
     return {
       term: { column: 'number_paths', direction, nullsLast: direction === 'desc' ? true : undefined },
