@@ -102,9 +102,9 @@ export interface ListPageSpec<TB extends ListTable, Row> {
     of: (month: string) => ListQuery<TB>;
     /**
      * A deep page in one non-null sort column starts from each month's bookmarks (monthsBookmarks.ts); `version`
-     * names the data they are read from. Absent: one statement.
+     * names the data they are read from.
      */
-    bookmarks?: { cache: PageBookmarks; version: () => Promise<string> };
+    bookmarks: { cache: PageBookmarks; version: () => Promise<string> };
   };
 }
 
@@ -191,8 +191,7 @@ function seekableOverMonths<TB extends ListTable, Row>(spec: ListPageSpec<TB, Ro
  */
 function nullableOverMonths<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): SeekTerm | undefined {
   const target = spec.keys.length === 1 ? spec.columns[spec.keys[0]!.key] : undefined;
-  if (!spec.monthQuery?.bookmarks || !target?.nullable || spec.order.unique[0]?.key !== 'date')
-    return undefined;
+  if (!spec.monthQuery || !target?.nullable || spec.order.unique[0]?.key !== 'date') return undefined;
   return { column: target.column, direction: spec.keys[0]!.direction };
 }
 
@@ -211,6 +210,20 @@ export function monthBookmarks(
     cache: context.pageBookmarks,
     scope: async () => `${await context.dataVersion()}\u0000${month}`,
   };
+}
+
+/**
+ * The `monthQuery` of a list over `months`: several months and no filter, `of` giving one month's records, its
+ * bookmarks scoped by the request's data version; else undefined.
+ */
+export function monthsOfList<TB extends ListTable>(
+  context: Pick<AsrankContext, 'pageBookmarks' | 'dataVersion'>,
+  months: readonly string[],
+  filtered: boolean,
+  of: (month: string) => ListQuery<TB>,
+): ListPageSpec<TB, unknown>['monthQuery'] {
+  if (months.length < 2 || filtered) return undefined;
+  return { months, of, bookmarks: { cache: context.pageBookmarks, version: () => context.dataVersion() } };
 }
 
 /**
@@ -398,8 +411,8 @@ async function monthsBookmarkKeyPage<TB extends ListTable, Row>(
   monthsSeekable: Seekable | undefined,
 ): Promise<Expression<unknown> | null> {
   const monthQuery = spec.monthQuery;
-  const bookmarks = monthQuery?.bookmarks;
-  if (!monthQuery || !bookmarks) return null;
+  if (!monthQuery) return null;
+  const { bookmarks } = monthQuery;
   const months = [...monthQuery.months].sort();
   // Shallower, the rest of the offset after a threshold would be most of it.
   if (offset < bookmarks.cache.step * months.length) return null;

@@ -19,7 +19,7 @@ import {
   sortKeysNamed,
   type SortColumn,
 } from '../sql';
-import { listPage, monthBookmarks } from '../listPage';
+import { listPage, monthBookmarks, monthsOfList } from '../listPage';
 import { monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { compiledLimit } from '../compiledLookups';
 import { nestedPage } from '../nestedPages';
@@ -454,14 +454,9 @@ builder.queryFields((t) => ({
           filtered,
           keyList: asnFilter !== null,
           bookmarks: monthBookmarks(context, pageMonths, filtered),
-          monthQuery:
-            pageMonths.length > 1 && !filtered
-              ? {
-                  months: pageMonths,
-                  of: (month) => recordsQuery(dateIn(context.dialect, 'date', [month])),
-                  bookmarks: { cache: context.pageBookmarks, version: () => context.dataVersion() },
-                }
-              : undefined,
+          monthQuery: monthsOfList(context, pageMonths, filtered, (month) =>
+            recordsQuery(dateIn(context.dialect, 'date', [month])),
+          ),
           compiled:
             pageMonths.length === 1 && !filtered && columns
               ? {

@@ -13,7 +13,7 @@ import {
   orderByList,
   type SortColumn,
 } from '../sql';
-import { listPage, monthBookmarks } from '../listPage';
+import { listPage, monthBookmarks, monthsOfList } from '../listPage';
 import { monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { nestedPage } from '../nestedPages';
 import { nameConditions } from '../nameSearch';
@@ -259,14 +259,9 @@ builder.queryFields((t) => ({
           filtered,
           keyList: false,
           bookmarks: monthBookmarks(context, pageMonths, filtered),
-          monthQuery:
-            pageMonths.length > 1 && !filtered
-              ? {
-                  months: pageMonths,
-                  of: (month) => monthQuery(dateIn(context.dialect, 'date', [month])),
-                  bookmarks: { cache: context.pageBookmarks, version: () => context.dataVersion() },
-                }
-              : undefined,
+          monthQuery: monthsOfList(context, pageMonths, filtered, (month) =>
+            monthQuery(dateIn(context.dialect, 'date', [month])),
+          ),
           // One month's unfiltered page: SQL compiled once per order and form, as an ASN page (listPage.ts).
           compiled:
             pageMonths.length === 1 && !filtered
