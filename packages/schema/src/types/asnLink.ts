@@ -891,6 +891,7 @@ builder.queryFields((t) => ({
       // Every link over several months in an order that starts with the month: month by month (monthByMonth.ts).
       let nodes: AsnLinkRow[];
       const blocks = everyLink ? relationshipBlocks(keys, months) : null;
+      const nullableColumn = everyLink && months.length > 1 ? nullableColumnAlone(keys) : null;
       if (blocks && !readsByMonthArms(months.length * LINK_RELATIONSHIPS.length, page.offset, page.first)) {
         // Deeper than the relationship arms read: block by block, the same walk as month by month.
         const totals = new Map(
@@ -912,15 +913,10 @@ builder.queryFields((t) => ({
               links.where('relationship', '=', relationship),
             ),
         );
-      } else if (
-        everyLink &&
-        months.length > 1 &&
-        nullableColumnAlone(keys) &&
-        !readsByMonthArms(months.length, page.offset, page.first)
-      ) {
+      } else if (nullableColumn && !readsByMonthArms(months.length, page.offset, page.first)) {
         // Deeper than arms read, by a nullable column alone: the links with a value (among which the months'
         // bookmarks serve a path count), then the others, which follow by month and pair, month by month.
-        const column = nullableColumnAlone(keys)!;
+        const column = nullableColumn;
         const valued = (links: typeof query) => links.where(column, 'is not', null);
         const unvalued = (links: typeof query) => links.where(column, 'is', null);
         const monthLinks = (month: string) => linksQuery(dateIn(context.dialect, 'date', [month]));
