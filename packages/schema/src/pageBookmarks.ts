@@ -82,6 +82,12 @@ export interface SeekTerm {
    * from an index only when the nulls' place matches too).
    */
   nullsLast?: boolean;
+  /**
+   * The order descends in the column while its index ascends, and the key ascends within each value (links by
+   * `-asn0`): on SQLite a hop then sorts each value's records (0.94 ms a hop of 1,024 links against 0.14), so an
+   * extension there reads the month's bookmarks from each value's count instead (findFromValueCounts).
+   */
+  countedByValue?: boolean;
 }
 
 export interface Bookmark {
@@ -291,7 +297,7 @@ function hopStatements(range: SeekRange): HopStatements {
 
 async function runBound<Row>(
   db: Kysely<Database>,
-  statements: HopStatements,
+  afterKeys: readonly symbol[],
   compiled: CompiledQuery<Row>,
   from: Bookmark | null,
   skip: number,
@@ -299,7 +305,7 @@ async function runBound<Row>(
   const parameters = compiled.parameters.map((parameter) => {
     if (parameter === AFTER_VALUE) return from?.value;
     if (parameter === SKIP) return skip;
-    const keyIndex = statements.afterKeys.indexOf(parameter as symbol);
+    const keyIndex = afterKeys.indexOf(parameter as symbol);
     return keyIndex >= 0 ? from?.key[keyIndex] : parameter;
   });
   return (await db.executeQuery<Row>({ ...compiled, parameters, queryId: createQueryId() })).rows;
@@ -314,10 +320,10 @@ async function hop(
 ): Promise<Bookmark | null> {
   let remaining = skip;
   for (const part of from ? statements.afterBookmark : statements.fromStart) {
-    const [found] = await runBound(range.db, statements, part.find, from, remaining);
+    const [found] = await runBound(range.db, statements.afterKeys, part.find, from, remaining);
     if (found) return bookmarkOf(range, found);
     // This part holds at most `remaining` records: count them (bounded) and go on in the next part.
-    const [counted] = await runBound(range.db, statements, part.count, from, remaining);
+    const [counted] = await runBound(range.db, statements.afterKeys, part.count, from, remaining);
     remaining -= toCount(counted?.n);
   }
   return null;
@@ -357,6 +363,65 @@ async function findFromStart(range: SeekRange, order: OrderBookmarks, target: nu
   if (rows.length < wanted) order.complete = true;
 }
 
+/**
+ * Hops before an extension on SQLite reads every bookmark of a `countedByValue` order from its values' counts: they
+ * cost a pass over the month (~170-270 ms for a generated month's 500,000 links), about as many sorting hops.
+ */
+export const pageBookmarksTuning = { countedMinHops: 192 };
+
+/**
+ * Every bookmark of the range, from the count of records of each value of the term's column, in the order: a bookmark
+ * falls in the value whose running count first reaches its position, and its key is the one at the rest of the
+ * position within that value, read from the index, which ascends in the value's keys. For one key column.
+ */
+async function findFromValueCounts(range: SeekRange, order: OrderBookmarks): Promise<void> {
+  const term = range.term!;
+  const keyColumn = sql.ref(range.keyColumns[0]!);
+  const direction = term.direction === 'desc' ? sql`desc` : sql`asc`;
+  const counts = range.range
+    .select([sql.ref(term.column).as('value'), sql<number>`count(*)`.as('n')])
+    .groupBy(sql.ref(term.column));
+  const running = range.db
+    .selectFrom(counts.as('counts'))
+    .select([
+      'value',
+      'n',
+      sql<number>`sum(${sql.ref('n')}) over (order by ${sql.ref('value')} ${direction} rows unbounded preceding)`.as(
+        'through',
+      ),
+    ]);
+  // Only the values a bookmark falls in: those whose running count passes a multiple of the step.
+  const through = sql.ref('through');
+  const holding = (await range.db
+    .selectFrom(running.as('running'))
+    .selectAll()
+    .where(sql<boolean>`${through} / ${range.step} > (${through} - ${sql.ref('n')}) / ${range.step}`)
+    .orderBy(through)
+    .execute()) as { value: unknown; n: number; through: number }[];
+  // Compiled once for the month's ~500 bookmarks (built per bookmark, they cost 0.8 s over 12 generated months).
+  const keyAt = range.range
+    .select(keyColumn.as('key'))
+    .where(sql<boolean>`${sql.ref(term.column)} = ${AFTER_VALUE}`)
+    .orderBy(keyColumn)
+    .limit(1)
+    .offset(SKIP as unknown as number)
+    .compile() as CompiledQuery<{ key: unknown }>;
+  const bookmarks: Bookmark[] = [];
+  for (const { value, n, through: upTo } of holding) {
+    const before = upTo - n;
+    for (
+      let position = (Math.floor(before / range.step) + 1) * range.step;
+      position <= upTo;
+      position += range.step
+    ) {
+      const [found] = await runBound(range.db, [], keyAt, { value, key: [] }, position - before - 1);
+      bookmarks.push({ value, key: [found!.key] });
+    }
+  }
+  if (bookmarks.length >= order.bookmarks.length) order.bookmarks = bookmarks;
+  order.complete = true;
+}
+
 /** Finds the next bookmark after the last one known, or marks the order complete. */
 async function findNext(range: SeekRange, order: OrderBookmarks, statements: HopStatements): Promise<void> {
   // From the start the next bookmark is at position step - 1; after one at p, at p + step: step - 1 further.
@@ -378,6 +443,17 @@ async function findBookmarks(
 ): Promise<void> {
   if (order.bookmarks.length > target() || order.complete) return;
   const missing = target() + 1 - order.bookmarks.length;
+  if (
+    range.dialect === 'sqlite' &&
+    range.term?.countedByValue &&
+    missing >= pageBookmarksTuning.countedMinHops
+  ) {
+    if (background) {
+      await nextTurn();
+      if (range.bookmarks.stopped) return;
+    }
+    return findFromValueCounts(range, order);
+  }
   if (range.dialect === 'postgres' && missing >= BULK_MIN_HOPS && missing >= order.bookmarks.length) {
     if (background) {
       await nextTurn();

@@ -7,6 +7,7 @@ import { graphql } from 'graphql';
 import { createContext, createSchema, createStoreFacts, type StoreFacts } from '../src';
 import { monthArmsTuning } from '../src/monthArms';
 import { compareByteOrder } from '../src/monthsBookmarks';
+import { pageBookmarksTuning } from '../src/pageBookmarks';
 import { LOAD_TIMEOUT_MS, withLoadedStore, STORE_KINDS, type LoadedStore } from './support/store';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
@@ -50,7 +51,7 @@ const LISTS = {
 describe.each(STORE_KINDS)('deep pages of ASNs and organizations from bookmarks, on %s', (kind) => {
   let store: LoadedStore;
 
-  withLoadedStore(kind, (opened) => (store = opened), monthArmsTuning);
+  withLoadedStore(kind, (opened) => (store = opened), monthArmsTuning, pageBookmarksTuning);
 
   const page = async (
     facts: StoreFacts,
@@ -143,28 +144,34 @@ describe.each(STORE_KINDS)('deep pages of ASNs and organizations from bookmarks,
     expect(bookmarks).toBeGreaterThan(5 * (Math.floor(records / STEP) - 3));
   });
 
-  it('answers every deep page of links over several months as one statement over the months does', async () => {
-    const [dateStart, dateEnd] = [store.dates[0]!, store.dates.at(-1)!];
-    const links = async (facts: StoreFacts, sort: string | null, first: number, offset: number) => {
-      const result = await graphql({
-        schema,
-        source: `{ asnLinks(first: ${first}, offset: ${offset}, sort: "${sort}", dateStart: "${dateStart}",
+  // On SQLite bookmarks by descending ASN come from hops or from each AS's count of links (findFromValueCounts).
+  const bookmarkSources: [string, number][] = [['hops', Number.MAX_SAFE_INTEGER]];
+  if (kind === 'sqlite') bookmarkSources.push(["each AS's count of links", 0]);
+  it.each(bookmarkSources)(
+    'answers every deep page of links over several months as one statement over the months does (bookmarks by descending ASN from %s)',
+    async (_from, countedMinHops) => {
+      pageBookmarksTuning.countedMinHops = countedMinHops;
+      const [dateStart, dateEnd] = [store.dates[0]!, store.dates.at(-1)!];
+      const links = async (facts: StoreFacts, sort: string | null, first: number, offset: number) => {
+        const result = await graphql({
+          schema,
+          source: `{ asnLinks(first: ${first}, offset: ${offset}, sort: "${sort}", dateStart: "${dateStart}",
           dateEnd: "${dateEnd}") { totalCount edges { node { asn0 { asn } asn1 { asn } date relationship } } } }`,
-        contextValue: createContext(store.handle, { facts }),
-      });
-      if (result.errors?.length) throw new Error(result.errors.map((error) => error.message).join('; '));
-      return (result.data as { asnLinks: { totalCount: number; edges: unknown[] } }).asnLinks;
-    };
-    const { totalCount } = await links(createStoreFacts(store.handle), 'asn0', 1, 0);
-    const sorts = ['asn0', 'asn1', 'relationship', '-asn1', '-asn0', '-relationship'];
-    const read = async (facts: StoreFacts, sort: string | null, first: number, offset: number) =>
-      (await links(facts, sort, first, offset)).edges;
-    const bookmarks = await compareDeepPages(read, sorts, totalCount, store.dates.length);
-    // asn0 and asn1 (the reversed rows) each read every month's bookmarks, and on PostgreSQL `-asn0` and `-asn1` too;
-    // the relationship orders none (they walk their blocks).
-    const served = kind === 'postgres' ? 4 : 2;
-    expect(bookmarks).toBeGreaterThan(served * (Math.floor(totalCount / STEP) - 2 * store.dates.length));
-  });
+          contextValue: createContext(store.handle, { facts }),
+        });
+        if (result.errors?.length) throw new Error(result.errors.map((error) => error.message).join('; '));
+        return (result.data as { asnLinks: { totalCount: number; edges: unknown[] } }).asnLinks;
+      };
+      const { totalCount } = await links(createStoreFacts(store.handle), 'asn0', 1, 0);
+      const sorts = ['asn0', 'asn1', 'relationship', '-asn1', '-asn0', '-relationship'];
+      const read = async (facts: StoreFacts, sort: string | null, first: number, offset: number) =>
+        (await links(facts, sort, first, offset)).edges;
+      const bookmarks = await compareDeepPages(read, sorts, totalCount, store.dates.length);
+      // asn0 and asn1 (the reversed rows) each read every month's bookmarks, and `-asn0` and `-asn1` too; the
+      // relationship orders none (they walk their blocks).
+      expect(bookmarks).toBeGreaterThan(4 * (Math.floor(totalCount / STEP) - 2 * store.dates.length));
+    },
+  );
 
   it('pages ASNs over several months by a nullable column, its records with a value then the others, as stored', async () => {
     monthArmsTuning.maxArmRows = 0;

@@ -327,7 +327,8 @@ async function bookmarkedLinkKeys(
  * month's primary key hands a hop its links in the order. By asn0 descending, asn1 still ascends within each AS against
  * the index, so a hop sorts each AS's links: PostgreSQL does that as it goes (an Incremental Sort; its bookmarks are
  * read numbering each month once), SQLite at 0.94 ms a hop of 1,024 links against 0.14 (12 months' bookmarks: ~5.5 s),
- * so `-asn0` is taken on PostgreSQL only. Relationship orders walk their blocks instead (relationshipBlocks). By
+ * so there a month's bookmarks come from each AS's count of links (`countedByValue`, pageBookmarks.ts). Relationship
+ * orders walk their blocks instead (relationshipBlocks). By
  * `numberPaths` among the links with a count (`withCountedPaths`, nullableColumnAlone) each month's index serves either
  * way.
  */
@@ -348,8 +349,12 @@ function linkMonthsSeek(
       name: `counted paths ${direction}`,
     };
   if (only!.key !== 'asn0') return null;
-  if (direction === 'desc' && dialect !== 'postgres') return null;
-  return { term: { column: 'asn0', direction }, keyColumns: ['asn1'], name: `asn0 ${direction}` };
+  const countedByValue = direction === 'desc' && dialect === 'sqlite' ? true : undefined;
+  return {
+    term: { column: 'asn0', direction, countedByValue },
+    keyColumns: ['asn1'],
+    name: `asn0 ${direction}`,
+  };
 }
 
 /** True when the client's sort is `-numberPaths` alone (the pair that breaks ties is implied). */
