@@ -97,21 +97,30 @@ describe.each(STORE_KINDS)('name filter on %s', (kind) => {
     expect(matched).toBeGreaterThan(needles.length);
   });
 
-  it('takes candidates from the trigram index on SQLite, and only when it can narrow the list', async () => {
+  it('takes candidates from the trigram index on SQLite, from a pass over several months on PostgreSQL for a needle too short for trigrams, and only when they can narrow the list', async () => {
     const context = { db: store.handle.db, dialect: store.handle.dialect };
     const needle = needles[1]!.toLowerCase();
     const records = expected('asns', needle, [latest()]);
     expect(records.length).toBeGreaterThan(0);
     const candidates = await indexedNameMatches(context, 'asns', needle, [latest()]);
+    const short = needle.slice(0, 2);
     if (kind === 'postgres') {
       expect(candidates).toBeNull();
+      // Over one month the planner's walk in the list's order; over several, the keys of the records that hold it.
+      expect(await indexedNameMatches(context, 'asns', short, [latest()])).toBeNull();
+      nameSearchTuning.maxIndexedMatches = Number.MAX_SAFE_INTEGER;
+      const keysOverMonths = (await indexedNameMatches(context, 'asns', short, store.dates))!.map(String);
+      const recordsOverMonths = expected('asns', short, store.dates);
+      expect(recordsOverMonths.length).toBeGreaterThan(store.dates.length);
+      expect(keysOverMonths.sort()).toEqual(recordsOverMonths.map((record) => record.split('|')[1]).sort());
+      nameSearchTuning.maxIndexedMatches = recordsOverMonths.length - 1;
+      expect(await indexedNameMatches(context, 'asns', short, store.dates)).toBeNull();
       return;
     }
     // Candidates may hold more than the records (the LIKE decides), never fewer.
     const keys = new Set(candidates!.map(String));
     for (const record of records) expect(keys).toContain(record.split('|')[1]);
     // A needle too short for the index: the records that hold it, from one pass over the month, unless too many.
-    const short = needle.slice(0, 2);
     const shortRecords = expected('asns', short, [latest()]).map((record) => record.split('|')[1]);
     expect((await indexedNameMatches(context, 'asns', short, [latest()]))!.map(String).sort()).toEqual(
       shortRecords.sort(),
