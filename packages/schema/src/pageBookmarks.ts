@@ -367,14 +367,34 @@ async function findFromStart(range: SeekRange, order: OrderBookmarks, target: nu
  * Hops before an extension on SQLite reads every bookmark of a `countedByValue` order from its values' counts: they
  * cost a pass over the month (~170-270 ms for a generated month's 500,000 links), about as many sorting hops.
  */
-export const pageBookmarksTuning = { countedMinHops: 192 };
+export const pageBookmarksTuning = {
+  countedMinHops: 192,
+  /**
+   * Milliseconds a page waiting for its bookmarks on SQLite holds the thread before it lets the event loop turn. Each
+   * statement runs on the service's thread there, and the hops' awaits yield to promises only: the first deep page of
+   * an order over twelve generated months (1-4 s of hops) held every other request, a point lookup included, that long.
+   * Between hops it now lets them in every few milliseconds; a turn costs the page a few microseconds.
+   */
+  heldTurnMs: 5,
+};
+
+/** Lets the event loop turn once the thread has been held `heldTurnMs` since the last turn (a waiting page, SQLite). */
+class HeldTurn {
+  private since = performance.now();
+
+  async yieldIfHeld(): Promise<void> {
+    if (performance.now() - this.since < pageBookmarksTuning.heldTurnMs) return;
+    await nextTurn();
+    this.since = performance.now();
+  }
+}
 
 /**
  * Every bookmark of the range, from the count of records of each value of the term's column, in the order: a bookmark
  * falls in the value whose running count first reaches its position, and its key is the one at the rest of the
  * position within that value, read from the index, which ascends in the value's keys. For one key column.
  */
-async function findFromValueCounts(range: SeekRange, order: OrderBookmarks): Promise<void> {
+async function findFromValueCounts(range: SeekRange, order: OrderBookmarks, held: HeldTurn): Promise<void> {
   const term = range.term!;
   const keyColumn = sql.ref(range.keyColumns[0]!);
   const direction = term.direction === 'desc' ? sql`desc` : sql`asc`;
@@ -414,6 +434,7 @@ async function findFromValueCounts(range: SeekRange, order: OrderBookmarks): Pro
       position <= upTo;
       position += range.step
     ) {
+      await held.yieldIfHeld();
       const [found] = await runBound(range.db, [], keyAt, { value, key: [] }, position - before - 1);
       bookmarks.push({ value, key: [found!.key] });
     }
@@ -433,7 +454,8 @@ async function findNext(range: SeekRange, order: OrderBookmarks, statements: Hop
 /**
  * Finds bookmarks until the one at `target()` is known or the order ends. In the background each hop first waits
  * for the event loop's next turn, so the pages answered meanwhile (SQLite blocks the thread for a statement) are
- * never held for more than one hop, and a closing service stops it.
+ * never held for more than one hop, and a closing service stops it. A page that waits for its bookmarks on SQLite
+ * lets the loop turn every `heldTurnMs` (HeldTurn).
  */
 async function findBookmarks(
   range: SeekRange,
@@ -443,16 +465,20 @@ async function findBookmarks(
 ): Promise<void> {
   if (order.bookmarks.length > target() || order.complete) return;
   const missing = target() + 1 - order.bookmarks.length;
+  // In the background every hop waits for a turn; a waiting page on SQLite lets one in every few milliseconds.
+  const held = new HeldTurn();
+  const beforeHop = async () => {
+    if (background) await nextTurn();
+    else if (range.dialect === 'sqlite') await held.yieldIfHeld();
+  };
   if (
     range.dialect === 'sqlite' &&
     range.term?.countedByValue &&
     missing >= pageBookmarksTuning.countedMinHops
   ) {
-    if (background) {
-      await nextTurn();
-      if (range.bookmarks.stopped) return;
-    }
-    return findFromValueCounts(range, order);
+    await beforeHop();
+    if (background && range.bookmarks.stopped) return;
+    return findFromValueCounts(range, order, held);
   }
   if (range.dialect === 'postgres' && missing >= BULK_MIN_HOPS && missing >= order.bookmarks.length) {
     if (background) {
@@ -464,10 +490,8 @@ async function findBookmarks(
   }
   const statements = hopStatements(range);
   while (order.bookmarks.length <= target() && !order.complete) {
-    if (background) {
-      await nextTurn();
-      if (range.bookmarks.stopped) return;
-    }
+    await beforeHop();
+    if (background && range.bookmarks.stopped) return;
     await findNext(range, order, statements);
   }
 }

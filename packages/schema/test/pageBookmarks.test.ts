@@ -12,6 +12,7 @@ import {
 import { openDatabase } from '@asrank/db';
 import { createContext, createSchema, createStoreFacts, linkPageTuning, type StoreFacts } from '../src';
 import { asnColumnTuning } from '../src/asnColumns';
+import { pageBookmarksTuning } from '../src/pageBookmarks';
 import {
   LOAD_TIMEOUT_MS,
   reloadThinned,
@@ -294,6 +295,37 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
     await facts.pageBookmarks.settled();
     expect(facts.pageBookmarks.count()).toBe(Math.floor(farther / STEP));
     expect(await page(facts, 'asnDegree.total', 4, far)).toEqual(expected.slice(far, far + 4));
+  });
+
+  it('lets the event loop turn while a page waits for its bookmarks, on SQLite every heldTurnMs', async () => {
+    const rows = await storedRows();
+    const far = rows.length - 3;
+    const expected = [...rows].sort(ORDERS[4]!.compare).map((row) => row.asn);
+    // What comes first: the deep page's answer, or a callback queued for the event loop's next turn as it is asked.
+    const firstOf = async (heldTurnMs: number) => {
+      pageBookmarksTuning.heldTurnMs = heldTurnMs;
+      const facts = createStoreFacts(store.handle, undefined, WAITING);
+      const events: string[] = [];
+      const answered = page(facts, 'asnDegree.total', 2, far).then((asns) => {
+        events.push('page');
+        return asns;
+      });
+      setImmediate(() => events.push('turn'));
+      expect(await answered).toEqual(expected.slice(far, far + 2));
+      expect(facts.pageBookmarks.count()).toBe(Math.floor(far / STEP));
+      await new Promise((resolve) => setImmediate(resolve));
+      return events;
+    };
+    const defaults = { ...pageBookmarksTuning };
+    try {
+      // A turn before every hop: the callback runs while the page still waits.
+      expect(await firstOf(0)).toEqual(['turn', 'page']);
+      // None: on SQLite the page holds the thread from its first hop to its answer (PostgreSQL's round trips turn the
+      // loop anyway).
+      if (kind === 'sqlite') expect(await firstOf(Number.POSITIVE_INFINITY)).toEqual(['page', 'turn']);
+    } finally {
+      Object.assign(pageBookmarksTuning, defaults);
+    }
   });
 
   it('keeps a bookmark every 64 keys of an order on SQLite and every 256 on PostgreSQL', async () => {
