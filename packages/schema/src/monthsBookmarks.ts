@@ -98,50 +98,55 @@ function bookmarksNotAfter(term: SeekTerm, monthIndex: number, known: Known, poi
 }
 
 /**
- * The most records of all months that can be not after `point` (a month's bookmark at position (i + 1) x step - 1),
- * from the bookmarks alone: its own month's count is exact, another's is under the position of its first bookmark
- * after the point. Infinite when a month's bookmarks stop before the point and the month goes on.
+ * The records of all months not after `point` (a month's bookmark at position (i + 1) x step - 1), bounded from the
+ * bookmarks alone: its own month's count is exact; another's is at least its bookmarks not after the point times the
+ * step (the last of them at position n x step - 1), and under the position of its first bookmark after the point. The
+ * most is infinite when a month's bookmarks stop before the point and the month goes on.
  */
-function mostNotAfter(
+function notAfterBounds(
   term: SeekTerm,
   step: number,
   months: readonly Known[],
   point: MonthPoint,
   index: number,
-) {
-  let total = (index + 1) * step;
+): { least: number; most: number } {
+  let least = (index + 1) * step;
+  let most = least;
   for (let monthIndex = 0; monthIndex < months.length; monthIndex += 1) {
     if (monthIndex === point.monthIndex) continue;
     const known = months[monthIndex]!;
     const notAfter = bookmarksNotAfter(term, monthIndex, known, point);
-    if (notAfter === known.bookmarks.length && !known.complete) return Number.POSITIVE_INFINITY;
-    total += (notAfter + 1) * step - 1;
+    least += notAfter * step;
+    most +=
+      notAfter === known.bookmarks.length && !known.complete
+        ? Number.POSITIVE_INFINITY
+        : (notAfter + 1) * step - 1;
   }
-  return total;
+  return { least, most };
 }
 
 /**
- * The fewest records of all months that are not after `point` (a month's bookmark at position (i + 1) x step - 1),
- * from the bookmarks alone: its own month's count is exact, another's at least its bookmarks not after the point
- * times the step (the last of them at position n x step - 1).
+ * The first of a month's bookmarks where `reaches` holds, which then holds for every later one (both bounds of
+ * notAfterBounds only grow along a month's bookmarks), or the month's count of bookmarks.
  */
-function leastNotAfter(
-  term: SeekTerm,
-  step: number,
-  months: readonly Known[],
-  point: MonthPoint,
-  index: number,
-) {
-  let total = (index + 1) * step;
-  for (let monthIndex = 0; monthIndex < months.length; monthIndex += 1)
-    if (monthIndex !== point.monthIndex)
-      total += bookmarksNotAfter(term, monthIndex, months[monthIndex]!, point) * step;
-  return total;
+function firstReaching(
+  monthIndex: number,
+  month: Known,
+  reaches: (point: MonthPoint, index: number) => boolean,
+): number {
+  let low = 0;
+  let high = month.bookmarks.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (reaches({ monthIndex, bookmark: month.bookmarks[middle]! }, middle)) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }
 
 /**
- * The earliest bookmark of any month with at least `count` records of all months not after it (leastNotAfter), or
- * null: every record before position `count` of the months' order is then not after it.
+ * The earliest bookmark of any month with at least `count` records of all months not after it, or null: every record
+ * before position `count` of the months' order is then not after it.
  */
 function pointReaching(
   term: SeekTerm,
@@ -151,17 +156,13 @@ function pointReaching(
 ): MonthPoint | null {
   let earliest: MonthPoint | null = null;
   months.forEach((month, monthIndex) => {
-    // The bound only grows along a month's bookmarks: the first that reaches the count.
-    let low = 0;
-    let high = month.bookmarks.length;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      const point = { monthIndex, bookmark: month.bookmarks[middle]! };
-      if (leastNotAfter(term, step, months, point, middle) >= count) high = middle;
-      else low = middle + 1;
-    }
-    if (low === month.bookmarks.length) return;
-    const point = { monthIndex, bookmark: month.bookmarks[low]! };
+    const first = firstReaching(
+      monthIndex,
+      month,
+      (point, index) => notAfterBounds(term, step, months, point, index).least >= count,
+    );
+    if (first === month.bookmarks.length) return;
+    const point = { monthIndex, bookmark: month.bookmarks[first]! };
     if (!earliest || comparePoints(term, point, earliest) < 0) earliest = point;
   });
   return earliest;
@@ -243,14 +244,11 @@ export async function monthsBookmarkStart(
   let threshold: MonthPoint | null = null;
   let thresholdIndex = -1;
   known.forEach((month, monthIndex) => {
-    let low = 0;
-    let high = month.bookmarks.length;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      const point = { monthIndex, bookmark: month.bookmarks[middle]! };
-      if (mostNotAfter(term, step, known, point, middle) <= offset) low = middle + 1;
-      else high = middle;
-    }
+    const low = firstReaching(
+      monthIndex,
+      month,
+      (point, index) => notAfterBounds(term, step, known, point, index).most > offset,
+    );
     if (low === 0) return;
     const point = { monthIndex, bookmark: month.bookmarks[low - 1]! };
     if (!threshold || comparePoints(term, point, threshold) > 0) {
