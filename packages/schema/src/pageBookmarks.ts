@@ -363,17 +363,18 @@ async function findFromStart(range: SeekRange, order: OrderBookmarks, target: nu
   if (rows.length < wanted) order.complete = true;
 }
 
-/**
- * Hops before an extension on SQLite reads every bookmark of a `countedByValue` order from its values' counts: they
- * cost a pass over the month (~170-270 ms for a generated month's 500,000 links), about as many sorting hops.
- */
 export const pageBookmarksTuning = {
+  /**
+   * Hops before an extension on SQLite reads every bookmark of a `countedByValue` order from its values' counts: they
+   * cost a pass over the month (~170-270 ms for a generated month's 500,000 links), about as many sorting hops.
+   */
   countedMinHops: 192,
   /**
-   * Milliseconds a page waiting for its bookmarks on SQLite holds the thread before it lets the event loop turn. Each
-   * statement runs on the service's thread there, and the hops' awaits yield to promises only: the first deep page of
-   * an order over twelve generated months (1-4 s of hops) held every other request, a point lookup included, that long.
-   * Between hops it now lets them in every few milliseconds; a turn costs the page a few microseconds.
+   * Milliseconds a page waiting for its bookmarks on SQLite holds the thread before it lets the event loop turn (and
+   * the key lookups of findFromValueCounts, waited for or not). Each statement runs on the service's thread there,
+   * and the hops' awaits yield to promises only: the first deep page of an order over twelve generated months (1-4 s
+   * of hops) held every other request, a point lookup included, that long. Between hops it now lets them in every few
+   * milliseconds; a turn costs the page a few microseconds.
    */
   heldTurnMs: 5,
 };

@@ -333,9 +333,8 @@ async function bookmarkedLinkKeys(
  * the index, so a hop sorts each AS's links: PostgreSQL does that as it goes (an Incremental Sort; its bookmarks are
  * read numbering each month once), SQLite at 0.94 ms a hop of 1,024 links against 0.14 (12 months' bookmarks: ~5.5 s),
  * so there a month's bookmarks come from each AS's count of links (`countedByValue`, pageBookmarks.ts). Relationship
- * orders walk their blocks instead (relationshipBlocks). By
- * `numberPaths` among the links with a count (`withCountedPaths`, nullableColumnAlone) each month's index serves either
- * way.
+ * orders walk their blocks instead (relationshipBlocks). By `numberPaths` among the links with a count
+ * (`withCountedPaths`, nullableColumnAlone) each month's index serves either way.
  */
 function linkMonthsSeek(
   keys: readonly SortKey[],
