@@ -28,10 +28,14 @@ class CountStatements implements KyselyPlugin {
   /** The turn of the event loop each count statement was built in (`turnNow`'s value). */
   turns: number[] = [];
   constructor(private readonly turnNow: () => number = () => 0) {}
+  /** Count statements of a list's total (named `total`; a bookmark's bounded counts name theirs `n`). */
+  totals = 0;
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    if (JSON.stringify(args.node).includes('"count"')) {
+    const tree = JSON.stringify(args.node);
+    if (tree.includes('"count"')) {
       this.counts += 1;
       this.turns.push(this.turnNow());
+      if (tree.includes('"name":"total"')) this.totals += 1;
     }
     return args.node;
   }
@@ -51,7 +55,7 @@ describe.each(STORE_KINDS)('list totals on %s', (kind) => {
     facts: StoreFacts,
     source: string,
     turnNow?: () => number,
-  ): Promise<{ data: unknown; counted: number; turns: number[] }> {
+  ): Promise<{ data: unknown; counted: number; turns: number[]; totals: number }> {
     const counter = new CountStatements(turnNow);
     // Without the pg pool and pipelined connection every statement runs through Kysely, where the counter sees it.
     const counted: DatabaseHandle = {
@@ -62,7 +66,7 @@ describe.each(STORE_KINDS)('list totals on %s', (kind) => {
     };
     const result = await graphql({ schema, source, contextValue: createContext(counted, { facts }) });
     if (result.errors?.length) throw new Error(result.errors.map((error) => error.message).join('; '));
-    return { data: result.data, counted: counter.counts, turns: counter.turns };
+    return { data: result.data, counted: counter.counts, turns: counter.turns, totals: counter.totals };
   }
 
   /** totalCount of `list(args)` and the number of count statements the request ran. */
@@ -215,6 +219,27 @@ describe.each(STORE_KINDS)('list totals on %s', (kind) => {
     } finally {
       ticking = false;
     }
+  });
+
+  it('keeps the count of the records with a value of a nullable sort over several months, for the pages past them', async () => {
+    const months = store.dates;
+    const [{ n }] = (await store.handle.db
+      .selectFrom('asns')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('date', 'in', months)
+      .where('rank', 'is not', null)
+      .execute()) as [{ n: number | string }];
+    const past = `{ asns(first: 3, offset: ${Number(n) + 1}, sort: "rank", dateStart: "${months[0]}",
+      dateEnd: "${months.at(-1)}") { edges { node { asn date rank } } } }`;
+    const facts = createStoreFacts(store.handle);
+    const first = await countedRun(facts, past);
+    const again = await countedRun(facts, past);
+    // Unranked ASNs, past the ranked ones of every month: each month's ranked ones counted once, then kept.
+    const edges = (first.data as { asns: { edges: { node: { rank: number | null } }[] } }).asns.edges;
+    expect(edges.length).toBe(3);
+    expect(edges.every((edge) => edge.node.rank === null)).toBe(true);
+    expect(again.data).toEqual(first.data);
+    expect([first.totals, again.totals]).toEqual([months.length, 0]);
   });
 
   it('counts key lists, one ASN, a name over several months and very long names on every request', async () => {

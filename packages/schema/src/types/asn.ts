@@ -454,7 +454,7 @@ builder.queryFields((t) => ({
           filtered,
           keyList: asnFilter !== null,
           bookmarks: monthBookmarks(context, pageMonths, filtered),
-          monthQuery: monthsOfList(context, pageMonths, filtered, (month) =>
+          monthQuery: monthsOfList(context, 'asns', pageMonths, filtered, (month) =>
             recordsQuery(dateIn(context.dialect, 'date', [month])),
           ),
           compiled:

@@ -259,7 +259,7 @@ builder.queryFields((t) => ({
           filtered,
           keyList: false,
           bookmarks: monthBookmarks(context, pageMonths, filtered),
-          monthQuery: monthsOfList(context, pageMonths, filtered, (month) =>
+          monthQuery: monthsOfList(context, 'organizations', pageMonths, filtered, (month) =>
             monthQuery(dateIn(context.dialect, 'date', [month])),
           ),
           // One month's unfiltered page: SQL compiled once per order and form, as an ASN page (listPage.ts).
