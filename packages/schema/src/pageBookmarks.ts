@@ -466,33 +466,30 @@ async function findBookmarks(
 ): Promise<void> {
   if (order.bookmarks.length > target() || order.complete) return;
   const missing = target() + 1 - order.bookmarks.length;
-  // In the background every hop waits for a turn; a waiting page on SQLite lets one in every few milliseconds.
+  // Before each statement: in the background a turn of the event loop, and a stop once the service closes; a waiting
+  // page on SQLite lets a turn in every few milliseconds. True when the extension is to stop.
   const held = new HeldTurn();
-  const beforeHop = async () => {
+  const stoppedAfterTurn = async (): Promise<boolean> => {
     if (background) await nextTurn();
     else if (range.dialect === 'sqlite') await held.yieldIfHeld();
+    return background && range.bookmarks.stopped;
   };
   if (
     range.dialect === 'sqlite' &&
     range.term?.countedByValue &&
     missing >= pageBookmarksTuning.countedMinHops
   ) {
-    await beforeHop();
-    if (background && range.bookmarks.stopped) return;
+    if (await stoppedAfterTurn()) return;
     return findFromValueCounts(range, order, held);
   }
   if (range.dialect === 'postgres' && missing >= BULK_MIN_HOPS && missing >= order.bookmarks.length) {
-    if (background) {
-      await nextTurn();
-      if (range.bookmarks.stopped) return;
-    }
+    if (await stoppedAfterTurn()) return;
     await findFromStart(range, order, target());
     if (order.bookmarks.length > target() || order.complete) return;
   }
   const statements = hopStatements(range);
   while (order.bookmarks.length <= target() && !order.complete) {
-    await beforeHop();
-    if (background && range.bookmarks.stopped) return;
+    if (await stoppedAfterTurn()) return;
     await findNext(range, order, statements);
   }
 }
