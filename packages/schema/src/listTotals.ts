@@ -11,6 +11,7 @@ import type { SelectQueryBuilder } from 'kysely';
 import { toCount, type Database } from '@asrank/db';
 import type { AsrankContext } from './context';
 import { dataVersionColumn } from './sql';
+import { mapOnStore } from './storeTurns';
 
 /** Totals remembered: lists and filters per month, for many months and a few data versions. */
 const MAX_TOTALS = 2048;
@@ -103,16 +104,13 @@ export function monthTotals(
   filter: Readonly<Record<string, string | number | boolean | null | undefined>>,
   ofMonth: (month: string) => CountableQuery,
 ): MonthTotals {
-  const onThread = context.dialect === 'sqlite';
   const of = (month: string) =>
-    listTotal(context, ofMonth(month), monthListScope(table, [month], filter), onThread);
+    listTotal(context, ofMonth(month), monthListScope(table, [month], filter), context.dialect === 'sqlite');
   return {
     of,
     async sum(months) {
-      let sum = 0;
-      if (onThread) for (const month of months) sum += await of(month);
-      else for (const total of await Promise.all(months.map(of))) sum += total;
-      return sum;
+      const totals = await mapOnStore(context.dialect, months, of);
+      return totals.reduce((sum, total) => sum + total, 0);
     },
   };
 }

@@ -15,6 +15,7 @@
 import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { toCount, type Database } from '@asrank/db';
 import { mergedArms } from './monthArms';
+import { mapOnStore } from './storeTurns';
 import {
   bookmarksThrough,
   pageAfter,
@@ -231,14 +232,9 @@ export async function monthsBookmarkStart(
 ): Promise<MonthsStart | null> {
   const { term, step } = months[0]!.range;
   // No month holds more records before the page than the offset: its bookmarks up to there place the threshold.
-  // PostgreSQL finds the months' at once (round trips in flight together). On SQLite, whose statements run on the
-  // thread, one month after another: a waiting extension lets the event loop turn every few milliseconds
-  // (pageBookmarks.ts HeldTurn), but twelve at once each took their few milliseconds in the same turn (lookups
-  // meanwhile waited 60-100 ms a turn, up to 0.6 s).
-  const through = ({ range }: MonthSeekRange) => bookmarksThrough(range, Math.floor(offset / step));
-  const known: Known[] = [];
-  if (months[0]!.range.dialect === 'postgres') known.push(...(await Promise.all(months.map(through))));
-  else for (const month of months) known.push(await through(month));
+  const known = await mapOnStore(months[0]!.range.dialect, months, ({ range }) =>
+    bookmarksThrough(range, Math.floor(offset / step)),
+  );
   // In each month, the last bookmark whose most records not after it fit the offset (that bound only grows along a
   // month's bookmarks), and of those the furthest in the months' order.
   let threshold: MonthPoint | null = null;
