@@ -449,7 +449,7 @@ async function monthsBookmarkKeyPage<TB extends ListTable, Row>(
       scope: `${version}\u0000${month}\u0000${spec.table}\u0000${seekable.name}`,
     },
   }));
-  const start = await monthsBookmarkStart(spec.db, ranges, offset);
+  const start = await monthsBookmarkStart(spec.db, ranges, offset, limit);
   if (!start) return null;
   return monthsPageAfter(
     spec.db,

@@ -38,13 +38,14 @@ interface MonthPoint {
   bookmark: Bookmark;
 }
 
-/** Where a page of the months' order starts: after `threshold`, skipping `skip` records. */
+/**
+ * Where a page of the months' order starts: after `threshold`, skipping `skip` records; and a point it does not go past
+ * (null: none known before the order's end).
+ */
 export interface MonthsStart {
   threshold: MonthPoint;
   skip: number;
-  /** The page's offset, and the months' bookmarks known when the threshold was placed (its end is placed from them). */
-  offset: number;
-  known: readonly Known[];
+  end: MonthPoint | null;
 }
 
 type Known = { bookmarks: readonly Bookmark[]; complete: boolean };
@@ -221,14 +222,15 @@ async function bracketCount(
 }
 
 /**
- * Where the page at `offset` of the months' order starts, after every month's bookmarks up to it are found (the first
- * deep page of an order waits for them); null when no bookmark is far enough from the end to start from.
- * `months` are in date order, each range's scope its own month's.
+ * Where the page at `offset` (of `limit` records) of the months' order starts and ends, after every month's bookmarks
+ * up to it are found (the first deep page of an order waits for them); null when no bookmark is far enough from the end
+ * to start from. `months` are in date order, each range's scope its own month's.
  */
 export async function monthsBookmarkStart(
   db: Kysely<Database>,
   months: readonly MonthSeekRange[],
   offset: number,
+  limit: number,
 ): Promise<MonthsStart | null> {
   const { term, step } = months[0]!.range;
   // No month holds more records before the page than the offset: its bookmarks up to there place the threshold.
@@ -263,7 +265,10 @@ export async function monthsBookmarkStart(
     }),
   );
   const notAfterThresholdTotal = counts.reduce((sum, count) => sum + count, 0);
-  return { threshold: found, skip: offset - notAfterThresholdTotal, offset, known };
+  // The arms stop at the page's end too: cut at the rest of the offset plus the page alone, they read months times that
+  // (12 months of `asns` by a numeric column at offset 817,806 on PostgreSQL: ~23,000 rows, 35-100 ms).
+  const end = pointReaching(term, step, known, offset + limit);
+  return { threshold: found, skip: offset - notAfterThresholdTotal, end };
 }
 
 /**
@@ -279,10 +284,8 @@ export function monthsPageAfter(
   limit: number,
 ): ReturnType<typeof mergedArms> {
   const reach = start.skip + limit;
-  const { term, step } = months[0]!.range;
-  // Each arm stops at the page's end too: cut at the reach alone, the arms read months x reach records (12 months of
-  // `asns` by a numeric column at offset 817,806 on PostgreSQL: ~23,000 rows, 35-100 ms).
-  const end = pointReaching(term, step, start.known, start.offset + limit);
+  const { term } = months[0]!.range;
+  const { end } = start;
   const arms = months.map(({ range: monthRange }, monthIndex) => {
     const range = end
       ? { ...monthRange, range: monthRange.range.where(notAfterEnd(term, monthIndex, end)) }

@@ -712,7 +712,7 @@ builder.queryFields((t) => ({
               scope: `${version}\u0000${month}\u0000asn_links\u0000months ${otherEnd ? 'reversed ' : ''}${seek.name}`,
             },
           }));
-          const start = await monthsBookmarkStart(context.db, ranges, offset);
+          const start = await monthsBookmarkStart(context.db, ranges, offset, limit);
           if (!start) return null;
           // Over the arms' own columns: the reversed rows' order names them as stored, and their ends are traded back
           // only around the merge, whose ORDER BY would otherwise read the traded names.
