@@ -64,6 +64,8 @@ const LINK_ORDER = {
     { key: 'asn1', direction: 'asc' },
   ],
 } satisfies { defaults: SortKey[]; unique: SortKey[] };
+/** A month's links by the pair (the order's tie-break, asn1 implied): how a block or a month of links is walked. */
+const BY_PAIR_KEYS: readonly SortKey[] = [{ key: 'asn0', direction: 'asc' }];
 const LINK_HISTORIC_ORDER = {
   defaults: [{ key: 'date', direction: 'asc' }, ...LINK_ORDER.defaults],
   unique: [{ key: 'date', direction: 'asc' }, ...LINK_ORDER.unique],
@@ -913,14 +915,13 @@ builder.queryFields((t) => ({
             ),
           ]),
         );
-        const byPair: SortKey[] = [{ key: 'asn0', direction: 'asc' }];
         nodes = await pageMonthByMonth(
           blocks,
           page.first,
           page.offset,
           ({ relationship, month }) => totals.get(relationship)!.of(month),
           ({ relationship, month }, limit, offset) =>
-            linksPage([month], byPair, false, limit, offset, (links) =>
+            linksPage([month], BY_PAIR_KEYS, false, limit, offset, (links) =>
               links.where('relationship', '=', relationship),
             ),
         );
@@ -937,7 +938,6 @@ builder.queryFields((t) => ({
         const unvaluedTotals = monthTotals(context, 'asn_links', { [column]: 'null' }, (month) =>
           unvalued(monthLinks(month)),
         );
-        const byPair: SortKey[] = [{ key: 'asn0', direction: 'asc' }];
         nodes = await nullsLastPage(page, {
           nonNull: (limit, offset) =>
             linksPage(months, keys, historic, limit, offset, valued, column === 'number_paths'),
@@ -945,12 +945,21 @@ builder.queryFields((t) => ({
             // A month's links without a value from its bookmarks by the pair: one month's OFFSET walked the index
             // (PostgreSQL at 315,078: 186 ms).
             pageMonthByMonth([...months].sort(), limit, offset, unvaluedTotals.of, (month, limit, offset) =>
-              linksPage([month], byPair, false, limit, offset, unvalued, false, BY_PAIR_WITHOUT[column]),
+              linksPage(
+                [month],
+                BY_PAIR_KEYS,
+                false,
+                limit,
+                offset,
+                unvalued,
+                false,
+                BY_PAIR_WITHOUT[column],
+              ),
             ),
           countNonNull: () => valuedTotals.sum(months),
         });
       } else if (everyLink && readsMonthByMonth(months, keys)) {
-        const walk = monthWalkOf(months, keys, { key: 'asn0', direction: 'asc' });
+        const walk = monthWalkOf(months, keys, BY_PAIR_KEYS[0]!);
         nodes = await pageMonthByMonth(
           walk.months,
           page.first,
