@@ -148,7 +148,7 @@ async function readRows<TB extends ListTable, Row>(
  * byte-wise on both dialects, as every text column is (PostgreSQL's are declared `collate "C"`, migration 009).
  */
 function keyOrder<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): boolean {
-  return spec.order.unique.length === 1 && spec.order.unique[0] !== undefined;
+  return spec.order.unique.length === 1;
 }
 
 /** A range whose order bookmarks can serve: its one sort column (null: the key alone) and a name for its order. */

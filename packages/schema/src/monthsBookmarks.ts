@@ -1,8 +1,8 @@
 // A deep page of a list over several months (ASNs, organizations, links), in one sort column's order (its ties broken
 // by the month, then the record key), from each month's bookmarks (pageBookmarks.ts). One statement over the months
 // walks or sorts every record up to the page: `asns` over 12 generated months at offset 817,806 took 1.0-3.0 s, links
-// at 4,848,684 5-15 s (docs/performance.md, fifty-fourth round), and arms (monthArms.ts) would each read as far. Each month's order is the months' order restricted to it, so a
-// bookmark of one month is a point of the months' order too:
+// at 4,848,684 5-15 s (docs/performance.md, fifty-fourth round), and arms (monthArms.ts) would each read as far. Each
+// month's order is the months' order restricted to it, so a bookmark of one month is a point of the months' order too:
 // - the page starts after a threshold, the bookmark of some month the furthest in the months' order whose count of
 //   records not after it is known, from every month's bookmarks, to be at most the offset (no count is read for it);
 // - that count is then read exactly: the threshold's month from its position, every other month from the bookmark
