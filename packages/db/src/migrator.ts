@@ -17,6 +17,7 @@ import * as m013 from './migrations/013_list_order_covering';
 import * as m014 from './migrations/014_postgres_month_name_search';
 import * as m015 from './migrations/015_asn_summary_index';
 import * as m016 from './migrations/016_search_text_separator';
+import * as m017 from './migrations/017_organization_link_counts';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '014_postgres_month_name_search': m014,
   '015_asn_summary_index': m015,
   '016_search_text_separator': m016,
+  '017_organization_link_counts': m017,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

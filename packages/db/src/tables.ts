@@ -106,6 +106,10 @@ export interface OrganizationsTable {
   degree_total: number;
   org_degree_total: number;
   org_degree_transit: number;
+  /** Links from its members to ASNs outside it: its `asnLinks` total, counted at load (017). */
+  number_asn_links: number;
+  /** The distinct far ends of those links: its `neighbors` total, counted at load (017). */
+  number_neighbors: number;
   /** searchText(org_name, org_id). */
   search_text: string;
 }
@@ -191,6 +195,15 @@ export interface Database {
   meta: MetaTable;
 }
 
+/** The organizations columns counted from the month's links where the month is written (countOrgLinks). */
+export const ORGANIZATION_LINK_COUNTS = {
+  number_asn_links: 'links',
+  number_neighbors: 'neighbours',
+} as const;
+
+/** An organizations row as a loader builds it: its link counts are filled where the month is written. */
+export type OrganizationRecord = Omit<OrganizationsTable, keyof typeof ORGANIZATION_LINK_COUNTS>;
+
 /** Every column of `organizations`, in the order a load writes them. */
 export const ORGANIZATION_COLUMNS = [
   'date',
@@ -212,6 +225,8 @@ export const ORGANIZATION_COLUMNS = [
   'degree_total',
   'org_degree_total',
   'org_degree_transit',
+  'number_asn_links',
+  'number_neighbors',
   'search_text',
 ] as const satisfies readonly (keyof OrganizationsTable)[];
 

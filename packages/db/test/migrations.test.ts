@@ -118,6 +118,65 @@ async function expectSearchTextsSeparated(handle: DatabaseHandle): Promise<void>
   expect(version.rows[0]?.value).toBe('8');
 }
 
+/**
+ * Migrates `handle`, at 016, to the latest with two months of organizations, ASNs and links (each link once per
+ * direction, as loads write them), and checks that 017 counted each organization's links of that month to ASNs outside
+ * it (an ASN of no organization, or with no ASN row, included) and their distinct far ends, its neighbours (a far end
+ * with no ASN row of the month not: the API's list of neighbours joins it), and 0 for an organization without links.
+ */
+async function expectLinkCountsFilled(handle: DatabaseHandle): Promise<void> {
+  const { error } = await migrator(handle.db, handle.dialect).migrateTo('016_search_text_separator');
+  expect(error).toBeUndefined();
+  await sql`insert into organizations (date, org_id, org_name) values
+    ('2024-01-01', 'ORG-A', 'Alpha'), ('2024-01-01', 'ORG-B', 'Beta'), ('2024-01-01', 'ORG-C', 'Gamma'),
+    ('2024-02-01', 'ORG-A', 'Alpha'), ('2024-02-01', 'ORG-B', 'Beta')`.execute(handle.db);
+  await sql`insert into asns (date, asn, org_id) values
+    ('2024-01-01', 1, 'ORG-A'), ('2024-01-01', 2, 'ORG-A'), ('2024-01-01', 3, 'ORG-B'), ('2024-01-01', 4, null),
+    ('2024-01-01', 6, 'ORG-C'),
+    ('2024-02-01', 1, 'ORG-A'), ('2024-02-01', 2, 'ORG-B'), ('2024-02-01', 3, 'ORG-B')`.execute(handle.db);
+  // January: 1-2 inside ORG-A; 1-3, 2-3, 2-4, 3-4; 1-5 whose far end has no ASN row. February: 1-2, 2-3.
+  const pairs: [string, number, number][] = [
+    ['2024-01-01', 1, 2],
+    ['2024-01-01', 1, 3],
+    ['2024-01-01', 2, 3],
+    ['2024-01-01', 2, 4],
+    ['2024-01-01', 3, 4],
+    ['2024-01-01', 1, 5],
+    ['2024-02-01', 1, 2],
+    ['2024-02-01', 2, 3],
+  ];
+  for (const [date, asn0, asn1] of pairs) {
+    await sql`insert into asn_links (date, asn0, asn1, relationship, canonical) values
+      (${date}, ${asn0}, ${asn1}, 'peer', 1), (${date}, ${asn1}, ${asn0}, 'peer', 0)`.execute(handle.db);
+  }
+  await migrateToLatest(handle.db, handle.dialect);
+  const counts = await sql<{
+    date: string;
+    org_id: string;
+    number_asn_links: unknown;
+    number_neighbors: unknown;
+  }>`
+    select date, org_id, number_asn_links, number_neighbors from organizations order by date, org_id`.execute(
+    handle.db,
+  );
+  expect(
+    counts.rows.map((row) => [
+      row.date,
+      row.org_id,
+      Number(row.number_asn_links),
+      Number(row.number_neighbors),
+    ]),
+  ).toEqual([
+    // 1-3, 1-5, 2-3 and 2-4; AS5 has no ASN row, so it is no neighbour.
+    ['2024-01-01', 'ORG-A', 4, 2],
+    ['2024-01-01', 'ORG-B', 3, 3],
+    ['2024-01-01', 'ORG-C', 0, 0],
+    ['2024-02-01', 'ORG-A', 1, 1],
+    // AS2 joined ORG-B in February: its link to AS3 is inside ORG-B, so ORG-B's one link is 2-1.
+    ['2024-02-01', 'ORG-B', 1, 1],
+  ]);
+}
+
 describe('parseDatabaseUrl', () => {
   it('treats paths and sqlite: URLs as SQLite files and postgres URLs as PostgreSQL', () => {
     expect(parseDatabaseUrl('data/x.db')).toEqual({ dialect: 'sqlite', target: path.resolve('data/x.db') });
@@ -179,6 +238,7 @@ describe('migrations on a real SQLite file', () => {
         '014_postgres_month_name_search',
         '015_asn_summary_index',
         '016_search_text_separator',
+        '017_organization_link_counts',
       ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);
@@ -310,6 +370,15 @@ describe('migrations on a real SQLite file', () => {
     const handle = openDatabase(path.join(dir, 'copies.db'));
     try {
       await expectOrganizationCopiesFilled(handle);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("counts each organization's links and neighbours of the months already loaded", async () => {
+    const handle = openDatabase(path.join(dir, 'link-counts.db'));
+    try {
+      await expectLinkCountsFilled(handle);
     } finally {
       await handle.close();
     }
@@ -559,6 +628,10 @@ describe('migrations on a real SQLite file', () => {
 
   it('rewrites the search texts of the months already loaded with the separator', async () => {
     await inOwnDatabase('search_text', expectSearchTextsSeparated);
+  });
+
+  it("counts each organization's links and neighbours of the months already loaded", async () => {
+    await inOwnDatabase('link_counts', expectLinkCountsFilled);
   });
 
   it("copies each ASN's organization name and rank of the month, byte-ordered as the original", async () => {

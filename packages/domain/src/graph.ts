@@ -294,6 +294,38 @@ export function computeOrgDegrees(
   return result;
 }
 
+/** An organization's links to ASNs outside it, as its `asnLinks` and `neighbors` count them. */
+export interface OrgLinkCounts {
+  /** Links whose near end (asn0) is a member and whose far end (asn1) is not. */
+  links: number;
+  /** The distinct far ends of those links. */
+  neighbours: number;
+}
+
+/**
+ * Counts each organization's links to ASNs of other organizations or of none, and their distinct far ends, from links
+ * listed once per direction (as `asn_links` holds them). Loads keep both on the organization's row, so the API does
+ * not look up the organization of every far end of its members' links (docs/performance.md, fifty-sixth round).
+ */
+export function countOrgLinks(
+  links: Iterable<{ asn0: number; asn1: number }>,
+  orgOf: (asn: number) => string | null | undefined,
+): Map<string, OrgLinkCounts> {
+  const farEndsOf = new Map<string, { links: number; farEnds: Set<number> }>();
+  for (const { asn0, asn1 } of links) {
+    const org = orgOf(asn0);
+    if (org === null || org === undefined || orgOf(asn1) === org) continue;
+    const tally = farEndsOf.get(org);
+    if (tally) {
+      tally.links += 1;
+      tally.farEnds.add(asn1);
+    } else farEndsOf.set(org, { links: 1, farEnds: new Set([asn1]) });
+  }
+  return new Map(
+    [...farEndsOf].map(([org, tally]) => [org, { links: tally.links, neighbours: tally.farEnds.size }]),
+  );
+}
+
 /**
  * Cone of each organization: the union of its members' cones (sorted ASNs). Members without a cone contribute
  * themselves, so an org's cone always contains its members.

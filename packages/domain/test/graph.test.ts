@@ -5,6 +5,7 @@ import {
   computeDegrees,
   computeOrgCones,
   computeOrgDegrees,
+  countOrgLinks,
   type RelationshipCode,
   type RelationshipLink,
 } from '../src';
@@ -163,6 +164,26 @@ describe('computeOrgDegrees', () => {
       orgDegree: { total: 2, transit: 0 },
     });
     expect(degrees.has('nobody')).toBe(false);
+  });
+
+  it('counts the same neighbours from the links listed once per direction, as countOrgLinks, and their links', () => {
+    const bothDirections = [p2c(1, 2), p2c(1, 3), p2c(2, 4), peer(2, 5), p2c(9, 1), p2c(3, 4)].flatMap(
+      (link) => [
+        { asn0: link.asn0, asn1: link.asn1 },
+        { asn0: link.asn1, asn1: link.asn0 },
+      ],
+    );
+    const counted = countOrgLinks(bothDirections, orgOf);
+    // A: 1-3, 2-4, 2-5 and 1-9 (9 has no organization); B: 3-1 and 3-4; C: 4-2, 4-3 and 5-2 (AS2 twice).
+    // AS9 has no organization, so no count of its own.
+    expect(counted).toEqual(
+      new Map([
+        ['A', { links: 4, neighbours: 4 }],
+        ['B', { links: 2, neighbours: 2 }],
+        ['C', { links: 3, neighbours: 2 }],
+      ]),
+    );
+    for (const [org, { neighbours }] of counted) expect(degrees.get(org)?.asnDegree.total).toBe(neighbours);
   });
 });
 

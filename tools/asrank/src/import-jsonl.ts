@@ -10,7 +10,7 @@ import {
   type AsnLinksTable,
   type AsnRecord,
   type DatabaseHandle,
-  type OrganizationsTable,
+  type OrganizationRecord,
 } from '@asrank/db';
 import { readLines, InputFileError } from './input/open';
 import { BadLinePolicy, MalformedLineError } from './input/bad-lines';
@@ -210,7 +210,7 @@ export async function importJsonl(
     throw new InputFileError(options.dir, 'holds none of asns.jsonl, organizations.jsonl, asnLinks.jsonl');
   }
 
-  const organizations = new Map<string, OrganizationsTable>();
+  const organizations = new Map<string, OrganizationRecord>();
   const orgNames = new Map<string, string>();
   // Which organizations' nodes carried member counts themselves (those win over counting the ASN nodes).
   const givenNumberAsns = new Set<string>();
@@ -514,7 +514,7 @@ function asnRow(
 }
 
 /** An organizations row from an Organization node (missing counts become zero, filled in later from the ASNs). */
-function organizationRow(date: string, orgId: string, node: Json): OrganizationsTable {
+function organizationRow(date: string, orgId: string, node: Json): OrganizationRecord {
   const members = group(node.members, 'members');
   const cone = group(node.cone, 'cone');
   const degree = group(node.asnDegree, 'asnDegree');

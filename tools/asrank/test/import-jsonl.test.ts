@@ -128,10 +128,18 @@ describe('import-jsonl with dumps shaped as the spec nodes', () => {
     expect({ ...telia, rank: Number(telia.rank) }).toEqual({ asn_name: 'TELIANET', rank: 2, seen: 1 });
   });
 
-  it('stores organizations (gzip-compressed file, {node} wrapper) with member counts filled from the ASNs', async () => {
+  it('stores organizations (gzip-compressed file, {node} wrapper) with member and link counts filled from the ASNs and links', async () => {
     const orgs = await handle.db
       .selectFrom('organizations')
-      .select(['org_id', 'org_name', 'number_asns', 'number_asns_seen', 'seen'])
+      .select([
+        'org_id',
+        'org_name',
+        'number_asns',
+        'number_asns_seen',
+        'seen',
+        'number_asn_links',
+        'number_neighbors',
+      ])
       .orderBy('org_id')
       .execute();
     expect(orgs).toEqual([
@@ -141,8 +149,19 @@ describe('import-jsonl with dumps shaped as the spec nodes', () => {
         number_asns: 19,
         number_asns_seen: 12,
         seen: 1,
+        // AS3356's links to AS64512 (ORG-STUB) and AS1299 (no organization).
+        number_asn_links: 2,
+        number_neighbors: 2,
       },
-      { org_id: 'ORG-STUB', org_name: 'Stub Networks', number_asns: 1, number_asns_seen: 1, seen: 1 },
+      {
+        org_id: 'ORG-STUB',
+        org_name: 'Stub Networks',
+        number_asns: 1,
+        number_asns_seen: 1,
+        seen: 1,
+        number_asn_links: 1,
+        number_neighbors: 1,
+      },
     ]);
   });
 

@@ -79,6 +79,31 @@ describe('ingest of the generated dataset into SQLite', () => {
     }
   });
 
+  it("keeps every organization's link and neighbour counts of every month as its members' links give them", async () => {
+    const kept = await handle.db
+      .selectFrom('organizations')
+      .select(['date', 'org_id', 'number_asn_links', 'number_neighbors'])
+      .orderBy('date')
+      .orderBy('org_id')
+      .execute();
+    const counted = await sql<{ date: string; org_id: string; links: number; neighbours: number }>`
+      select a.date, a.org_id, count(*) as links, count(distinct l.asn1) as neighbours
+      from asns as a
+      join asn_links as l on l.date = a.date and l.asn0 = a.asn
+      join asns as b on b.date = l.date and b.asn = l.asn1
+      where a.org_id is not null and (b.org_id is null or b.org_id <> a.org_id)
+      group by a.date, a.org_id`.execute(handle.db);
+    const countsOf = new Map(
+      counted.rows.map((row) => [`${row.date}|${row.org_id}`, [Number(row.links), Number(row.neighbours)]]),
+    );
+    // Most organizations have links out; some have more links than neighbours (two members linked to one ASN).
+    expect(kept.filter((row) => row.number_neighbors > 0).length).toBeGreaterThan(kept.length / 2);
+    expect(kept.some((row) => row.number_asn_links > row.number_neighbors)).toBe(true);
+    expect(kept.map((row) => [row.date, row.org_id, row.number_asn_links, row.number_neighbors])).toEqual(
+      kept.map((row) => [row.date, row.org_id, ...(countsOf.get(`${row.date}|${row.org_id}`) ?? [0, 0])]),
+    );
+  });
+
   it('ranks exactly the seen ASNs, 1..n by competition ranking, with cone sizes matching cone_members', async () => {
     const [latest] = (await listDatasets(handle)).slice(-1);
     const rows = await handle.db.selectFrom('asns').selectAll().where('date', '=', latest!.date).execute();

@@ -539,10 +539,13 @@ export function asnLinksOfOrganizations(
       partitionColumn: 'parent_key',
       order,
       rows: (orgIds) => external(orgIds).selectAll('l').select('a.org_id as parent_key'),
+      // Kept by the loads (017): counting these links looked up the organization of every far end.
       counts: (orgIds) =>
-        external(orgIds)
-          .select(['a.org_id as parent_key', (eb) => eb.fn.countAll().as('total')])
-          .groupBy('a.org_id'),
+        context.db
+          .selectFrom('organizations')
+          .select(['org_id as parent_key', 'number_asn_links as total'])
+          .where('date', '=', date)
+          .where(inValues(context.dialect, 'org_id', orgIds, 'text')),
     }),
     needs,
   );

@@ -114,11 +114,13 @@ function neighborsOfOrganizations(
           .where('n.date', '=', date)
           .selectAll('n')
           .select('o.parent_key'),
+      // Kept by the loads (017): counting the set looked up the organization of every far end of the members' links.
       counts: (orgIds) =>
         context.db
-          .selectFrom(neighborSet(orgIds).as('o'))
-          .select(['o.parent_key', (eb) => eb.fn.countAll().as('total')])
-          .groupBy('o.parent_key'),
+          .selectFrom('organizations')
+          .select(['org_id as parent_key', 'number_neighbors as total'])
+          .where('date', '=', date)
+          .where(inValues(context.dialect, 'org_id', orgIds, 'text')),
     }),
     needs,
   );

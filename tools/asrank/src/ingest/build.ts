@@ -19,7 +19,7 @@ import {
   type AsnLinksTable,
   type AsnRecord,
   type LocationsTable,
-  type OrganizationsTable,
+  type OrganizationRecord,
   type PrefixesTable,
 } from '@asrank/db';
 import type { AsRelFile, AsRelLink } from '../parse/as-rel';
@@ -292,7 +292,7 @@ export function buildMonth(inputs: ParsedInputs): MonthData {
 
   // --- organizations ---------------------------------------------------------------------------------------------
   const orgIds = new Set<string>([...(asOrg?.organizations.keys() ?? []), ...membersOfOrg.keys()]);
-  const orgRows = new Map<string, OrganizationsTable>();
+  const orgRows = new Map<string, OrganizationRecord>();
   const orgDegrees = computeOrgDegrees(graph, orgOfAsn);
   for (const orgId of [...orgIds].sort()) {
     const org = asOrg?.organizations.get(orgId);

@@ -8,7 +8,7 @@ import type {
   LinkLocationsTable,
   LocationsTable,
   MonthTable,
-  OrganizationsTable,
+  OrganizationRecord,
   PrefixesTable,
 } from '@asrank/db';
 
@@ -17,7 +17,8 @@ export interface MonthData {
   dataset: DatasetsTable;
   /** Without the copies of their organizations' columns, which replaceMonth fills from `organizations`. */
   asns: AsnRecord[];
-  organizations: OrganizationsTable[];
+  /** Without their link counts, which replaceMonth counts from `asnLinks`. */
+  organizations: OrganizationRecord[];
   /** Both directions of every link (see AsnLinksTable). */
   asnLinks: AsnLinksTable[];
   locations: LocationsTable[];

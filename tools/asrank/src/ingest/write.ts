@@ -10,13 +10,15 @@ import {
   lockMonthWrites,
   MONTH_TABLES,
   ORGANIZATION_COLUMNS,
+  ORGANIZATION_LINK_COUNTS,
   runOnSqlite,
   type AsnRecord,
   type Database,
   type DatabaseHandle,
   type MonthTable,
-  type OrganizationsTable,
+  type OrganizationRecord,
 } from '@asrank/db';
+import { countOrgLinks } from '@asrank/domain';
 import type { CountryRow, MonthData, RowCounts } from './month';
 import type { Progress } from '../progress';
 
@@ -70,7 +72,7 @@ function asnSource(month: MonthData, columns: readonly (keyof AsnRecord & string
   const organizations = new Map(
     month.organizations.map((organization) => [organization.org_id, organization]),
   );
-  const copies = Object.entries(ASN_ORGANIZATION_COPY) as [string, keyof OrganizationsTable][];
+  const copies = Object.entries(ASN_ORGANIZATION_COPY) as [string, keyof OrganizationRecord][];
   return {
     table: 'asns',
     columns: [...columns, ...copies.map(([column]) => column)],
@@ -81,6 +83,31 @@ function asnSource(month: MonthData, columns: readonly (keyof AsnRecord & string
         const cells = columns.map((column) => row[column] as Cell);
         for (const [, copied] of copies) cells.push(organization ? (organization[copied] as Cell) : null);
         yield cells;
+      }
+    },
+  };
+}
+
+/**
+ * The month's organization rows with their link counts (OrganizationsTable's number_asn_links and number_neighbors)
+ * counted from the month's links, as the API's `asnLinks` and `neighbors` of an organization would count them.
+ */
+function organizationSource(month: MonthData): TableSource {
+  const orgOfAsn = new Map(month.asns.map((row) => [row.asn, row.org_id]));
+  const linkCounts = countOrgLinks(month.asnLinks, (asn) => orgOfAsn.get(asn));
+  const counted = new Set<string>(Object.keys(ORGANIZATION_LINK_COUNTS));
+  return {
+    table: 'organizations',
+    columns: ORGANIZATION_COLUMNS,
+    count: month.organizations.length,
+    rows: function* () {
+      for (const row of month.organizations) {
+        const counts = linkCounts.get(row.org_id);
+        yield ORGANIZATION_COLUMNS.map((column) =>
+          counted.has(column)
+            ? (counts?.[ORGANIZATION_LINK_COUNTS[column as keyof typeof ORGANIZATION_LINK_COUNTS]] ?? 0)
+            : (row[column as keyof typeof row] as Cell),
+        );
       }
     },
   };
@@ -160,7 +187,7 @@ function sources(month: MonthData, countries: readonly CountryRow[]): TableSourc
       'degree_total',
       'search_text',
     ]),
-    tableSource('organizations', month.organizations, ORGANIZATION_COLUMNS),
+    organizationSource(month),
     tableSource('asn_links', month.asnLinks, [
       'date',
       'asn0',
