@@ -39,6 +39,8 @@ export interface StreamCone {
   rank: number | null;
   coneAsns: number;
   conePrefixes: number;
+  /** The value of the walk's one sort column, where the next chunk of the list continues after this cone. */
+  sortValue?: unknown;
 }
 
 export interface StreamMember {
@@ -311,8 +313,11 @@ export async function countConePrefixes(scope: WalkScope, cone: WalkCone): Promi
 
 const CONE_CHUNKS_MAX = 64;
 const CONE_CHUNKS_MAX_BYTES = 16 * 1024 * 1024;
-/** A StreamCone's size in V8, roughly (an object of five fields and its date string shared with the others). */
-const STREAM_CONE_BYTES = 64;
+/**
+ * A StreamCone's size in V8, roughly (an object of five or six fields, its date string shared with the others, and
+ * a sort value: a number or a name).
+ */
+const STREAM_CONE_BYTES = 96;
 
 /**
  * Chunks of cone lists, kept per database handle and keyed by the store's data version, the walk (its filters and
@@ -507,22 +512,26 @@ function smallConeGroups(scope: WalkScope) {
 }
 
 /**
- * The paginator's source: cones from an ordered query (chunked by OFFSET, the chunks kept while the data version
+ * The paginator's source: cones from an ordered query (chunked by position, the chunks kept while the data version
  * lasts), members and prefixes by keyset. `walkKey` names the walk's cone list (filters and order): equal keys must
- * mean equal lists within one data version.
+ * mean equal lists within one data version. `coneChunk` reads `limit` cones from position `offset`; `after` is the
+ * cone just before that position when the chunk before is kept, so the list may continue after it instead of
+ * counting its way there.
  */
 export function coneStreamSource(
   scope: WalkScope,
   walkKey: string,
-  coneChunk: (offset: number, limit: number) => Promise<StreamCone[]>,
+  coneChunk: (offset: number, limit: number, after: StreamCone | null) => Promise<StreamCone[]>,
 ): ConeStreamSource<StreamCone, StreamMember, PrefixRecord> {
   const chunks = coneChunksOf(scope.db);
   const groups = smallConeGroups(scope);
+  const chunkKey = (offset: number, rows: number) => `${scope.dataVersion}|${walkKey}|${rows}|${offset}`;
   const chunkAt = async (offset: number, rows: number): Promise<StreamCone[]> => {
-    const key = `${scope.dataVersion}|${walkKey}|${rows}|${offset}`;
+    const key = chunkKey(offset, rows);
     let cones = chunks.get(key);
     if (cones === undefined) {
-      cones = await coneChunk(offset, rows);
+      const before = offset >= rows ? chunks.get(chunkKey(offset - rows, rows)) : undefined;
+      cones = await coneChunk(offset, rows, before?.length === rows ? before.at(-1)! : null);
       chunks.set(key, cones);
     }
     return cones;

@@ -271,9 +271,14 @@ export async function monthsBookmarkStart(
   return { threshold: found, skip: offset - notAfterThresholdTotal, end };
 }
 
+/** An arm's columns, as pageAfter selects them (the sort column may be the key itself), and `carried` ones. */
+function armColumns(range: MonthSeekRange['range'], carried: readonly string[]): never[] {
+  return [...new Set(['date', ...range.keyColumns, range.term.column, ...carried])] as never[];
+}
+
 /**
  * The records `limit`, `skip` after `start.threshold` in the months' order (`order`, which names only the arms'
- * columns: the date, the key columns and the sort column), as the columns `columns` of each.
+ * columns: the date, the key columns, the sort column and `carried`), as the columns `columns` of each.
  */
 export function monthsPageAfter(
   db: Kysely<Database>,
@@ -282,6 +287,7 @@ export function monthsPageAfter(
   columns: readonly { column: string; as: string }[],
   order: RawBuilder<unknown>,
   limit: number,
+  carried: readonly string[] = [],
 ): ReturnType<typeof mergedArms> {
   const reach = start.skip + limit;
   const { term } = months[0]!.range;
@@ -291,15 +297,27 @@ export function monthsPageAfter(
       ? { ...monthRange, range: monthRange.range.where(notAfterEnd(term, monthIndex, end)) }
       : monthRange;
     if (monthIndex === start.threshold.monthIndex)
-      return pageAfter(range, start.threshold.bookmark, reach, 0);
-    return (
-      range.range
-        .where(afterThreshold(range.term, monthIndex, start.threshold))
-        // pageAfter's columns, in its order (the sort column may be the key itself).
-        .select([...new Set(['date', ...range.keyColumns, range.term.column])] as never[])
-        .orderBy(seekOrder(range))
-        .limit(reach)
-    );
+      return pageAfter(range, start.threshold.bookmark, reach, 0, carried);
+    return range.range
+      .where(afterThreshold(range.term, monthIndex, start.threshold))
+      .select(armColumns(range, carried))
+      .orderBy(seekOrder(range))
+      .limit(reach);
   }) as unknown as SelectQueryBuilder<Database, keyof Database, object>[];
   return mergedArms(db, arms, columns, order, limit, start.skip);
+}
+
+/** The first `limit` records of the months' order, one arm a month, as monthsPageAfter reads those after a point. */
+export function monthsFirstPage(
+  db: Kysely<Database>,
+  months: readonly MonthSeekRange[],
+  columns: readonly { column: string; as: string }[],
+  order: RawBuilder<unknown>,
+  limit: number,
+  carried: readonly string[] = [],
+): ReturnType<typeof mergedArms> {
+  const arms = months.map(({ range }) =>
+    range.range.select(armColumns(range, carried)).orderBy(seekOrder(range)).limit(limit),
+  ) as unknown as SelectQueryBuilder<Database, keyof Database, object>[];
+  return mergedArms(db, arms, columns, order, limit, 0);
 }

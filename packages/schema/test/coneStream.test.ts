@@ -1,5 +1,6 @@
 // asnCone and asnConesStream against the stored cones: walking every page from an empty cursor yields each cone,
 // member and prefix exactly once, in order, and equal to cone_members / prefix_origins.
+import type { DatabaseHandle } from '@asrank/db';
 import { coneStreamTuning, monthByMonthTuning } from '../src';
 import {
   LOAD_TIMEOUT_MS,
@@ -33,6 +34,14 @@ const STREAM = `query Stream($cursor: String, $first: Int, $asns: [String!], $so
     totalCount
     pageInfo { pageCursor nextPageCursor hasNextPage }
     pages { rank date coneIndex asn { asn date asnName } asns { asn date } prefixes { network length date } }
+  }
+}`;
+
+/** The cones of a walk alone (no member or prefix shown), for walks whose order is what a test checks. */
+const CONES = `query Cones($cursor: String, $first: Int, $some: [String!], $dates: [String!], $sort: String) {
+  asnConesStream(pageCursor: $cursor, first: $first, asnMembersSome: $some, dates: $dates, sort: $sort) {
+    pageInfo { nextPageCursor hasNextPage }
+    pages { date coneIndex asn { asn } }
   }
 }`;
 
@@ -212,6 +221,63 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
         filtered.cones.map(({ asn, date, rank }) => ({ asn, date, rank })),
       );
       expect(unfiltered.totalCount).toBe(filtered.totalCount);
+    }
+  });
+
+  it('walks several months in one sort column, each chunk after the cone before, as a filtered walk orders them', async () => {
+    // Small chunks: every page spans several, each read after the last cone of the one before (coneSource keeps it).
+    coneStreamTuning.chunk = 7;
+    const owners = await store.handle.db
+      .selectFrom('cone_members')
+      .select('asn')
+      .distinct()
+      .orderBy('asn')
+      .execute();
+    const everyOwner = owners.map((row) => String(row.asn));
+    // Statements through a fresh Kysely instance (so none is a compiled one kept from another test) that merge arms
+    // of the months' seen ASNs (a UNION of their stretches).
+    const recorded = { arms: 0 };
+    // Kysely may transform one statement more than once; its result comes once, under the same query id.
+    const armsQueries = new WeakSet<object>();
+    const handle: DatabaseHandle = {
+      ...store.handle,
+      db: store.handle.db.withPlugin({
+        transformQuery: (args) => {
+          const statement = JSON.stringify(args.node);
+          if (statement.includes('"SetOperationNode"') && statement.includes('"seen"'))
+            armsQueries.add(args.queryId);
+          return args.node;
+        },
+        transformResult: async (args) => {
+          if (armsQueries.has(args.queryId)) recorded.arms += 1;
+          return args.result;
+        },
+      }),
+      postgres: undefined,
+      postgresPipelined: undefined,
+    };
+    const walkCones = async (variables: Record<string, unknown>) => {
+      const cones: string[] = [];
+      let cursor: string | null = null;
+      for (let pages = 0; pages < 1000; pages += 1) {
+        const data: StreamPage = await queryData<StreamPage>(handle, CONES, { ...variables, cursor });
+        for (const item of data.asnConesStream.pages) cones[item.coneIndex] = `${item.date}|${item.asn.asn}`;
+        if (!data.asnConesStream.pageInfo.hasNextPage) return cones;
+        cursor = data.asnConesStream.pageInfo.nextPageCursor;
+      }
+      throw new Error('stream does not end');
+    };
+    for (const sort of ['asnName', '-asnName', 'asn', '-asn', 'cone.numberAsns', '-asnDegree.peer', 'rank']) {
+      const variables = { first: 10000, dates: store.dates, sort };
+      recorded.arms = 0;
+      const unfiltered = await walkCones(variables);
+      const chunks = Math.floor(unfiltered.length / coneStreamTuning.chunk) + 1;
+      // One statement a chunk, each from the months' arms (none when every chunk sorted the months' cones).
+      expect([sort, recorded.arms]).toEqual([sort, chunks]);
+      const filtered = await walkCones({ ...variables, some: everyOwner });
+      expect(unfiltered.length).toBeGreaterThan(10 * coneStreamTuning.chunk);
+      expect(new Set(unfiltered.map((cone) => cone.split('|')[0])).size).toBe(store.dates.length);
+      expect([sort, unfiltered]).toEqual([sort, filtered]);
     }
   });
 

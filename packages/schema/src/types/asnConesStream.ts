@@ -25,10 +25,14 @@ import {
   inValues,
   orderByList,
   sortKeysNamed,
+  type SortColumn,
 } from '../sql';
 import { coneStreamSource, rowsPerQuery, type StreamCone, type StreamMember } from '../coneSource';
 import { monthTotals } from '../listTotals';
 import { monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
+import { monthsFirstPage, monthsPageAfter, type MonthSeekRange } from '../monthsBookmarks';
+import { seekOrder, type SeekTerm } from '../pageBookmarks';
+import { servedByIndex } from '../monthArms';
 import { AsnRef, PrefixRef, type PrefixRecord } from './refs';
 import { ASN_HISTORIC_ORDER, ASN_SORT_COLUMNS } from './asn';
 import { memberKeys, memberRecords } from './asnCone';
@@ -43,7 +47,98 @@ const CONE_CHUNK_PLACEHOLDERS = {
 } as const;
 
 // Seen ASNs are exactly the ranked ones, so rank needs no nulls-last handling here and its index serves the order.
-const STREAM_SORT_COLUMNS = { ...ASN_SORT_COLUMNS, rank: { column: 'rank' } };
+const STREAM_SORT_COLUMNS: Record<string, SortColumn> = { ...ASN_SORT_COLUMNS, rank: { column: 'rank' } };
+
+/** Reads `limit` cones of a walk's list from position `offset`; `after`: the cone before it, when known. */
+type ConeChunk = (offset: number, limit: number, after: StreamCone | null) => Promise<StreamCone[]>;
+
+/**
+ * The walk's one sort column, when its cones may be read after a given cone from each month's (date, column, asn)
+ * index: a non-null column other than the month (the order is then that column, the month, the ASN).
+ */
+function coneSeekTerm(keys: readonly SortKey[]): SeekTerm | null {
+  const target = keys.length === 1 ? STREAM_SORT_COLUMNS[keys[0]!.key] : undefined;
+  if (!target || target.nullable || target.column === 'date') return null;
+  return { column: target.column, direction: keys[0]!.direction };
+}
+
+/** The columns of a cone besides its month, its ASN and the sort column. */
+const CONE_COLUMNS = ['rank', 'cone_asns', 'cone_prefixes'];
+
+/**
+ * The chunks of an unfiltered walk over several months in one sort column (`term`): the first read as one arm a month,
+ * each later one after the last cone of the chunk before (which coneSource keeps) from each month's index, as a deep
+ * list page continues after its bookmark (monthsBookmarks.ts). One statement over the months sorted every seen ASN of
+ * them for each chunk: 12 generated months by `asnName`, 360 ms a chunk on SQLite, holding its thread
+ * (docs/performance.md, fifty-sixth round). A chunk whose predecessor is not kept, or an order no month's index serves
+ * (the database's plan sorts more than the ties of a value), is read by `plain`.
+ */
+function seekingConeChunks(
+  context: AsrankContext,
+  months: readonly string[],
+  keys: readonly SortKey[],
+  term: SeekTerm,
+  plain: ConeChunk,
+): ConeChunk {
+  const { db, dialect } = context;
+  const ordered = [...months].sort();
+  const ranges: MonthSeekRange[] = ordered.map((month) => ({
+    month,
+    range: {
+      db,
+      dialect,
+      range: db.selectFrom('asns').where('date', '=', month).where('seen', '=', 1),
+      keyColumns: ['asn'],
+      term,
+      // Not read: a chunk continues after a cone, not after a bookmark.
+      bookmarks: context.pageBookmarks,
+      step: context.pageBookmarks.step,
+      scope: '',
+    },
+  }));
+  const columns = [...new Set(['date', 'asn', term.column, ...CONE_COLUMNS])].map((column) => ({
+    column,
+    as: column,
+  }));
+  const order = orderByList(dialect, keys, STREAM_SORT_COLUMNS, ASN_HISTORIC_ORDER);
+  const firstRange = ranges[0]!.range;
+  return async (offset, limit, after) => {
+    const point =
+      after && after.sortValue !== undefined
+        ? {
+            monthIndex: ordered.indexOf(after.date),
+            bookmark: { value: after.sortValue, key: [after.asn] },
+          }
+        : null;
+    if (offset > 0 && (point === null || point.monthIndex < 0)) return plain(offset, limit, after);
+    const arm = firstRange.range
+      .select(['date', 'asn', term.column] as never[])
+      .orderBy(seekOrder(firstRange));
+    // Ties of a name or a rank are few, so a sort within each (a descending walk of an ascending index) is allowed.
+    if (!(await servedByIndex(db, dialect, arm.limit(limit), term.column)))
+      return plain(offset, limit, after);
+    const page = point
+      ? monthsPageAfter(
+          db,
+          ranges,
+          { threshold: point, skip: 0, end: null },
+          columns,
+          order,
+          limit,
+          CONE_COLUMNS,
+        )
+      : monthsFirstPage(db, ranges, columns, order, limit, CONE_COLUMNS);
+    const rows = (await page.execute()) as Record<string, unknown>[];
+    return rows.map((row) => ({
+      date: String(row.date),
+      asn: Number(row.asn),
+      rank: row.rank == null ? null : Number(row.rank),
+      coneAsns: Number(row.cone_asns),
+      conePrefixes: Number(row.cone_prefixes),
+      sortValue: row[term.column],
+    }));
+  };
+}
 
 type StreamPage = ConeStreamPage<StreamCone, StreamMember, PrefixRecord>;
 type StreamItem = StreamPage['items'][number];
@@ -261,9 +356,14 @@ builder.queryFields((t) => ({
         const order = orderByList(context.dialect, chunkKeys, STREAM_SORT_COLUMNS, ASN_HISTORIC_ORDER, {
           keyLookup: chunkFilters.asns !== null,
         });
+        // The sort column's value too, where a later chunk may continue after the last cone (seekingConeChunks).
+        const seekColumn = coneSeekTerm(chunkKeys)?.column;
         const chunkOf = (values: ConesQueryValues, limit: unknown, offset: unknown) =>
           conesQuery(context, chunkFilters, values)
             .select(['a.date', 'a.asn', 'a.rank', 'a.cone_asns', 'a.cone_prefixes'])
+            .$if(seekColumn !== undefined, (query) =>
+              query.select(sql.ref(`a.${seekColumn}`).as('sort_value')),
+            )
             .orderBy(order)
             .limit(limit as number)
             .offset(offset as number);
@@ -295,6 +395,7 @@ builder.queryFields((t) => ({
                 rank: number | string | null;
                 cone_asns: number | string;
                 cone_prefixes: number | string;
+                sort_value?: unknown;
               }>(
                 `${shape}${chunkLimit.shape}`,
                 'asns',
@@ -316,6 +417,7 @@ builder.queryFields((t) => ({
             rank: row.rank == null ? null : Number(row.rank),
             coneAsns: Number(row.cone_asns),
             conePrefixes: Number(row.cone_prefixes),
+            sortValue: (row as { sort_value?: unknown }).sort_value,
           }));
         };
       };
@@ -329,8 +431,11 @@ builder.queryFields((t) => ({
       const coneTotals = monthTotals(context, 'asns', { seen: true, name: undefined }, (month) =>
         context.db.selectFrom('asns').where('date', '=', month).where('seen', '=', 1),
       );
-      let coneChunk = coneChunkReader(filters, keys);
-      if (unfiltered && readsMonthByMonth(filters.months, keys)) {
+      let coneChunk: ConeChunk = coneChunkReader(filters, keys);
+      const seekTerm = coneSeekTerm(keys);
+      if (unfiltered && filters.months.length > 1 && seekTerm && !readsMonthByMonth(filters.months, keys)) {
+        coneChunk = seekingConeChunks(context, filters.months, keys, seekTerm, coneChunk);
+      } else if (unfiltered && readsMonthByMonth(filters.months, keys)) {
         const walk = monthWalkOf(filters.months, keys, { key: 'asn', direction: 'asc' });
         const readers = new Map<string, (offset: number, limit: number) => Promise<StreamCone[]>>();
         const readerOf = (month: string) => {
