@@ -145,6 +145,11 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
   afterEach(() => {
     Object.assign(coneStreamTuning, defaultTuning);
   });
+  /** Every ASN with a cone in some month: a member filter listing them all keeps every cone (each holds its own). */
+  const everyConeOwner = async () =>
+    (await store.handle.db.selectFrom('cone_members').select('asn').distinct().orderBy('asn').execute()).map(
+      (row) => String(row.asn),
+    );
 
   it.each([
     ['small cones read in groups', 256, 10000],
@@ -201,13 +206,7 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
     // Unfiltered walks read their chunks through one statement compiled per shape; a member filter that every cone
     // passes (each cone holds its own ASN) reads them through the statement built per chunk.
     coneStreamTuning.chunk = 7;
-    const owners = await store.handle.db
-      .selectFrom('cone_members')
-      .select('asn')
-      .distinct()
-      .orderBy('asn')
-      .execute();
-    const everyOwner = owners.map((row) => String(row.asn));
+    const everyOwner = await everyConeOwner();
     // The first pages of every cone of two months (the smallest cones of both lead), and a whole walk of 25 ASNs.
     for (const [variables, pages] of [
       [{ first: 1000, dates: store.dates.slice(-2), sort: 'cone.numberAsns' }, 3],
@@ -227,13 +226,7 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
   it('walks several months in one sort column, each chunk after the cone before, as a filtered walk orders them', async () => {
     // Small chunks: every page spans several, each read after the last cone of the one before (coneSource keeps it).
     coneStreamTuning.chunk = 7;
-    const owners = await store.handle.db
-      .selectFrom('cone_members')
-      .select('asn')
-      .distinct()
-      .orderBy('asn')
-      .execute();
-    const everyOwner = owners.map((row) => String(row.asn));
+    const everyOwner = await everyConeOwner();
     // Statements through a fresh Kysely instance (so none is a compiled one kept from another test) that merge arms
     // of the months' seen ASNs (a UNION of their stretches).
     const recorded = { arms: 0 };
