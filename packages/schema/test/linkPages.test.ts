@@ -102,6 +102,28 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
     expect(compared).toBeGreaterThan(2000);
   });
 
+  it("pages every link of one month by the pair from the month's bookmarks, as the rows skipped order them", async () => {
+    const latest = store.dates.at(-1)!;
+    const total = await linksIn(latest);
+    // Bookmarks every 5 links, so that the sample's pages cross many.
+    const facts = createStoreFacts(store.handle, undefined, { step: 5, linkStep: 5, waitedHops: 1e9 });
+    let compared = 0;
+    for (const sort of ['asn0', 'asn0,asn1'])
+      for (const offset of [5, 6, 137, Math.floor(total / 2), total - 5, total + 10]) {
+        const query = `{ asnLinks(first: 40, offset: ${offset}, sort: "${sort}") {
+          edges { node { asn0 { asn } asn1 { asn } relationship } } } }`;
+        linkPageTuning.keyedPageMinOffset = Number.MAX_SAFE_INTEGER;
+        const skipped = await queryData<LinkPage>(store.handle, query);
+        linkPageTuning.keyedPageMinOffset = 0;
+        const bookmarked = await queryData<LinkPage>(store.handle, query, undefined, facts);
+        expect([query, bookmarked.asnLinks.edges]).toEqual([query, skipped.asnLinks.edges]);
+        compared += skipped.asnLinks.edges.length;
+      }
+    expect(compared).toBeGreaterThan(300);
+    // The pages started from the month's bookmarks (before, none: an OFFSET walked the pair's index every time).
+    expect(facts.pageBookmarks.count()).toBeGreaterThan(total / 5 / 2);
+  });
+
   it('pages every link of several months the same month by month, in orders that start with the month', async () => {
     const months = store.dates;
     expect(months.length).toBeGreaterThan(1);

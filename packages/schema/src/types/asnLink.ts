@@ -280,6 +280,19 @@ const BY_PATHS_DESCENDING: LinkSeek = {
 };
 /** The links without a path count, by the pair. */
 const BY_PAIR: LinkSeek = { term: null, name: 'pair' };
+/** Every link, by the pair (`asn0`). */
+const BY_EVERY_PAIR: LinkSeek = { term: null, name: 'pair, every link' };
+
+/** True when the client's sort is the pair's own order: `asn0`, or `asn0,asn1`. */
+function isPairOrder(keys: readonly SortKey[]): boolean {
+  const [first, second, ...rest] = keys;
+  return (
+    first?.key === 'asn0' &&
+    first.direction === 'asc' &&
+    (second === undefined || (second.key === 'asn1' && second.direction === 'asc')) &&
+    rest.length === 0
+  );
+}
 /** The links without a value of a nullable column, by the pair (nullableColumnAlone's second part, a month at a time). */
 const BY_PAIR_WITHOUT: Record<'number_paths' | 'corrected_by', LinkSeek> = {
   number_paths: BY_PAIR,
@@ -889,11 +902,14 @@ builder.queryFields((t) => ({
               table: 'asn_links',
             }),
           };
+          // Every link of one month by the pair: from the month's bookmarks by the pair, where the OFFSET walked the
+          // index (PostgreSQL, a generated month at offset 408,096: 233 ms a page).
+          const pairSeek = allLinks && withinSeek === null && isPairOrder(keys) ? BY_EVERY_PAIR : withinSeek;
           return readRange(
             otherEnd ? linksOf(pageMonths, true) : query,
             limit,
             offset,
-            otherEnd ? null : withinSeek,
+            otherEnd ? null : pairSeek,
             (month) => linksOf([month], otherEnd !== null),
             otherEnd,
           );
