@@ -101,7 +101,9 @@ function seekingConeChunks(
     as: column,
   }));
   const order = orderByList(dialect, keys, STREAM_SORT_COLUMNS, ASN_HISTORIC_ORDER);
+  // One month's arm, whose plan (the same text for every month) says whether the months' indexes serve the order.
   const firstRange = ranges[0]!.range;
+  const arm = firstRange.range.select(['date', 'asn', term.column] as never[]).orderBy(seekOrder(firstRange));
   return async (offset, limit, after) => {
     const point =
       after && after.sortValue !== undefined
@@ -111,9 +113,6 @@ function seekingConeChunks(
           }
         : null;
     if (offset > 0 && (point === null || point.monthIndex < 0)) return plain(offset, limit, after);
-    const arm = firstRange.range
-      .select(['date', 'asn', term.column] as never[])
-      .orderBy(seekOrder(firstRange));
     // Ties of a name or a rank are few, so a sort within each (a descending walk of an ascending index) is allowed.
     if (!(await servedByIndex(db, dialect, arm.limit(limit), term.column)))
       return plain(offset, limit, after);
@@ -433,7 +432,8 @@ builder.queryFields((t) => ({
       );
       let coneChunk: ConeChunk = coneChunkReader(filters, keys);
       const seekTerm = coneSeekTerm(keys);
-      if (unfiltered && filters.months.length > 1 && seekTerm && !readsMonthByMonth(filters.months, keys)) {
+      // One sort column other than the month: such an order never reads month by month.
+      if (unfiltered && filters.months.length > 1 && seekTerm) {
         coneChunk = seekingConeChunks(context, filters.months, keys, seekTerm, coneChunk);
       } else if (unfiltered && readsMonthByMonth(filters.months, keys)) {
         const walk = monthWalkOf(filters.months, keys, { key: 'asn', direction: 'asc' });

@@ -516,6 +516,23 @@ export function asnLinksOfAsns(
   );
 }
 
+/**
+ * A count an organization's row keeps for its month (migration 017) as a nested page's total: `total` by
+ * `parent_key`, the organization.
+ */
+export function keptOrganizationCounts(
+  context: AsrankContext,
+  date: string,
+  orgIds: readonly string[],
+  column: 'number_asn_links' | 'number_neighbors',
+) {
+  return context.db
+    .selectFrom('organizations')
+    .select(['org_id as parent_key', `${column} as total`])
+    .where('date', '=', date)
+    .where(inValues(context.dialect, 'org_id', orgIds, 'text'));
+}
+
 /** Links from an organization's member ASNs to ASNs outside it (Organization.asnLinks). */
 export function asnLinksOfOrganizations(
   context: AsrankContext,
@@ -553,12 +570,7 @@ export function asnLinksOfOrganizations(
       order,
       rows: (orgIds) => external(orgIds).selectAll('l').select('a.org_id as parent_key'),
       // Kept by the loads (017): counting these links looked up the organization of every far end.
-      counts: (orgIds) =>
-        context.db
-          .selectFrom('organizations')
-          .select(['org_id as parent_key', 'number_asn_links as total'])
-          .where('date', '=', date)
-          .where(inValues(context.dialect, 'org_id', orgIds, 'text')),
+      counts: (orgIds) => keptOrganizationCounts(context, date, orgIds, 'number_asn_links'),
     }),
     needs,
   );

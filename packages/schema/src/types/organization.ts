@@ -21,7 +21,7 @@ import { connectionOf, type ConnectionPage } from './pageInfo';
 import { CountryRef, OrganizationRef } from './refs';
 import { AsnDegreeRef, ConeRef, OrgDegreeRef, PARENT_ITSELF } from './stats';
 import { ASN_ORDER, ASN_SORT_COLUMNS, AsnConnection, asnsOfOrganizations } from './asn';
-import { AsnLinkConnection, asnLinksOfOrganizations } from './asnLink';
+import { AsnLinkConnection, asnLinksOfOrganizations, keptOrganizationCounts } from './asnLink';
 import { connectionNeeds, type ConnectionNeeds } from '../asnColumns';
 
 const ORGANIZATION_SORT_COLUMNS: Record<string, SortColumn> = {
@@ -115,12 +115,7 @@ function neighborsOfOrganizations(
           .selectAll('n')
           .select('o.parent_key'),
       // Kept by the loads (017): counting the set looked up the organization of every far end of the members' links.
-      counts: (orgIds) =>
-        context.db
-          .selectFrom('organizations')
-          .select(['org_id as parent_key', 'number_neighbors as total'])
-          .where('date', '=', date)
-          .where(inValues(context.dialect, 'org_id', orgIds, 'text')),
+      counts: (orgIds) => keptOrganizationCounts(context, date, orgIds, 'number_neighbors'),
     }),
     needs,
   );

@@ -18,7 +18,7 @@ import {
   type MonthTable,
   type OrganizationRecord,
 } from '@asrank/db';
-import { countOrgLinks } from '@asrank/domain';
+import { countOrgLinks, type OrgLinkCounts } from '@asrank/domain';
 import type { CountryRow, MonthData, RowCounts } from './month';
 import type { Progress } from '../progress';
 
@@ -95,7 +95,7 @@ function asnSource(month: MonthData, columns: readonly (keyof AsnRecord & string
 function organizationSource(month: MonthData): TableSource {
   const orgOfAsn = new Map(month.asns.map((row) => [row.asn, row.org_id]));
   const linkCounts = countOrgLinks(month.asnLinks, (asn) => orgOfAsn.get(asn));
-  const counted = new Set<string>(Object.keys(ORGANIZATION_LINK_COUNTS));
+  const countOf: Partial<Record<string, keyof OrgLinkCounts>> = ORGANIZATION_LINK_COUNTS;
   return {
     table: 'organizations',
     columns: ORGANIZATION_COLUMNS,
@@ -103,11 +103,10 @@ function organizationSource(month: MonthData): TableSource {
     rows: function* () {
       for (const row of month.organizations) {
         const counts = linkCounts.get(row.org_id);
-        yield ORGANIZATION_COLUMNS.map((column) =>
-          counted.has(column)
-            ? (counts?.[ORGANIZATION_LINK_COUNTS[column as keyof typeof ORGANIZATION_LINK_COUNTS]] ?? 0)
-            : (row[column as keyof typeof row] as Cell),
-        );
+        yield ORGANIZATION_COLUMNS.map((column) => {
+          const counted = countOf[column];
+          return counted ? (counts?.[counted] ?? 0) : (row[column as keyof typeof row] as Cell);
+        });
       }
     },
   };
