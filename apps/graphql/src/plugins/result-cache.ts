@@ -1,13 +1,14 @@
 // HTTP caching and the in-process result cache of /graphql. The data changes only when a month is loaded
 // or dropped, which changes meta.data_version in the same transaction, so an answer is a function of
 // (query, operation name, variables, data version):
-// - a successful answer carries `ETag` (a hash of that key) and `Cache-Control: public, max-age=N`; a request
-//   whose If-None-Match matches gets 304 before any resolver runs;
-// - except where the version is not known at once (PostgreSQL, a round trip) and no cache needs it
-//   (RESULT_CACHE_MB=0): there the ETag is a digest of the answer's body, as the REST service's, and a matching
-//   If-None-Match gets 304 once the answer is made. Reading the version first cost the point lookup ~17 µs of CPU
-//   between the service and the server (docs/performance.md, thirty-eighth round), and the lookups that need a month
-//   find the latest in their own statement (@asrank/schema LATEST_MONTH);
+// - a successful answer carries an `ETag` and `Cache-Control: public, max-age=N`;
+// - with the result cache on, the tag is a hash of that key, and a request whose If-None-Match matches gets 304
+//   before any resolver runs;
+// - with the result cache off (RESULT_CACHE_MB=0) nothing keys answers, so nothing is done before the request
+//   runs: the tag is a digest of the answer's body, as the REST service's, and a matching If-None-Match gets 304
+//   once the answer is made. Building and hashing each request's key only to name its answer cost the point lookup
+//   ~2-3 µs of the service's ~45 µs on SQLite (docs/performance.md, fifty-seventh round); on PostgreSQL reading the
+//   version first cost ~17 µs of CPU between the service and the server (thirty-eighth round);
 // - successful answers are kept in an LRU bounded in bytes (lru-cache), keyed the same way, so a repeated
 //   query is answered without touching the data; after a load the version differs, so no old entry can be
 //   served again (they age out of the LRU).
@@ -30,14 +31,10 @@ export interface ResultCacheOptions {
 const MAX_ENTRY_BYTES = 2 * 1024 * 1024;
 
 interface CacheState {
-  /**
-   * The data_version this request is answered at (also handed to the GraphQL context, so it is read once);
-   * undefined when the answer's ETag is its body's digest.
-   */
-  version: string | undefined;
+  /** The data_version this request is answered at (also handed to the GraphQL context, so it is read once). */
+  version: string;
   key: string;
-  /** Undefined until the answer is made when it is the body's digest. */
-  etag: string | undefined;
+  etag: string;
   hit: boolean;
 }
 
@@ -70,18 +67,57 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 }
 
 async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptions): Promise<void> {
-  const cache =
-    options.maxBytes > 0
-      ? new LRUCache<string, string | Buffer>({
-          maxSize: options.maxBytes,
-          maxEntrySize: Math.min(MAX_ENTRY_BYTES, options.maxBytes),
-          sizeCalculation: (value, key) => value.length + key.length,
-        })
-      : null;
   const hash = await contentHash();
   app.decorateRequest('resultCache', undefined);
   app.decorateRequest('graphqlErrors', undefined);
   const count = (outcome: ResultCacheOutcome) => options.metrics?.countResultCache(outcome);
+  const cacheControl = `public, max-age=${options.maxAgeSeconds}`;
+
+  /** Whether an answer may be tagged (and kept): Mercurius answers errors with 200 when some data came back. */
+  function isClean(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+  ): payload is string | Buffer {
+    // The GraphQL plugin flags errors from the result object: scanning the text cost 5% of a 370 KB cone-stream
+    // page's CPU.
+    return (
+      reply.statusCode === 200 &&
+      (typeof payload === 'string' || Buffer.isBuffer(payload)) &&
+      request.graphqlErrors !== true
+    );
+  }
+
+  if (options.maxBytes <= 0) {
+    // Callback style (this hook never waits): an async hook costs a promise and a microtask per answer.
+    app.addHook('onSend', (request, reply, payload, done) => {
+      if (!isClean(request, reply, payload)) {
+        count('miss');
+        reply.header('cache-control', 'no-store');
+        done(null, payload);
+        return;
+      }
+      const etag = `"${hash(payload)}"`;
+      reply.header('etag', etag).header('cache-control', cacheControl);
+      // Tagged by its body: only now can a matching If-None-Match be answered.
+      const unchanged = matches(request.headers['if-none-match'], etag);
+      count(unchanged ? 'not_modified' : 'miss');
+      if (unchanged) {
+        reply.code(304);
+        // null, not '': Fastify then sends no Content-Length, which a 304 must not carry as 0.
+        done(null, null);
+        return;
+      }
+      done(null, payload);
+    });
+    return;
+  }
+
+  const cache = new LRUCache<string, string | Buffer>({
+    maxSize: options.maxBytes,
+    maxEntrySize: Math.min(MAX_ENTRY_BYTES, options.maxBytes),
+    sizeCalculation: (value, key) => value.length + key.length,
+  });
 
   // Callback style: on SQLite the data version is known at once (readDataVersion.now()), and an async hook would
   // cost a promise and a microtask per request.
@@ -98,11 +134,6 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
     const version = options.readDataVersion.now();
     if (version !== undefined) {
       answerFromCache(request, reply, partialKey, version, done);
-      return;
-    }
-    if (cache === null) {
-      request.resultCache = { version: undefined, key: partialKey, etag: undefined, hit: false };
-      done();
       return;
     }
     options.readDataVersion().then((read) => answerFromCache(request, reply, partialKey, read, done), done);
@@ -123,21 +154,17 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
     if (matches(request.headers['if-none-match'], etag)) {
       count('not_modified');
       state.hit = true;
-      void reply
-        .code(304)
-        .header('etag', etag)
-        .header('cache-control', `public, max-age=${options.maxAgeSeconds}`)
-        .send();
+      void reply.code(304).header('etag', etag).header('cache-control', cacheControl).send();
       return;
     }
-    const cached = cache?.get(key);
+    const cached = cache.get(key);
     if (cached !== undefined) {
       count('hit');
       state.hit = true;
       void reply
         .code(200)
         .header('etag', etag)
-        .header('cache-control', `public, max-age=${options.maxAgeSeconds}`)
+        .header('cache-control', cacheControl)
         .header('x-cache', 'hit')
         .type('application/json; charset=utf-8')
         .send(cached);
@@ -147,43 +174,22 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
     done();
   }
 
-  // Callback style (this hook never waits): an async hook costs a promise and a microtask per answer.
+  // Tags and keeps a clean answer. Callback style (this hook never waits).
   app.addHook('onSend', (request, reply, payload, done) => {
-    done(null, keepAnswer(request, reply, payload));
-  });
-
-  /** Tags (and keeps) a clean answer; what is sent in its place (no body when it is answered 304). */
-  function keepAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
     const state = request.resultCache;
-    if (!state || state.hit) return payload;
-    // Mercurius answers errors with 200 when some data came back; only clean answers are cacheable. The GraphQL
-    // plugin flags errors from the result object: scanning the text cost 5% of a 370 KB cone-stream page's CPU.
-    const clean =
-      reply.statusCode === 200 &&
-      (typeof payload === 'string' || Buffer.isBuffer(payload)) &&
-      request.graphqlErrors !== true;
-    if (!clean) {
-      if (state.etag === undefined) count('miss');
+    if (!state || state.hit) {
+      done(null, payload);
+      return;
+    }
+    if (!isClean(request, reply, payload)) {
       reply.header('cache-control', 'no-store');
-      return payload;
+      done(null, payload);
+      return;
     }
-    const body = payload as string | Buffer;
-    const etag = state.etag ?? `"${hash(body)}"`;
-    reply.header('etag', etag).header('cache-control', `public, max-age=${options.maxAgeSeconds}`);
-    if (state.etag === undefined) {
-      // Tagged by its body: only now can a matching If-None-Match be answered.
-      const unchanged = matches(request.headers['if-none-match'], etag);
-      count(unchanged ? 'not_modified' : 'miss');
-      if (unchanged) {
-        reply.code(304);
-        // null, not '': Fastify then sends no Content-Length, which a 304 must not carry as 0.
-        return null;
-      }
-      return payload;
-    }
-    cache?.set(state.key, body);
-    return payload;
-  }
+    reply.header('etag', state.etag).header('cache-control', cacheControl);
+    cache.set(state.key, payload);
+    done(null, payload);
+  });
 }
 
 export const resultCache = fp(resultCachePlugin, { name: 'result-cache', fastify: '5.x' });
