@@ -57,6 +57,11 @@ export interface SortColumn {
   text?: boolean;
   /** Nullable columns sort their nulls last in both directions (SQLite and PostgreSQL disagree by default). */
   nullable?: boolean;
+  /**
+   * Few records of a month share a value (a rank, a name): an index read against the key's direction (descending,
+   * its ties then by the key descending) is sorted again only within each value's few records, which is cheap.
+   */
+  fewTies?: boolean;
 }
 
 /**

@@ -49,8 +49,8 @@ import { asnLinksOfAsns, AsnLinkConnection } from './asnLink';
 
 export const ASN_SORT_COLUMNS: Record<string, SortColumn> = {
   asn: { column: 'asn' },
-  asnName: { column: 'asn_name', text: true },
-  rank: { column: 'rank', nullable: true },
+  asnName: { column: 'asn_name', text: true, fewTies: true },
+  rank: { column: 'rank', nullable: true, fewTies: true },
   source: { column: 'source', text: true, nullable: true },
   'cone.numberAsns': { column: 'cone_asns' },
   'cone.numberPrefixes': { column: 'cone_prefixes' },

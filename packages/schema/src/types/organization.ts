@@ -26,8 +26,8 @@ import { connectionNeeds, type ConnectionNeeds } from '../asnColumns';
 
 const ORGANIZATION_SORT_COLUMNS: Record<string, SortColumn> = {
   orgId: { column: 'org_id', text: true },
-  orgName: { column: 'org_name', text: true },
-  rank: { column: 'rank', nullable: true },
+  orgName: { column: 'org_name', text: true, fewTies: true },
+  rank: { column: 'rank', nullable: true, fewTies: true },
   'asnDegree.provider': { column: 'degree_provider' },
   'asnDegree.peer': { column: 'degree_peer' },
   'asnDegree.customer': { column: 'degree_customer' },
