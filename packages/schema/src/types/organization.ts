@@ -290,7 +290,8 @@ builder.queryFields((t) => ({
           (month, limit, offset) => pageIn([month], walk.monthKeys, false, limit, offset),
         );
       } else nodes = await pageIn(months, keys, historic, page.first, page.offset);
-      // Several months without a name filter (whose candidates depend on the months): the sum of the months' totals.
+      // Several months without a name filter: the sum of the months' totals; with one (its candidates are the months'
+      // together), the total over the months, kept whole (monthListScope names the months).
       const totalCount =
         months.length > 1 && args.name == null
           ? () => organizationTotals.sum(months)
