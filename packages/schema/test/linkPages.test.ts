@@ -124,13 +124,14 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
     expect(facts.pageBookmarks.count()).toBeGreaterThan(total / 5 / 2);
   });
 
-  it("pages every link of one month by -asn0, asn1 or -asn1 from the month's bookmarks, as the rows skipped order them", async () => {
+  it("pages every link of one month by -asn0, asn1, -asn1 or correctedBy from the month's bookmarks, as the rows skipped order them", async () => {
     const latest = store.dates.at(-1)!;
     const total = await linksIn(latest);
     const facts = createStoreFacts(store.handle, undefined, { step: 5, linkStep: 5, waitedHops: 1e9 });
     let compared = 0;
-    // By asn1 the keys come from the links' reversed rows, by asn0 descending from the canonical ones.
-    for (const sort of ['-asn0', 'asn1', '-asn1']) {
+    // By asn1 the keys come from the links' reversed rows, by asn0 descending from the canonical ones; by correctedBy
+    // the uncorrected links (here every link) from the month's bookmarks of those by the pair.
+    for (const sort of ['-asn0', 'asn1', '-asn1', 'correctedBy']) {
       const bookmarksBefore = facts.pageBookmarks.count();
       for (const offset of [5, 6, 137, Math.floor(total / 2), total - 5, total + 10]) {
         const query = `{ asnLinks(first: 40, offset: ${offset}, sort: "${sort}") {
@@ -149,7 +150,7 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
       const found = facts.pageBookmarks.count() - bookmarksBefore;
       expect([sort, found > total / 5 / 2]).toEqual([sort, true]);
     }
-    expect(compared).toBeGreaterThan(3 * 150);
+    expect(compared).toBeGreaterThan(4 * 150);
   });
 
   it('pages every link of several months the same month by month, in orders that start with the month', async () => {
