@@ -1,5 +1,6 @@
-// ETags of GraphQL answers with the result cache off (RESULT_CACHE_MB=0), on both stores: nothing keys answers, so
-// the tag is the digest of the answer's body, and a matching If-None-Match is answered 304 once the answer is made.
+// ETags of GraphQL answers with the result cache off (RESULT_CACHE_MB=0): made with the answer, and a matching
+// If-None-Match is answered 304 once the answer is made. Where the data version is known at once (SQLite) the tag
+// names it, as with the cache on; on PostgreSQL, where the version costs a round trip, it is the body's digest.
 import { contentHash, LARGE_ARRAY_ELEMENTS } from '@asrank/service-kit';
 import { buildGraphqlApp, loadConfig } from '../src';
 import {
@@ -19,7 +20,7 @@ if (pgUrl) stores.push(['PostgreSQL', () => postgresWithSample(pgUrl)]);
 const POINT_LOOKUP =
   'query PointLookup($asn: String!) { asn(asn: $asn) { asn asnName rank country { iso } organization { orgId orgName } } }';
 
-describe.each(stores)('ETags with the result cache off on %s', (_storeName, openStore) => {
+describe.each(stores)('ETags with the result cache off on %s', (storeName, openStore) => {
   let store: LoadedDatabase;
   let app: Awaited<ReturnType<typeof buildGraphqlApp>>;
   let asns: string[];
@@ -44,13 +45,14 @@ describe.each(stores)('ETags with the result cache off on %s', (_storeName, open
       payload: { query: POINT_LOOKUP, variables: { asn } },
     });
 
-  it('tags an answer with its body’s digest, and answers a matching If-None-Match 304 without a body', async () => {
+  it('tags an answer with the data version or its body’s digest, and answers a matching If-None-Match 304 without a body', async () => {
     const first = await lookUp(asns[0]!);
     expect(first.statusCode).toBe(200);
     expect(first.json().data.asn.asn).toBe(asns[0]);
     const etag = first.headers['etag'] as string;
     expect(first.headers['cache-control']).toBe('public, max-age=60');
-    expect(etag).toBe(`"${(await contentHash())(first.body)}"`);
+    if (storeName === 'SQLite') expect(etag).toMatch(/^"[^"-]+-[0-9a-f]{16}"$/);
+    else expect(etag).toBe(`"${(await contentHash())(first.body)}"`);
 
     const revalidated = await lookUp(asns[0]!, { 'if-none-match': etag });
     expect(revalidated.statusCode).toBe(304);
@@ -79,7 +81,8 @@ describe.each(stores)('ETags with the result cache off on %s', (_storeName, open
     expect(first.statusCode).toBe(200);
     expect(first.json().data.asnLinks.edges.length).toBeGreaterThanOrEqual(LARGE_ARRAY_ELEMENTS);
     const etag = first.headers['etag'] as string;
-    expect(etag).toBe(`"${(await contentHash())(first.rawPayload)}"`);
+    if (storeName === 'SQLite') expect(etag).toMatch(/^"[^"-]+-[0-9a-f]{16}"$/);
+    else expect(etag).toBe(`"${(await contentHash())(first.rawPayload)}"`);
     const revalidated = await app.inject({ ...request, headers: { 'if-none-match': etag } });
     expect(revalidated.statusCode).toBe(304);
     expect(revalidated.rawPayload.length).toBe(0);

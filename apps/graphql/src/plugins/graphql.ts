@@ -35,12 +35,20 @@ function requestedOperationName(body: unknown, query: unknown, operationId: unkn
   return undefined;
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The data version the answer is made at, when it was known at once (SQLite): an ETag names it. */
+    answeredVersion?: string;
+  }
+}
+
 export async function graphqlPlugin(
   app: FastifyInstance,
   { schema, handle, readDataVersion, config, observeStatement }: GraphqlPluginOptions,
 ): Promise<void> {
   // Loaded months are re-read only when the data version moves, not on every request.
   const facts = createStoreFacts(handle, readDataVersion);
+  app.decorateRequest('answeredVersion', undefined);
   // Bookmarks found in the background stop before the database closes (this plugin's hooks run before the app's).
   app.addHook('onClose', async () => {
     await facts.pageBookmarks.stop();
@@ -51,13 +59,13 @@ export async function graphqlPlugin(
     // Our own offline page is served by the graphiql plugin; Mercurius' page loads its scripts from a CDN.
     graphiql: false,
     // The version the result cache answered at; else, on SQLite, this turn's (known at once), so a request the cache
-    // does not key (a batch of operations from the REST service) is answered without waiting where it can too.
-    context: (request) =>
-      createContext(handle, {
-        facts,
-        dataVersion: request.resultCache?.version ?? readDataVersion.now(),
-        observeStatement,
-      }),
+    // does not key (a batch of operations from the REST service) is answered without waiting where it can too. With
+    // the cache off, the answer's ETag names it (result-cache.ts).
+    context: (request) => {
+      const dataVersion = request.resultCache?.version ?? readDataVersion.now();
+      request.answeredVersion = dataVersion;
+      return createContext(handle, { facts, dataVersion, observeStatement });
+    },
     jit: config.jitAfter,
     // Mercurius hands these to graphql-jit (its documented `compilerOptions`, not in its types).
     ...{ compilerOptions: { customSerializers: leafSerializers } },

@@ -4,11 +4,13 @@
 // - a successful answer carries an `ETag` and `Cache-Control: public, max-age=N`;
 // - with the result cache on, the tag is a hash of that key, and a request whose If-None-Match matches gets 304
 //   before any resolver runs;
-// - with the result cache off (RESULT_CACHE_MB=0) nothing keys answers, so nothing is done before the request
-//   runs: the tag is a digest of the answer's body, as the REST service's, and a matching If-None-Match gets 304
-//   once the answer is made. Building and hashing each request's key only to name its answer cost the point lookup
-//   ~2-3 µs of the service's ~45 µs on SQLite (docs/performance.md, fifty-seventh round); on PostgreSQL reading the
-//   version first cost ~17 µs of CPU between the service and the server (thirty-eighth round);
+// - with the result cache off (RESULT_CACHE_MB=0) nothing keys answers, so nothing runs before the request (a hook
+//   that looked for a match first cost the point lookup ~1-3 µs of ~45 on SQLite, docs/performance.md,
+//   fifty-seventh round): the tag is made with the answer, and a matching If-None-Match gets 304 once the answer is
+//   made. Where the data version was known at once (SQLite) the tag is the same hash of the key under the version
+//   the answer was made at; else (PostgreSQL, where reading the version first cost ~17 µs of CPU between the service
+//   and the server, thirty-eighth round) a digest of the answer's body, as the REST service's. The key is the
+//   cheaper to hash: a few hundred characters, where a list's answer holds tens of KB;
 // - successful answers are kept in an LRU bounded in bytes (lru-cache), keyed the same way, so a repeated
 //   query is answered without touching the data; after a load the version differs, so no old entry can be
 //   served again (they age out of the LRU).
@@ -97,9 +99,13 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
         done(null, payload);
         return;
       }
-      const etag = `"${hash(payload)}"`;
+      const version = request.answeredVersion;
+      const partialKey = version === undefined ? undefined : requestKey(request);
+      const etag =
+        partialKey === undefined
+          ? `"${hash(payload)}"`
+          : `"${version}-${hash(`${version}\u0000${partialKey}`)}"`;
       reply.header('etag', etag).header('cache-control', cacheControl);
-      // Tagged by its body: only now can a matching If-None-Match be answered.
       const unchanged = matches(request.headers['if-none-match'], etag);
       count(unchanged ? 'not_modified' : 'miss');
       if (unchanged) {
