@@ -5,11 +5,12 @@
 //   (date, column, key) index alone, then only the page's rows. An OFFSET over full rows reads every skipped row:
 //   30-40 ms at offset 40,000 of the real month on SQLite and 85 ms on PostgreSQL, 2-10 ms this way. When that
 //   index carries every column the page shows (`indexCarries`), the rows are read from it directly, none by key.
-// - A client sort over several months, unfiltered: the same, its keys from one arm per month when the page is shallow
-//   and a month's index serves the order (monthArms.ts).
-// - Anything else (a key list, a name or seen filter with a sort, several months in the default order, or deep in an
-//   order no bookmarks serve): one ORDER BY ... OFFSET.
-// A page at least one bookmark step deep into one month's unfiltered list, in the default order or one non-null sort
+// - A client sort over several months: the same, its keys from one arm per month when the page is shallow and a
+//   month's index serves the order (monthArms.ts).
+// - Anything else (a key list or a name filter with a sort, several months in the default order, or deep in an order
+//   no bookmarks serve): one ORDER BY ... OFFSET.
+// A `seen` filter is named in the bookmarks' scopes and the kept totals (NamedListFilter), so it takes the forms above.
+// A page at least one bookmark step deep into one month's list, in the default order or one non-null sort
 // column, starts from the nearest bookmark instead of skipping every key before it (pageBookmarks.ts); a deep page
 // over several months in one such column, or by the key, from every month's bookmarks merged (monthsBookmarks.ts).
 import {
@@ -65,11 +66,14 @@ export interface ListPageSpec<TB extends ListTable, Row> {
   order: { defaults: readonly SortKey[]; unique: readonly SortKey[] };
   /** One month and no filter on the keys: the default order may be read as rank ranges. */
   singleMonth: boolean;
-  /** A key list, name or seen filter: a client sort is then read with one ORDER BY. */
+  /** A key list or a name filter: a client sort is then read with one ORDER BY. */
   filtered: boolean;
   /** The key list alone (`asns: [...]`): the rows are a few key lookups. */
   keyList: boolean;
-  /** One month and no filter: deep pages may start from bookmarks; `scope` names the data version and month. */
+  /**
+   * One month and no filter but a named one (monthBookmarks): deep pages may start from bookmarks; `scope` names the
+   * data version, the month and the filter.
+   */
   bookmarks: { cache: PageBookmarks; scope: () => Promise<string> } | null;
   /**
    * One month and no filter: a page of a sorted list (its keys, then its rows) runs SQL compiled once per shape,
@@ -92,7 +96,7 @@ export interface ListPageSpec<TB extends ListTable, Row> {
    */
   rankedTotal?: (ranked: ListQuery<TB>) => Promise<number>;
   /**
-   * Several months and no filter: the list's records of one month. A shallow page in a client sort that does not
+   * Several months and no filter but a named one (monthsOfList): the list's records of one month. A shallow page in a client sort that does not
    * start with the month then reads its keys as one arm per month, each from its month's (date, column, key) index
    * (monthArms.ts): one statement sorted every record of the months (12 generated months, the first 40 ASNs by
    * customers: ~200 ms on SQLite). Absent: one statement.
@@ -101,10 +105,11 @@ export interface ListPageSpec<TB extends ListTable, Row> {
     months: readonly string[];
     of: (month: string) => ListQuery<TB>;
     /**
-     * A deep page in one non-null sort column starts from each month's bookmarks (monthsBookmarks.ts); `version`
-     * names the data they are read from.
+     * A deep page in one non-null sort column starts from each month's bookmarks (monthsBookmarks.ts); `scope` names
+     * the data they are read from (the data version, the month and the list's filter), as a page of the month alone
+     * names it (`bookmarks`).
      */
-    bookmarks: { cache: PageBookmarks; version: () => Promise<string> };
+    bookmarks: { cache: PageBookmarks; scope: (month: string) => Promise<string> };
     /**
      * The records of the months with a value in `column`, from each month's total kept per data version
      * (listTotals.ts): a page by a nullable column past its valued records counted them over the months every time
@@ -202,40 +207,55 @@ function nullableOverMonths<TB extends ListTable, Row>(spec: ListPageSpec<TB, Ro
 }
 
 /**
- * The `bookmarks` of a list over `months`: one month with no filter, scoped by the request's data version (read only
- * when a page is deep enough to use them).
+ * The filters of a list that its bookmarks, arms and kept totals can name: values of the month's records themselves
+ * (`seen`), each by its name ({} for none); null when the list has another (a key list, a name), whose records those
+ * cannot name.
+ */
+export type NamedListFilter = Readonly<Record<string, boolean>> | null;
+
+/** A month's bookmarks' scope within its data version: the month, and the filter's values if any. */
+function monthScope(month: string, filter: NonNullable<NamedListFilter>): string {
+  return [month, ...Object.entries(filter).map(([name, value]) => `${name}=${value}`)].join('\u0000');
+}
+
+/**
+ * The `bookmarks` of a list over `months`: one month with no filter but a named one, scoped by the request's data
+ * version (read only when a page is deep enough to use them).
  */
 export function monthBookmarks(
   context: Pick<AsrankContext, 'pageBookmarks' | 'dataVersion'>,
   months: readonly string[],
-  filtered: boolean,
+  filter: NamedListFilter,
 ): ListPageSpec<ListTable, unknown>['bookmarks'] {
   const [month] = months;
-  if (months.length !== 1 || filtered || month === undefined) return null;
+  if (months.length !== 1 || filter === null || month === undefined) return null;
   return {
     cache: context.pageBookmarks,
-    scope: async () => `${await context.dataVersion()}\u0000${month}`,
+    scope: async () => `${await context.dataVersion()}\u0000${monthScope(month, filter)}`,
   };
 }
 
 /**
- * The `monthQuery` of a list over `months`: several months and no filter, `of` giving one month's records, its
- * bookmarks scoped by the request's data version; else undefined.
+ * The `monthQuery` of a list over `months`: several months and no filter but a named one, `of` giving one month's
+ * records (filtered), its bookmarks scoped by the request's data version; else undefined.
  */
 export function monthsOfList<TB extends ListTable>(
   context: Pick<AsrankContext, 'pageBookmarks' | 'dataVersion' | 'listTotals' | 'dialect'>,
   table: TB,
   months: readonly string[],
-  filtered: boolean,
+  filter: NamedListFilter,
   of: (month: string) => ListQuery<TB>,
 ): ListPageSpec<TB, unknown>['monthQuery'] {
-  if (months.length < 2 || filtered) return undefined;
+  if (months.length < 2 || filter === null) return undefined;
   return {
     months,
     of,
-    bookmarks: { cache: context.pageBookmarks, version: () => context.dataVersion() },
+    bookmarks: {
+      cache: context.pageBookmarks,
+      scope: async (month) => `${await context.dataVersion()}\u0000${monthScope(month, filter)}`,
+    },
     valuedTotal: (column) =>
-      monthTotals(context, table, { [column]: 'valued' }, (month) =>
+      monthTotals(context, table, { ...filter, [column]: 'valued' }, (month) =>
         of(month).where(sql.ref(column), 'is not', null),
       ).sum(months),
   };
@@ -440,8 +460,8 @@ async function monthsBookmarkKeyPage<TB extends ListTable, Row>(
   const seekable = monthsSeekable ?? seekableOverMonths(spec);
   if (!seekable?.term) return null;
   const term = seekable.term;
-  const version = await bookmarks.version();
-  const ranges = months.map((month) => ({
+  const scopes = await Promise.all(months.map((month) => bookmarks.scope(month)));
+  const ranges = months.map((month, index) => ({
     month,
     range: {
       db: spec.db,
@@ -452,7 +472,7 @@ async function monthsBookmarkKeyPage<TB extends ListTable, Row>(
       bookmarks: bookmarks.cache,
       step: bookmarks.cache.step,
       // The scope a page of the month alone names (rowsOfKeyPage): the two share the month's bookmarks.
-      scope: `${version}\u0000${month}\u0000${spec.table}\u0000${seekable.name}`,
+      scope: `${scopes[index]}\u0000${spec.table}\u0000${seekable.name}`,
     },
   }));
   const start = await monthsBookmarkStart(spec.db, ranges, offset, limit);

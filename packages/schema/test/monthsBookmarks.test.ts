@@ -60,12 +60,14 @@ describe.each(STORE_KINDS)('deep pages of ASNs and organizations from bookmarks,
     months: readonly string[],
     first: number,
     offset: number,
+    seen?: boolean,
   ) => {
     const range = months.length > 1 ? `, dateStart: "${months[0]}", dateEnd: "${months.at(-1)}"` : '';
     const sorted = sort === null ? '' : `, sort: "${sort}"`;
+    const filter = seen === undefined ? '' : `, seen: ${seen}`;
     const result = await graphql({
       schema,
-      source: `{ ${list}(first: ${first}, offset: ${offset}${sorted}${range}) {
+      source: `{ ${list}(first: ${first}, offset: ${offset}${sorted}${range}${filter}) {
         edges { node { ${LISTS[list].selection} } } } }`,
       contextValue: createContext(store.handle, { facts }),
     });
@@ -112,15 +114,16 @@ describe.each(STORE_KINDS)('deep pages of ASNs and organizations from bookmarks,
   };
 
   /** The records of `list` over `months`, and every deep page of its sorts compared (compareDeepPages). */
-  const compareListPages = async (list: keyof typeof LISTS, months: readonly string[]) => {
-    const [{ total }] = (await store.handle.db
+  const compareListPages = async (list: keyof typeof LISTS, months: readonly string[], seen?: boolean) => {
+    let counted = store.handle.db
       .selectFrom(LISTS[list].table)
       .select((eb) => eb.fn.countAll<number>().as('total'))
-      .where('date', 'in', months)
-      .execute()) as [{ total: number | string }];
+      .where('date', 'in', months);
+    if (seen !== undefined) counted = counted.where('seen', '=', seen ? 1 : 0);
+    const [{ total }] = (await counted.execute()) as [{ total: number | string }];
     const records = Number(total);
     const read = (facts: StoreFacts, sort: string | null, first: number, offset: number) =>
-      page(facts, list, sort, months, first, offset);
+      page(facts, list, sort, months, first, offset, seen);
     return { records, bookmarks: await compareDeepPages(read, LISTS[list].sorts, records, months.length) };
   };
 
@@ -134,6 +137,20 @@ describe.each(STORE_KINDS)('deep pages of ASNs and organizations from bookmarks,
       // the month).
       const served = list === 'asns' ? LISTS.asns.sorts.length - 2 : LISTS.organizations.sorts.length - 3;
       expect(bookmarks).toBeGreaterThan(served * (Math.floor(records / STEP) - 2 * store.dates.length));
+    },
+  );
+
+  it.each(['asns', 'organizations'] as const)(
+    'answers every deep page of seen %s, over several months and in one month, as one statement does',
+    async (list) => {
+      for (const months of [store.dates, [store.dates.at(-1)!]]) {
+        const { records, bookmarks } = await compareListPages(list, months, true);
+        // From bookmarks of the seen records' own (before, none: a `seen` filter kept every page on one statement).
+        expect([months.length, bookmarks > 3 * (Math.floor(records / STEP) - 2 * months.length)]).toEqual([
+          months.length,
+          true,
+        ]);
+      }
     },
   );
 

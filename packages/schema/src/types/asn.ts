@@ -19,7 +19,7 @@ import {
   sortKeysNamed,
   type SortColumn,
 } from '../sql';
-import { listPage, monthBookmarks, monthsOfList } from '../listPage';
+import { listPage, monthBookmarks, monthsOfList, type NamedListFilter } from '../listPage';
 import { monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { compiledLimit } from '../compiledLookups';
 import { nestedPage } from '../nestedPages';
@@ -385,6 +385,9 @@ builder.queryFields((t) => ({
       };
       const order = historic ? ASN_HISTORIC_ORDER : ASN_ORDER;
       const filtered = asnFilter !== null || args.name != null || args.seen != null;
+      // The filters that bookmarks, month arms and kept totals name (`seen`); a key list or a name they cannot.
+      const namedFilter: NamedListFilter =
+        asnFilter !== null || args.name != null ? null : args.seen == null ? {} : { seen: args.seen };
       const totalScope =
         asnFilter === null
           ? monthListScope('asns', months, { seen: args.seen, name: args.name?.toLowerCase() })
@@ -451,12 +454,10 @@ builder.queryFields((t) => ({
           columns: ASN_SORT_COLUMNS,
           order: historicOrder ? ASN_HISTORIC_ORDER : ASN_ORDER,
           singleMonth: pageMonths.length === 1,
-          filtered,
+          filtered: namedFilter === null,
           keyList: asnFilter !== null,
-          bookmarks: monthBookmarks(context, pageMonths, filtered),
-          monthQuery: monthsOfList(context, 'asns', pageMonths, filtered, (month) =>
-            recordsQuery(dateIn(context.dialect, 'date', [month])),
-          ),
+          bookmarks: monthBookmarks(context, pageMonths, namedFilter),
+          monthQuery: monthsOfList(context, 'asns', pageMonths, namedFilter, (month) => monthRecords(month)),
           compiled:
             pageMonths.length === 1 && !filtered && columns
               ? {

@@ -312,7 +312,7 @@ async function bookmarkedLinkKeys(
   seek: LinkSeek,
   page: { limit: number; offset: number },
 ) {
-  const bookmarks = monthBookmarks(context, months, false);
+  const bookmarks = monthBookmarks(context, months, {});
   if (!bookmarks || page.offset < bookmarks.cache.linkStep) return null;
   const scope = `${await bookmarks.scope()}\u0000asn_links\u0000${seek.name}`;
   // One probe of the (date, canonical, rank) index, until the order holds bookmarks: they exist only once a probe of

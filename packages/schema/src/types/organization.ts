@@ -13,7 +13,7 @@ import {
   orderByList,
   type SortColumn,
 } from '../sql';
-import { listPage, monthBookmarks, monthsOfList } from '../listPage';
+import { listPage, monthBookmarks, monthsOfList, type NamedListFilter } from '../listPage';
 import { monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { nestedPage } from '../nestedPages';
 import { nameConditions } from '../nameSearch';
@@ -212,6 +212,9 @@ builder.queryFields((t) => ({
       const monthQuery = (inMonths = dateIn(context.dialect, 'date', months)) =>
         context.db.selectFrom('organizations').where(inMonths);
       const filtered = args.name != null || args.seen != null;
+      // The filters that bookmarks, month arms and kept totals name (`seen`); a name they cannot.
+      const namedFilter: NamedListFilter =
+        args.name != null ? null : args.seen == null ? {} : { seen: args.seen };
       const seenAsAsked = (records: ReturnType<typeof monthQuery>) =>
         args.seen == null ? records : records.where('seen', '=', args.seen ? 1 : 0);
       /** The list over `pageMonths`, filtered as asked. */
@@ -253,11 +256,11 @@ builder.queryFields((t) => ({
           columns: ORGANIZATION_SORT_COLUMNS,
           order: historicOrder ? ORGANIZATION_HISTORIC_ORDER : ORGANIZATION_ORDER,
           singleMonth: pageMonths.length === 1,
-          filtered,
+          filtered: namedFilter === null,
           keyList: false,
-          bookmarks: monthBookmarks(context, pageMonths, filtered),
-          monthQuery: monthsOfList(context, 'organizations', pageMonths, filtered, (month) =>
-            monthQuery(dateIn(context.dialect, 'date', [month])),
+          bookmarks: monthBookmarks(context, pageMonths, namedFilter),
+          monthQuery: monthsOfList(context, 'organizations', pageMonths, namedFilter, (month) =>
+            seenAsAsked(monthQuery(dateIn(context.dialect, 'date', [month]))),
           ),
           // One month's unfiltered page: SQL compiled once per order and form, as an ASN page (listPage.ts).
           compiled:
