@@ -88,6 +88,19 @@ describe.each(stores)('ETags with the result cache off on %s', (storeName, openS
     expect(revalidated.rawPayload.length).toBe(0);
   });
 
+  it('tags no batch of operations (the REST service tags its own answers)', async () => {
+    const batch = await app.inject({
+      method: 'POST',
+      url: '/graphql',
+      payload: asns.map((asn) => ({ query: POINT_LOOKUP, variables: { asn } })),
+    });
+    expect(batch.statusCode).toBe(200);
+    expect(batch.json().map((answer: { data: { asn: { asn: string } } }) => answer.data.asn.asn)).toEqual(
+      asns,
+    );
+    expect(batch.headers['etag']).toBeUndefined();
+  });
+
   it('tags no answer that carries errors', async () => {
     const failing = await lookUp('AS-not-a-number');
     expect(failing.json().errors?.[0]?.message).toMatch(/asn/);

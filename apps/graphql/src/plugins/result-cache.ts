@@ -93,6 +93,14 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
   if (options.maxBytes <= 0) {
     // Callback style (this hook never waits): an async hook costs a promise and a microtask per answer.
     app.addHook('onSend', (request, reply, payload, done) => {
+      // What the cache would not key (a batch of operations from the REST service, which tags its own answers) is
+      // not tagged either.
+      const partialKey =
+        request.method === 'GET' || request.method === 'POST' ? requestKey(request) : undefined;
+      if (partialKey === undefined) {
+        done(null, payload);
+        return;
+      }
       if (!isClean(request, reply, payload)) {
         count('miss');
         reply.header('cache-control', 'no-store');
@@ -100,9 +108,8 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
         return;
       }
       const version = request.answeredVersion;
-      const partialKey = version === undefined ? undefined : requestKey(request);
       const etag =
-        partialKey === undefined
+        version === undefined
           ? `"${hash(payload)}"`
           : `"${version}-${hash(`${version}\u0000${partialKey}`)}"`;
       reply.header('etag', etag).header('cache-control', cacheControl);
