@@ -96,10 +96,10 @@ export interface ListPageSpec<TB extends ListTable, Row> {
    */
   rankedTotal?: (ranked: ListQuery<TB>) => Promise<number>;
   /**
-   * Several months and no filter but a named one (monthsOfList): the list's records of one month. A shallow page in a client sort that does not
-   * start with the month then reads its keys as one arm per month, each from its month's (date, column, key) index
-   * (monthArms.ts): one statement sorted every record of the months (12 generated months, the first 40 ASNs by
-   * customers: ~200 ms on SQLite). Absent: one statement.
+   * Several months and no filter but a named one (monthsOfList): the list's records of one month. A shallow page in
+   * a client sort that does not start with the month then reads its keys as one arm per month, each from its month's
+   * (date, column, key) index (monthArms.ts): one statement sorted every record of the months (12 generated months,
+   * the first 40 ASNs by customers: ~200 ms on SQLite). Absent: one statement.
    */
   monthQuery?: {
     months: readonly string[];
