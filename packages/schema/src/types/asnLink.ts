@@ -280,18 +280,16 @@ const BY_PATHS_DESCENDING: LinkSeek = {
 };
 /** The links without a path count, by the pair. */
 const BY_PAIR: LinkSeek = { term: null, name: 'pair' };
-/** Every link, by the pair (`asn0`). */
-const BY_EVERY_PAIR: LinkSeek = { term: null, name: 'pair, every link' };
 
-/** True when the client's sort is the pair's own order: `asn0`, or `asn0,asn1`. */
-function isPairOrder(keys: readonly SortKey[]): boolean {
+/**
+ * `asn0` then `asn1` ascending as `asn0` alone, which is the same order within one month (asn1 breaks asn0's ties
+ * ascending either way) and one the months' bookmarks serve (linkMonthsSeek); other keys as they are.
+ */
+function withinOneMonth(keys: readonly SortKey[]): readonly SortKey[] {
   const [first, second, ...rest] = keys;
-  return (
-    first?.key === 'asn0' &&
-    first.direction === 'asc' &&
-    (second === undefined || (second.key === 'asn1' && second.direction === 'asc')) &&
-    rest.length === 0
-  );
+  return first?.key === 'asn0' && second?.key === 'asn1' && second.direction === 'asc' && rest.length === 0
+    ? [first]
+    : keys;
 }
 /** The links without a value of a nullable column, by the pair (nullableColumnAlone's second part, a month at a time). */
 const BY_PAIR_WITHOUT: Record<'number_paths' | 'corrected_by', LinkSeek> = {
@@ -717,15 +715,20 @@ builder.queryFields((t) => ({
           );
           return mergedArms(context.db, arms, LINK_KEY_COLUMNS, order, limit, offset);
         };
-        // A deep page of every link over several months from each month's bookmarks merged, in an order they serve
-        // (linkMonthsSeek); null otherwise.
+        // A deep page of every link over several months (or of one month) from each month's bookmarks merged, in an
+        // order they serve (linkMonthsSeek); null otherwise.
         const monthsBookmarkKeys = async (
           monthRange: (month: string) => typeof query,
           limit: number,
           offset: number,
           otherEnd: OtherEndOrder | null,
         ) => {
-          const seek = linkMonthsSeek(otherEnd?.keys ?? keys, context.dialect, withCountedPaths);
+          const seekKeys = otherEnd?.keys ?? keys;
+          const seek = linkMonthsSeek(
+            pageMonths.length === 1 ? withinOneMonth(seekKeys) : seekKeys,
+            context.dialect,
+            withCountedPaths,
+          );
           const step = context.pageBookmarks.linkStep;
           if (!seek || offset < step * pageMonths.length) return null;
           const version = await context.dataVersion();
@@ -826,9 +829,9 @@ builder.queryFields((t) => ({
                 ? await bookmarkedLinkKeys(context, range, pageMonths, seek, { limit, offset })
                 : null) ??
               (monthRange ? await monthArmKeys(monthRange, limit, offset, otherEnd) : null) ??
-              // One month's too, where no bookmarks of its own serve the order (`-asn0`, and `asn1` either way from
-              // the reversed rows): PostgreSQL's OFFSET at 408,096 of a generated month took 225-265 ms. Not with
-              // `within`, whose part of the links the bookmarks' scope does not name.
+              // One month's too, where no bookmarks of its own serve the order (the pair either way, and `asn1` either
+              // way from the reversed rows): PostgreSQL's OFFSET at 408,096 of a generated month took 225-265 ms. Not
+              // with `within`, whose part of the links the bookmarks' scope does not name.
               (monthRange && asn === null && asnList === null && (pageMonths.length > 1 || within === null)
                 ? await monthsBookmarkKeys(monthRange, limit, offset, otherEnd)
                 : null) ??
@@ -926,14 +929,11 @@ builder.queryFields((t) => ({
               table: 'asn_links',
             }),
           };
-          // Every link of one month by the pair: from the month's bookmarks by the pair, where the OFFSET walked the
-          // index (PostgreSQL, a generated month at offset 408,096: 233 ms a page).
-          const pairSeek = allLinks && withinSeek === null && isPairOrder(keys) ? BY_EVERY_PAIR : withinSeek;
           return readRange(
             otherEnd ? linksOf(pageMonths, true) : query,
             limit,
             offset,
-            otherEnd ? null : pairSeek,
+            otherEnd ? null : withinSeek,
             (month) => linksOf([month], otherEnd !== null),
             otherEnd,
           );
