@@ -3,9 +3,8 @@
 // request: one primary-key lookup (microseconds on SQLite, a round trip on PostgreSQL), shared by the requests of one
 // event-loop turn. With the result cache off nothing needs it first: the ETag is made with the answer (on
 // PostgreSQL the body's digest), and on PostgreSQL a point lookup reads the version with its record (result-cache.ts,
-// @asrank/schema LATEST_MONTH). Reading it at
-// most once a second would be cheaper still but could serve an answer from before a load for up to that second; the
-// issue asks that a cached answer is never served after the data changed.
+// @asrank/schema LATEST_MONTH). Reading it at most once a second would be cheaper still but could serve an answer from
+// before a load for up to that second; the issue asks that a cached answer is never served after the data changed.
 import type { DatabaseHandle } from '@asrank/db';
 import { turnSnapshot } from './turn-snapshot';
 
