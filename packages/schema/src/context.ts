@@ -29,6 +29,7 @@ import {
 } from './compiledLookups';
 import { bookmarkStepFor, PageBookmarks, waitedHopsFor, type PageBookmarksOptions } from './pageBookmarks';
 import { ListTotals } from './listTotals';
+import { ShortNameCandidates } from './nameSearch';
 import type { AsnColumn, OrganizationColumn } from './asnColumns';
 import { organizationColumnsAlongside, withJoinedOrganizations } from './joinedOrganization';
 import { perHandle } from './perHandle';
@@ -83,6 +84,8 @@ export interface AsrankContext {
   pageBookmarks: PageBookmarks;
   /** Totals of whole months' lists, shared by the process's contexts (see listTotals.ts). */
   listTotals: ListTotals;
+  /** Candidates of name searches too short for trigrams, shared by the process's contexts (see nameSearch.ts). */
+  shortNameCandidates: ShortNameCandidates;
   /** Loaders of nested connection pages, created on first use (see nestedPages.ts). */
   pageLoaders: Map<string, DataLoader<unknown, unknown, string>>;
   /**
@@ -264,6 +267,8 @@ export interface StoreFacts {
   pageBookmarks: PageBookmarks;
   /** Totals of whole months' lists, filed by data version. */
   listTotals: ListTotals;
+  /** Candidates of short name searches, filed by data version. */
+  shortNameCandidates: ShortNameCandidates;
   /**
    * Every country by ISO code as of `version` (or newer). The table is ~250 rows that only a load changes, and an
    * ASN's `country` is in every REST answer: a loader batch per request cost a statement (~26 µs), its build and a
@@ -339,6 +344,7 @@ export function createStoreFacts(
       ...bookmarkOptions,
     }),
     listTotals: new ListTotals(),
+    shortNameCandidates: new ShortNameCandidates(),
     dataVersion: readDataVersion ?? (() => readStoreDataVersion(db)),
     availableDates: (version) => dates.get(version),
     countries: (version) => countries.get(version),
@@ -565,6 +571,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     },
     pageBookmarks: shared.pageBookmarks,
     listTotals: shared.listTotals,
+    shortNameCandidates: shared.shortNameCandidates,
     loaders: {
       asn: asnRowsLoader(null, undefined),
       organization: organizationRowsLoader(null),

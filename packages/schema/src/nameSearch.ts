@@ -3,7 +3,8 @@
 // (packages/db/src/name-search.ts) first names the few records that can match, so the list reads those rows instead
 // of testing every row of the month (~10-15 ms per statement on the real month, and a page with its count runs two to
 // four). PostgreSQL's planner finds its own trigram index for the LIKE. A needle too short for trigrams names its
-// candidates from one pass over the months' rows (on PostgreSQL over several months).
+// candidates from one pass over the months' rows (on PostgreSQL over several months), kept per data version.
+import { LRUCache } from 'lru-cache';
 import { sql, type RawBuilder } from 'kysely';
 import {
   containsPattern,
@@ -14,7 +15,7 @@ import {
   type NameSearchTable,
 } from '@asrank/db';
 import type { AsrankContext } from './context';
-import { boundLimit, boundList, dateIn, inBoundList } from './sql';
+import { boundLimit, boundList, dataVersionColumn, dateIn, inBoundList } from './sql';
 
 export const nameSearchTuning = {
   /**
@@ -40,20 +41,20 @@ function literalPhrase(needle: string): string {
  * PostgreSQL otherwise (its planner takes its trigram index itself), or more candidates than `maxIndexedMatches`.
  */
 export async function indexedNameMatches(
-  context: Pick<AsrankContext, 'db' | 'dialect'>,
+  context: NameSearchContext,
   table: NameSearchTable,
   needle: string,
   months: readonly string[],
-): Promise<(number | string)[] | null> {
+): Promise<readonly (number | string)[] | null> {
   if (months.length === 0) return null;
   if (context.dialect !== 'sqlite') {
     // One month's walk in the list's order with the filter reads about what the pass would (100-110 ms for `zz` in a
     // generated month, against 160 ms for the pass and the page after it); twelve months' walk reads ten times that.
     return [...needle].length < TRIGRAM && months.length > 1
-      ? scannedNameMatches(context, table, needle, months)
+      ? shortNeedleMatches(context, table, needle, months)
       : null;
   }
-  if ([...needle].length < TRIGRAM) return scannedNameMatches(context, table, needle, months);
+  if ([...needle].length < TRIGRAM) return shortNeedleMatches(context, table, needle, months);
   const indexes = months.map((date) => nameSearchIndex(table, date));
   // Every loaded month has its index (ingest and migration 006 write them), but a missing one must never hide a
   // month's records: without all of them the list tests every row.
@@ -77,13 +78,35 @@ async function boundedKeys(
   context: Pick<AsrankContext, 'db'>,
   candidates: RawBuilder<unknown>,
 ): Promise<(number | string)[] | null> {
-  const bound = nameSearchTuning.maxIndexedMatches;
-  // boundLimit casts to a 32-bit integer, which an unbounded tuning (tests) overflows on PostgreSQL.
-  const limit = Math.min(bound + 1, 2 ** 31 - 1);
   const { rows } = await sql<{
     key: number | string;
-  }>`select key from (${candidates}) as candidates ${boundLimit(limit)}`.execute(context.db);
-  return rows.length > bound ? null : rows.map((row) => row.key);
+  }>`select key from (${candidates}) as candidates ${candidatesLimit()}`.execute(context.db);
+  return rows.length > nameSearchTuning.maxIndexedMatches ? null : rows.map((row) => row.key);
+}
+
+/** One row past `maxIndexedMatches`, to tell a bounded answer from one past the bound. */
+function candidatesLimit(): RawBuilder<unknown> {
+  // boundLimit casts to a 32-bit integer, which an unbounded tuning (tests) overflows on PostgreSQL.
+  return boundLimit(Math.min(nameSearchTuning.maxIndexedMatches + 1, 2 ** 31 - 1));
+}
+
+/**
+ * What a name search needs of the request's context: the store, and (from a request's context) the process's kept
+ * candidates of short needles with the request's data version to look them up under.
+ */
+export type NameSearchContext = Pick<AsrankContext, 'db' | 'dialect'> &
+  Partial<Pick<AsrankContext, 'dataVersion' | 'shortNameCandidates'>>;
+
+/** The candidates of a needle too short for trigrams: kept for the request's data version, else one pass. */
+async function shortNeedleMatches(
+  context: NameSearchContext,
+  table: NameSearchTable,
+  needle: string,
+  months: readonly string[],
+): Promise<readonly (number | string)[] | null> {
+  if (context.shortNameCandidates && context.dataVersion)
+    return context.shortNameCandidates.keys(context, await context.dataVersion(), table, needle, months);
+  return (await scannedNameMatches(context, table, needle, months)).keys;
 }
 
 /**
@@ -93,18 +116,63 @@ async function boundedKeys(
  * (`zz`) made the list walk its order's index and fetch each row's search text: 0.2-1.7 s for one generated month
  * and 9 s for twelve, against 6-10 ms and ~115 ms for this pass (the file in the OS cache). PostgreSQL's planner did
  * the same over twelve months (1.3-2 s, the rank index walked through a million rows for the ten it expected).
+ * `version`: the data version the pass read, from the same statement (one snapshot), so its answer is kept under the
+ * version it belongs to even when a load commits meanwhile; null in a store that has none.
  */
 async function scannedNameMatches(
   context: Pick<AsrankContext, 'db' | 'dialect'>,
   table: NameSearchTable,
   needle: string,
   months: readonly string[],
-): Promise<(number | string)[] | null> {
-  return boundedKeys(
-    context,
-    sql`select ${sql.ref(NAME_SEARCH_KEYS[table])} as key from ${sql.table(table)}
-      where ${dateIn(context.dialect, 'date', months)} and ${likeEscaped('search_text', containsPattern(needle))}`,
-  );
+): Promise<{ keys: (number | string)[] | null; version: string | null }> {
+  // The version's one row joined to the matches, so a needle that matches nothing still reads the version.
+  const { rows } = await sql<{ key: number | string | null; data_version: string | null }>`select
+      version.data_version, candidates.key
+    from (select ${dataVersionColumn()}) as version
+    left join (
+      select ${sql.ref(NAME_SEARCH_KEYS[table])} as key from ${sql.table(table)}
+      where ${dateIn(context.dialect, 'date', months)} and ${likeEscaped('search_text', containsPattern(needle))}
+      ${candidatesLimit()}
+    ) as candidates on 1 = 1`.execute(context.db);
+  const keys = rows.flatMap((row) => (row.key === null ? [] : [row.key]));
+  return {
+    keys: keys.length > nameSearchTuning.maxIndexedMatches ? null : keys,
+    version: rows[0]?.data_version ?? null,
+  };
+}
+
+/** Short needles' candidates kept: a few hundred searches, and at most this many keys over all of them. */
+const MAX_KEPT_SEARCHES = 256;
+const MAX_KEPT_KEYS = 1 << 18;
+
+/**
+ * The candidates of needles too short for trigrams, kept per process by data version and the search's table, months
+ * and needle. Their pass reads every row of the months (twelve generated months: 110-150 ms a request for `zz`, which
+ * names no record, and as long for `a`, which names too many to be used), and a client paging through a search asks
+ * the same again with every page. A load changes the data version, so a kept answer is never read for other data.
+ */
+export class ShortNameCandidates {
+  private readonly kept = new LRUCache<string, { keys: readonly (number | string)[] | null }>({
+    max: MAX_KEPT_SEARCHES,
+    maxSize: MAX_KEPT_KEYS,
+    sizeCalculation: (answer) => 1 + (answer.keys?.length ?? 0),
+  });
+
+  async keys(
+    context: Pick<AsrankContext, 'db' | 'dialect'>,
+    requestVersion: string,
+    table: NameSearchTable,
+    needle: string,
+    months: readonly string[],
+  ): Promise<readonly (number | string)[] | null> {
+    // The bound is part of the answer (null past it); tests change it.
+    const search = [table, nameSearchTuning.maxIndexedMatches, months.join(','), needle].join('\u0000');
+    const known = this.kept.get(`${requestVersion}\u0000${search}`);
+    if (known) return known.keys;
+    const { keys, version } = await scannedNameMatches(context, table, needle, months);
+    if (version !== null) this.kept.set(`${version}\u0000${search}`, { keys });
+    return keys;
+  }
 }
 
 /** `key in (keys)` as one bound list, so the statement's text (and its prepared plan) is the same for any keys. */
@@ -119,7 +187,7 @@ function keyAmong(
 
 /** The conditions of a `name` filter on `table`'s records in `months`: the substring, and the index's candidates. */
 export async function nameConditions(
-  context: Pick<AsrankContext, 'db' | 'dialect'>,
+  context: NameSearchContext,
   table: NameSearchTable,
   name: string,
   months: readonly string[],

@@ -1,10 +1,24 @@
 // The `name` filter answers the same records whether SQLite's trigram index names the candidates or every row is
 // tested: for substrings of stored names, short needles, needles with quotes, lists of one month and of all months,
-// and with the index's bound forcing either path. PostgreSQL runs the same queries (its own trigram index).
-import { SEARCH_TEXT_SEPARATOR } from '@asrank/db';
-import { nameSearchTuning } from '../src';
+// and with the index's bound forcing either path. PostgreSQL runs the same queries (its own trigram index). A short
+// needle's candidates are kept per data version: asked again, no pass; after a load, read again.
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  RootOperationNode,
+} from 'kysely';
+import { SEARCH_TEXT_SEPARATOR, type DatabaseHandle } from '@asrank/db';
+import { createStoreFacts, nameSearchTuning } from '../src';
 import { indexedNameMatches } from '../src/nameSearch';
-import { LOAD_TIMEOUT_MS, openLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
+import {
+  LOAD_TIMEOUT_MS,
+  openLoadedStore,
+  queryData,
+  reloadThinned,
+  STORE_KINDS,
+  type LoadedStore,
+} from './support/store';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -15,6 +29,18 @@ interface SearchRow {
 }
 
 type ListName = 'asns' | 'organizations';
+
+/** Counts the passes that name a short needle's candidates (the statement joining them to the data version). */
+class CandidatePasses implements KyselyPlugin {
+  passes = 0;
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    if (JSON.stringify(args.node).includes('as candidates on 1 = 1')) this.passes += 1;
+    return args.node;
+  }
+  async transformResult(args: PluginTransformResultArgs) {
+    return args.result;
+  }
+}
 
 const KEY_FIELD: Record<ListName, string> = { asns: 'asn', organizations: 'orgId' };
 
@@ -133,5 +159,64 @@ describe.each(STORE_KINDS)('name filter on %s', (kind) => {
     expect(await indexedNameMatches(context, 'asns', needle, [latest()])).toBeNull();
     nameSearchTuning.maxIndexedMatches = candidates!.length;
     expect(await indexedNameMatches(context, 'asns', needle, [latest()])).toHaveLength(candidates!.length);
+  });
+
+  // Last: it loads the latest month again, which the rows read above no longer describe.
+  it("keeps a short needle's candidates for the data version they were read at, and reads them again after a load", async () => {
+    const facts = createStoreFacts(store.handle);
+    const passes = new CandidatePasses();
+    // Without the pg pool and pipelined connection every statement runs through Kysely, where the plugin sees it.
+    const counted: DatabaseHandle = {
+      ...store.handle,
+      db: store.handle.db.withPlugin(passes),
+      postgres: undefined,
+      postgresPipelined: undefined,
+    };
+    const all = `, dateStart: "${store.dates[0]}", dateEnd: "${latest()}"`;
+    const named = async (needle: string) => {
+      const data = await queryData<{
+        asns: { totalCount: number; edges: { node: { date: string; asn: string } }[] };
+      }>(
+        counted,
+        `query Named($name: String!) { asns(name: $name, first: 10000${all}) ` +
+          '{ totalCount edges { node { date asn } } } }',
+        { name: needle },
+        facts,
+      );
+      expect(data.asns.totalCount).toBe(data.asns.edges.length);
+      return data.asns.edges.map((edge) => `${edge.node.date}|${edge.node.asn}`).sort();
+    };
+    const inStore = async (needle: string) =>
+      (
+        await store.handle.db
+          .selectFrom('asns')
+          .select(['date', 'asn'])
+          .where('search_text', 'like', `%${needle}%`)
+          .execute()
+      )
+        .map((row) => `${row.date}|${row.asn}`)
+        .sort();
+    // Two characters that some names hold (from a stored name), one that none holds, and one character: the first
+    // two are candidates, the last past the bound (null), each kept as it is.
+    const common = rows.asns
+      .map((row) => row.search_text)
+      .find((text) => text.length >= 2)!
+      .slice(0, 2);
+    nameSearchTuning.maxIndexedMatches = (await inStore(common)).length + 1;
+    const oneCharacter = 'e';
+    expect((await inStore(oneCharacter)).length).toBeGreaterThan(nameSearchTuning.maxIndexedMatches);
+    for (const needle of [common, '\u00e6\u00f8', oneCharacter]) {
+      const expectedKeys = await inStore(needle);
+      const before = passes.passes;
+      expect([needle, await named(needle)]).toEqual([needle, expectedKeys]);
+      expect(passes.passes - before).toBe(1);
+      expect([needle, await named(needle)]).toEqual([needle, expectedKeys]);
+      expect(passes.passes - before).toBe(1);
+    }
+    // A load changes the data version: the candidates of the new data are read, never the kept ones.
+    await reloadThinned(store.handle, latest(), ['asRel']);
+    const before = passes.passes;
+    expect(await named(common)).toEqual(await inStore(common));
+    expect(passes.passes - before).toBe(1);
   });
 });
