@@ -18,6 +18,7 @@ import * as m014 from './migrations/014_postgres_month_name_search';
 import * as m015 from './migrations/015_asn_summary_index';
 import * as m016 from './migrations/016_search_text_separator';
 import * as m017 from './migrations/017_organization_link_counts';
+import * as m018 from './migrations/018_source_desc_index';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '015_asn_summary_index': m015,
   '016_search_text_separator': m016,
   '017_organization_link_counts': m017,
+  '018_source_desc_index': m018,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

@@ -239,6 +239,7 @@ describe('migrations on a real SQLite file', () => {
         '015_asn_summary_index',
         '016_search_text_separator',
         '017_organization_link_counts',
+        '018_source_desc_index',
       ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);

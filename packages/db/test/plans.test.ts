@@ -21,6 +21,7 @@ import { SEEN_RANK_INDEXES } from '../src/migrations/007_seen_rank_indexes';
 import { LOCATION_POPULATION_DESC_INDEX } from '../src/migrations/008_location_population_desc';
 import { LINK_SORT_INDEXES } from '../src/migrations/010_link_sort_indexes';
 import { ASN_HISTORY_INDEX } from '../src/migrations/011_asn_history_index';
+import { SOURCE_DESC_INDEX } from '../src/migrations/018_source_desc_index';
 
 const PG_URL = process.env.DATABASE_URL_PG;
 const MONTHS = ['2024-01-01', '2024-02-01', '2024-03-01'];
@@ -30,9 +31,9 @@ const ASNS_PER_MONTH = 3000;
 function fillMonths(handle: DatabaseHandle): void {
   const sqlite = handle.sqlite!;
   const asn = sqlite.prepare(
-    `insert into asns (date, asn, org_id, rank, seen, cone_asns, cone_prefixes, cone_addresses, degree_provider,
-       degree_peer, degree_customer, degree_transit, degree_sibling, degree_total)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `insert into asns (date, asn, org_id, rank, seen, source, cone_asns, cone_prefixes, cone_addresses,
+       degree_provider, degree_peer, degree_customer, degree_transit, degree_sibling, degree_total)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const org = sqlite.prepare(
     `insert into organizations (date, org_id, rank, seen, cone_asns, cone_prefixes, cone_addresses, degree_provider,
@@ -55,7 +56,9 @@ function fillMonths(handle: DatabaseHandle): void {
         ];
         // One ASN in five is unseen (and unranked), as most unseen ASNs of real months are.
         const seen = i % 5 === 0 ? 0 : 1;
-        asn.run(date, i, `ORG-${i % 1000}`, seen ? i : null, seen, ...values);
+        // A handful of sources, as real months have, and one ASN in seven with none.
+        const source = i % 7 === 0 ? null : ['APNIC', 'ARIN', 'RIPE'][i % 3];
+        asn.run(date, i, `ORG-${i % 1000}`, seen ? i : null, seen, source, ...values);
         if (i <= 1000) org.run(date, `ORG-${i}`, seen ? i : null, seen, ...values);
       }
     }
@@ -186,6 +189,31 @@ function inDescendingOrder<Row>(
 }
 
 /**
+ * asns(sort:"-source"): one walk of the descending index with its tie-breaker, where a handful of sources tie over
+ * thousands of ASNs and some ASNs have none (nulls last), not each source's records sorted again.
+ */
+function expectAsnsBySourceFromIndex(handle: DatabaseHandle): void {
+  const page = `select date, asn, source from asns where date = ? order by source desc nulls last, asn asc
+    limit 100 offset 2550`;
+  const detail = plan(handle, page, MONTHS[2]);
+  expect(detail).toContain(`USING COVERING INDEX ${SOURCE_DESC_INDEX} (date=?)`);
+  expect(detail).not.toContain('TEMP B-TREE');
+  const rows = handle.sqlite!.prepare(page).all(MONTHS[2]) as { source: string | null; asn: number }[];
+  expect(rows).toHaveLength(100);
+  // Across the last source's ties (by ASN) into the ASNs without one.
+  expect(new Set(rows.map((row) => row.source))).toEqual(new Set(['APNIC', null]));
+  const rank = (row: { source: string | null }) => (row.source === null ? '' : row.source);
+  expect(
+    rows.every(
+      (row, index) =>
+        index === 0 ||
+        rank(rows[index - 1]!) > rank(row) ||
+        (rank(rows[index - 1]!) === rank(row) && rows[index - 1]!.asn < row.asn),
+    ),
+  ).toBe(true);
+}
+
+/**
  * locations(sort:"-population"): one walk of the descending index with its tie-breaker, where most locations tie
  * (real months give every location a population of 0) and some have none (nulls last).
  */
@@ -291,6 +319,7 @@ describe('list plans on a real SQLite file', () => {
     expectNeighbourPagesFromIndex(handle);
     expectSeenPagesFromIndex(handle);
     expectLocationsByPopulationFromIndex(handle);
+    expectAsnsBySourceFromIndex(handle);
     expectLinksByPathsFromIndex(handle);
   });
 
@@ -316,6 +345,7 @@ describe('list plans on a real SQLite file', () => {
     expectNeighbourPagesFromIndex(handle);
     expectSeenPagesFromIndex(handle);
     expectLocationsByPopulationFromIndex(handle);
+    expectAsnsBySourceFromIndex(handle);
     expectLinksByPathsFromIndex(handle);
     const count = handle.sqlite!.prepare('select count(*) as n from asns').get() as { n: number };
     expect(count.n).toBe(MONTHS.length * ASNS_PER_MONTH);
@@ -459,8 +489,9 @@ describe('serving settings of SQLite handles', () => {
   it('orders text byte-wise and reads name, organization and link pages from indexes, without a sort', async () => {
     const month = '2024-04-01';
     // Names whose byte order differs from a linguistic one: upper case before lower case.
-    await sql`insert into asns (date, asn, asn_name, org_id, rank)
-      select ${month}, g, case when g % 2 = 0 then 'a' else 'B' end || lpad(g::text, 5, '0'), 'ORG-' || (g % 300), g
+    await sql`insert into asns (date, asn, asn_name, org_id, rank, source)
+      select ${month}, g, case when g % 2 = 0 then 'a' else 'B' end || lpad(g::text, 5, '0'), 'ORG-' || (g % 300), g,
+        case when g % 7 = 0 then null else (array['APNIC', 'ARIN', 'RIPE'])[g % 3 + 1] end
       from generate_series(1, 3000) g`.execute(handle.db);
     await sql`insert into organizations (date, org_id, rank, cone_asns)
       select ${month}, 'ORG-' || g, g, case when g % 4 = 0 then g else 1 end from generate_series(0, 2999) g`.execute(
@@ -493,6 +524,11 @@ describe('serving settings of SQLite handles', () => {
         `select date, asn0, asn1 from asn_links where date = '${month}' and canonical = 1
           order by rank, asn0, asn1 limit 100 offset 1500`,
         LINK_SORT_INDEXES.rankPair,
+      ],
+      [
+        `select date, asn from asns where date = '${month}'
+          order by source collate "C" desc nulls last, asn limit 100 offset 1500`,
+        SOURCE_DESC_INDEX,
       ],
     ] as const) {
       const detail = await planOf(query);

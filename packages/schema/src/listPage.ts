@@ -548,9 +548,14 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
       const unvalued = (records: ListQuery<TB>) => records.where(sql.ref(nullable.column), 'is', null);
       const valuedSeek = { term: nullable, name: `valued ${nullable.column} ${nullable.direction}` };
       // Among valued records the column's nulls need no place: without `nulls last`, PostgreSQL reads a descending
-      // page from the column's ascending index backwards (with it, it sorted every valued record of each month).
+      // page from the column's ascending index backwards (with it, it sorted every valued record of each month). A
+      // column with many ties (`source`) has a descending index of its own (migration 018), declared `nulls last`,
+      // which only the order with it matches.
       const sortKey = spec.keys[0]!.key;
-      const valuedColumns = { ...spec.columns, [sortKey]: { ...spec.columns[sortKey]!, nullable: false } };
+      const sortColumn = spec.columns[sortKey]!;
+      const valuedColumns = sortColumn.fewTies
+        ? { ...spec.columns, [sortKey]: { ...sortColumn, nullable: false } }
+        : spec.columns;
       const valuedOrder = (options: { keyLookup?: boolean; table?: string } = {}) =>
         orderByList(dialect, spec.keys, valuedColumns, spec.order, options);
       return nullsLastPage(page, {
