@@ -1,5 +1,13 @@
 // asnCone and asnConesStream against the stored cones: walking every page from an empty cursor yields each cone,
 // member and prefix exactly once, in order, and equal to cone_members / prefix_origins.
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 import type { DatabaseHandle } from '@asrank/db';
 import { coneStreamTuning, monthByMonthTuning } from '../src';
 import {
@@ -44,6 +52,24 @@ const CONES = `query Cones($cursor: String, $first: Int, $some: [String!], $date
     pages { date coneIndex asn { asn } }
   }
 }`;
+
+/** Counts the statements that read prefix_origins and the rows they return, from what Kysely is given and gets. */
+class OriginReads implements KyselyPlugin {
+  statements = 0;
+  rows = 0;
+  private readonly reading = new WeakSet<object>();
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    if (JSON.stringify(args.node).includes('"prefix_origins"')) {
+      this.statements += 1;
+      this.reading.add(args.queryId);
+    }
+    return args.node;
+  }
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    if (this.reading.has(args.queryId)) this.rows += args.result.rows.length;
+    return args.result;
+  }
+}
 
 interface WalkedCone {
   asn: string;
@@ -181,6 +207,42 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
       }
     },
   );
+
+  it("reads a group of small cones only as far as the page reaches, by the cones' counts", async () => {
+    // Cones of one ASN with prefixes, walked by ASN: a page of one item holds the first cone's member and peeks at its
+    // first prefix, so only that cone's prefixes are read (a group of every small cone after it was, before).
+    const picked = [...membersOf.entries()]
+      .filter(
+        ([asn, members]) =>
+          members.length === 1 && members[0] === asn && (prefixIdsOf.get(asn)?.length ?? 0) > 0,
+      )
+      .map(([asn]) => asn)
+      .sort((a, b) => a - b)
+      .slice(0, 5);
+    expect(picked).toHaveLength(5);
+    const origins = new OriginReads();
+    // Without the pg pool and pipelined connection every statement runs through Kysely, where the plugin sees it.
+    const counted: DatabaseHandle = {
+      ...store.handle,
+      db: store.handle.db.withPlugin(origins),
+      postgres: undefined,
+      postgresPipelined: undefined,
+    };
+    const data = await queryData<StreamPage>(counted, STREAM, {
+      first: 1,
+      asns: picked.map(String),
+      sort: 'asn',
+    });
+    const stream = data.asnConesStream;
+    expect(stream.pages.map((item) => [item.asn.asn, item.asns.map((member) => member.asn)])).toEqual([
+      [String(picked[0]), [String(picked[0])]],
+    ]);
+    expect(stream.pageInfo.nextPageCursor).toBe('0,,0');
+    expect({ statements: origins.statements, rows: origins.rows }).toEqual({
+      statements: 1,
+      rows: prefixIdsOf.get(picked[0]!)!.length,
+    });
+  });
 
   it('resumes exactly across small pages and chunk edges, with both prefix strategies', async () => {
     const largest = [...membersOf.entries()]
