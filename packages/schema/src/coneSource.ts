@@ -21,13 +21,15 @@ import { inValues } from './sql';
  * the distinct prefixes of the whole cone again for every page (86-118 ms for a page of 100 there, 3-6 ms from
  * memory once the month's prefix index is loaded). Mutable so tests can drive both strategies and chunk edges on
  * the small sample. `smallConeGroup`: the small cones of a walk whose whole member and prefix lists are read in one
- * statement each (smallConeGroups; 0 turns it off).
+ * statement each (smallConeGroups; 0 turns it off). `fewMembers`: the members up to which a small cone's prefix page
+ * is cut from its whole list, read as a group of one cone (fewMemberPrefixes; 0 turns it off).
  */
 export const coneStreamTuning = {
   chunk: 10001,
   largeConeAsns: 2000,
   largeConePrefixes: 1000,
   smallConeGroup: 256,
+  fewMembers: 256,
 };
 
 /** Cones are listed in chunks of this many rows (a page rarely needs more). */
@@ -207,7 +209,11 @@ export async function conePrefixSlice(
   fromIndex: number,
   count: number,
 ): Promise<PrefixRecord[]> {
-  if (!hasManyPrefixes(cone)) return take(conePrefixes(scope, cone, fromIndex), count);
+  if (!hasManyPrefixes(cone)) {
+    const whole = await fewMemberPrefixes(scope, cone);
+    if (whole) return whole.slice(fromIndex, fromIndex + count);
+    return take(conePrefixes(scope, cone, fromIndex), count);
+  }
   const lists = await conePrefixPositionsOf(scope, cone);
   return sliceOf(lists.positions.length, fromIndex, count, prefixAt(cone, lists));
 }
@@ -304,6 +310,30 @@ export function conePrefixes(
   );
 }
 
+/**
+ * The whole distinct prefix list of a cone of at most `fewMembers` members, read as a group of one cone is (its
+ * members, their origins, those prefixes: three key lookups); null for a cone with more. PostgreSQL planned a small
+ * cone's page of prefixes as a walk of the month's prefixes in prefix_id order merged with the cone's origins, which
+ * it took to be thousands (AS49605 of December 2017, 18 members and 89 prefixes: 55-97 ms a page, every time; 1 ms
+ * this way). The members are counted by reading at most one past the bound, since cone_asns may come from CAIDA's
+ * files and understate them (AS1251: 19 against 6,934).
+ */
+async function fewMemberPrefixes(scope: WalkScope, cone: WalkCone): Promise<PrefixRecord[] | null> {
+  const bound = coneStreamTuning.fewMembers;
+  if (bound === 0) return null;
+  const rows = await scope.db
+    .selectFrom('cone_members')
+    .select('member_asn')
+    .where('date', '=', cone.date)
+    .where('asn', '=', cone.asn)
+    .orderBy('member_asn')
+    .limit(bound + 1)
+    .execute();
+  if (rows.length > bound) return null;
+  const members = new Map([[cone, rows.map((row) => Number(row.member_asn))]]);
+  return (await groupPrefixes(scope, [cone], members)).get(cone) ?? [];
+}
+
 /** Number of distinct prefixes of a cone (asnCone's prefixes totalCount; computed only when asked for). */
 export async function countConePrefixes(scope: WalkScope, cone: WalkCone): Promise<number> {
   if (hasManyPrefixes(cone)) return (await conePrefixPositionsOf(scope, cone)).positions.length;
@@ -379,8 +409,8 @@ function appendTo<K, V>(lists: Map<K, V[]>, key: K, value: V): void {
 }
 
 /** `group`'s cones by month (a walk over several months may hold several in one chunk). */
-function byMonth(group: readonly StreamCone[]): Map<string, StreamCone[]> {
-  const months = new Map<string, StreamCone[]>();
+function byMonth<Cone extends WalkCone>(group: readonly Cone[]): Map<string, Cone[]> {
+  const months = new Map<string, Cone[]>();
   for (const cone of group) appendTo(months, cone.date, cone);
   return months;
 }
@@ -390,11 +420,11 @@ function byMonth(group: readonly StreamCone[]): Map<string, StreamCone[]> {
  * cones read each cone's members, and then its prefixes, in a statement of its own, which on PostgreSQL is a round
  * trip each (10,000 items of the real month's smallest cones: 958 ms against 189 on SQLite).
  */
-async function groupMembers(
+async function groupMembers<Cone extends WalkCone>(
   scope: WalkScope,
-  group: readonly StreamCone[],
-): Promise<Map<StreamCone, number[]>> {
-  const lists = new Map<StreamCone, number[]>();
+  group: readonly Cone[],
+): Promise<Map<Cone, number[]>> {
+  const lists = new Map<Cone, number[]>();
   for (const [date, cones] of byMonth(group)) {
     const rows = await scope.db
       .selectFrom('cone_members')
@@ -425,12 +455,12 @@ async function groupMembers(
  * come from `membersOfCone`, the walk's member lists, where the walk has read them already; the others are read and
  * filed there.
  */
-async function groupPrefixes(
+async function groupPrefixes<Cone extends WalkCone>(
   scope: WalkScope,
-  group: readonly StreamCone[],
-  membersOfCone: Map<StreamCone, number[]>,
-): Promise<Map<StreamCone, PrefixRecord[]>> {
-  const lists = new Map<StreamCone, PrefixRecord[]>();
+  group: readonly Cone[],
+  membersOfCone: Map<Cone, number[]>,
+): Promise<Map<Cone, PrefixRecord[]>> {
+  const lists = new Map<Cone, PrefixRecord[]>();
   const unread = group.filter((cone) => !membersOfCone.has(cone));
   if (unread.length > 0)
     for (const [cone, list] of await groupMembers(scope, unread)) membersOfCone.set(cone, list);

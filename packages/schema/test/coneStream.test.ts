@@ -478,14 +478,17 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
   });
 
   it.each([
-    ['SQL', Number.MAX_SAFE_INTEGER],
-    ['memory', 0],
+    ['SQL keyset pages', Number.MAX_SAFE_INTEGER, false],
+    ['SQL, the whole list of a cone of few members', Number.MAX_SAFE_INTEGER, true],
+    ['memory', 0, false],
   ])(
     'asnCone pages through the stored members and prefixes of one cone (its prefixes from %s)',
-    async (_strategy, largeConePrefixes) => {
-      // The cone counts as small by its ASNs; its number of prefixes alone decides where they are read from.
+    async (_strategy, largeConePrefixes, fewMembers) => {
+      // The cone counts as small by its ASNs; its number of prefixes alone decides where they are read from, and its
+      // number of members whether a page is cut from its whole list.
       coneStreamTuning.largeConePrefixes = largeConePrefixes;
       const [asn, members] = [...membersOf.entries()].sort((a, b) => b[1].length - a[1].length)[0]!;
+      coneStreamTuning.fewMembers = fewMembers ? members.length : members.length - 1;
       const expectedPrefixes = conePrefixesOf(asn);
       const collected = { members: [] as string[], prefixes: [] as string[] };
       let totals = { asns: -1, prefixes: -1 };
