@@ -147,9 +147,9 @@ const MAX_KEPT_KEYS = 1 << 18;
 
 /**
  * The candidates of needles too short for trigrams, kept per process by data version and the search's table, months
- * and needle. Their pass reads every row of the months (twelve generated months: 110-150 ms a request for `zz`, which
- * names no record, and as long for `a`, which names too many to be used), and a client paging through a search asks
- * the same again with every page. A load changes the data version, so a kept answer is never read for other data.
+ * and needle. A rare needle's pass reads every row of the months (twelve generated months: 110-150 ms a request for
+ * `zz`, which names no record), and a client paging through a search asks the same again with every page. A load
+ * changes the data version, so a kept answer is never read for other data.
  */
 export class ShortNameCandidates {
   private readonly kept = new LRUCache<string, { keys: readonly (number | string)[] | null }>({
