@@ -1,14 +1,5 @@
 // asnCone and asnConesStream against the stored cones: walking every page from an empty cursor yields each cone,
 // member and prefix exactly once, in order, and equal to cone_members / prefix_origins.
-import type {
-  KyselyPlugin,
-  PluginTransformQueryArgs,
-  PluginTransformResultArgs,
-  QueryResult,
-  RootOperationNode,
-  UnknownRow,
-} from 'kysely';
-import type { DatabaseHandle } from '@asrank/db';
 import { coneStreamTuning, monthByMonthTuning } from '../src';
 import {
   LOAD_TIMEOUT_MS,
@@ -18,6 +9,7 @@ import {
   STORE_KINDS,
   type LoadedStore,
 } from './support/store';
+import { StatementCounter, throughPlugin } from './support/statementCounter';
 
 // Data tests run real SQL on a loaded store; a busy CI machine can be slow, and no assertion here is about time.
 jest.setTimeout(LOAD_TIMEOUT_MS);
@@ -52,24 +44,6 @@ const CONES = `query Cones($cursor: String, $first: Int, $some: [String!], $date
     pages { date coneIndex asn { asn } }
   }
 }`;
-
-/** Counts the statements that read prefix_origins and the rows they return, from what Kysely is given and gets. */
-class OriginReads implements KyselyPlugin {
-  statements = 0;
-  rows = 0;
-  private readonly reading = new WeakSet<object>();
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    if (JSON.stringify(args.node).includes('"prefix_origins"')) {
-      this.statements += 1;
-      this.reading.add(args.queryId);
-    }
-    return args.node;
-  }
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    if (this.reading.has(args.queryId)) this.rows += args.result.rows.length;
-    return args.result;
-  }
-}
 
 interface WalkedCone {
   asn: string;
@@ -220,14 +194,8 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
       .sort((a, b) => a - b)
       .slice(0, 5);
     expect(picked).toHaveLength(5);
-    const origins = new OriginReads();
-    // Without the pg pool and pipelined connection every statement runs through Kysely, where the plugin sees it.
-    const counted: DatabaseHandle = {
-      ...store.handle,
-      db: store.handle.db.withPlugin(origins),
-      postgres: undefined,
-      postgresPipelined: undefined,
-    };
+    const origins = new StatementCounter((tree) => tree.includes('"prefix_origins"'));
+    const counted = throughPlugin(store.handle, origins);
     const data = await queryData<StreamPage>(counted, STREAM, {
       first: 1,
       asns: picked.map(String),
@@ -238,7 +206,7 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
       [String(picked[0]), [String(picked[0])]],
     ]);
     expect(stream.pageInfo.nextPageCursor).toBe('0,,0');
-    expect({ statements: origins.statements, rows: origins.rows }).toEqual({
+    expect({ statements: origins.executed, rows: origins.rows }).toEqual({
       statements: 1,
       rows: prefixIdsOf.get(picked[0]!)!.length,
     });
@@ -291,26 +259,10 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
     const everyOwner = await everyConeOwner();
     // Statements through a fresh Kysely instance (so none is a compiled one kept from another test) that merge arms
     // of the months' seen ASNs (a UNION of their stretches).
-    const recorded = { arms: 0 };
-    // Kysely may transform one statement more than once; its result comes once, under the same query id.
-    const armsQueries = new WeakSet<object>();
-    const handle: DatabaseHandle = {
-      ...store.handle,
-      db: store.handle.db.withPlugin({
-        transformQuery: (args) => {
-          const statement = JSON.stringify(args.node);
-          if (statement.includes('"SetOperationNode"') && statement.includes('"seen"'))
-            armsQueries.add(args.queryId);
-          return args.node;
-        },
-        transformResult: async (args) => {
-          if (armsQueries.has(args.queryId)) recorded.arms += 1;
-          return args.result;
-        },
-      }),
-      postgres: undefined,
-      postgresPipelined: undefined,
-    };
+    const arms = new StatementCounter(
+      (statement) => statement.includes('"SetOperationNode"') && statement.includes('"seen"'),
+    );
+    const handle = throughPlugin(store.handle, arms);
     const walkCones = async (variables: Record<string, unknown>) => {
       const cones: string[] = [];
       let cursor: string | null = null;
@@ -324,11 +276,11 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
     };
     for (const sort of ['asnName', '-asnName', 'asn', '-asn', 'cone.numberAsns', '-asnDegree.peer', 'rank']) {
       const variables = { first: 10000, dates: store.dates, sort };
-      recorded.arms = 0;
+      const armsBefore = arms.executed;
       const unfiltered = await walkCones(variables);
       const chunks = Math.floor(unfiltered.length / coneStreamTuning.chunk) + 1;
       // One statement a chunk, each from the months' arms (none when every chunk sorted the months' cones).
-      expect([sort, recorded.arms]).toEqual([sort, chunks]);
+      expect([sort, arms.executed - armsBefore]).toEqual([sort, chunks]);
       const filtered = await walkCones({ ...variables, some: everyOwner });
       expect(unfiltered.length).toBeGreaterThan(10 * coneStreamTuning.chunk);
       expect(new Set(unfiltered.map((cone) => cone.split('|')[0])).size).toBe(store.dates.length);

@@ -11,7 +11,7 @@ import {
   STORE_KINDS,
   type LoadedStore,
 } from './support/store';
-import { StatementCounter } from './support/statementCounter';
+import { StatementCounter, throughPlugin } from './support/statementCounter';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -44,11 +44,7 @@ async function walk(
   variables: { first: number; asns?: string[] },
   { fragments = '', counter }: { fragments?: string; counter?: StatementCounter } = {},
 ): Promise<{ cones: WalkedCone[]; pages: number }> {
-  // Without the pg pool and pipelined connection, statements compiled once run through Kysely (not as named prepared
-  // statements), so the counter sees them too.
-  const counted: DatabaseHandle = counter
-    ? { ...handle, db: handle.db.withPlugin(counter), postgres: undefined, postgresPipelined: undefined }
-    : handle;
+  const counted = counter ? throughPlugin(handle, counter) : handle;
   const query = `query($cursor: String, $first: Int, $asns: [String!]) {
     asnConesStream(pageCursor: $cursor, first: $first, asns: $asns) {
       pageInfo { nextPageCursor hasNextPage } pages { coneIndex ${selection} } } } ${fragments}`;

@@ -2,9 +2,9 @@
 // reads its keys as one arm per month (listPage.ts, monthArms.ts). The pages are the same as one statement's
 // ORDER BY ... OFFSET over the months, for every sort key in both directions, on SQLite and PostgreSQL.
 import { SORT_KEYS } from '@asrank/domain';
-import type { DatabaseHandle } from '@asrank/db';
 import { monthArmsTuning, servedByIndex } from '../src/monthArms';
 import { LOAD_TIMEOUT_MS, withLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
+import { StatementCounter, throughPlugin } from './support/statementCounter';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -73,23 +73,8 @@ describe.each(STORE_KINDS)('lists over several months, one arm per month, on %s'
     'reads %s by %s with one arm per month, each month read backwards and only its ties sorted by the key',
     async (list, sort) => {
       // Statements through a fresh Kysely instance (none compiled and kept by another test) that merge arms (a UNION).
-      let armStatements = 0;
-      const armsQueries = new WeakSet<object>();
-      const handle: DatabaseHandle = {
-        ...store.handle,
-        db: store.handle.db.withPlugin({
-          transformQuery: (args) => {
-            if (JSON.stringify(args.node).includes('"SetOperationNode"')) armsQueries.add(args.queryId);
-            return args.node;
-          },
-          transformResult: async (args) => {
-            if (armsQueries.has(args.queryId)) armStatements += 1;
-            return args.result;
-          },
-        }),
-        postgres: undefined,
-        postgresPipelined: undefined,
-      };
+      const arms = new StatementCounter((statement) => statement.includes('"SetOperationNode"'));
+      const handle = throughPlugin(store.handle, arms);
       const [first, latest] = [store.dates[0]!, store.dates.at(-1)!];
       const query = `{ ${list}(first: 30, sort: "${sort}", dateStart: "${first}", dateEnd: "${latest}") {
         edges { node { date } } } }`;
@@ -97,7 +82,7 @@ describe.each(STORE_KINDS)('lists over several months, one arm per month, on %s'
       const page = await queryData<ListPage>(handle, query);
       expect(page[list]!.edges).toHaveLength(30);
       // Before, the plan's sort of each name's or rank's ties (by the key, against the index's descent) refused arms.
-      expect(armStatements).toBe(1);
+      expect(arms.executed).toBe(1);
     },
   );
 });

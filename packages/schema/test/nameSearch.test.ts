@@ -2,13 +2,7 @@
 // tested: for substrings of stored names, short needles, needles with quotes, lists of one month and of all months,
 // and with the index's bound forcing either path. PostgreSQL runs the same queries (its own trigram index). A short
 // needle's candidates are kept per data version: asked again, no pass; after a load, read again.
-import type {
-  KyselyPlugin,
-  PluginTransformQueryArgs,
-  PluginTransformResultArgs,
-  RootOperationNode,
-} from 'kysely';
-import { SEARCH_TEXT_SEPARATOR, type DatabaseHandle } from '@asrank/db';
+import { SEARCH_TEXT_SEPARATOR } from '@asrank/db';
 import { createStoreFacts, nameSearchTuning } from '../src';
 import { indexedNameMatches } from '../src/nameSearch';
 import {
@@ -19,6 +13,7 @@ import {
   STORE_KINDS,
   type LoadedStore,
 } from './support/store';
+import { StatementCounter, throughPlugin } from './support/statementCounter';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -29,18 +24,6 @@ interface SearchRow {
 }
 
 type ListName = 'asns' | 'organizations';
-
-/** Counts the passes that name a short needle's candidates (the statement joining them to the data version). */
-class CandidatePasses implements KyselyPlugin {
-  passes = 0;
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    if (JSON.stringify(args.node).includes('as candidates on 1 = 1')) this.passes += 1;
-    return args.node;
-  }
-  async transformResult(args: PluginTransformResultArgs) {
-    return args.result;
-  }
-}
 
 const KEY_FIELD: Record<ListName, string> = { asns: 'asn', organizations: 'orgId' };
 
@@ -164,14 +147,9 @@ describe.each(STORE_KINDS)('name filter on %s', (kind) => {
   // Last: it loads the latest month again, which the rows read above no longer describe.
   it("keeps a short needle's candidates for the data version they were read at, and reads them again after a load", async () => {
     const facts = createStoreFacts(store.handle);
-    const passes = new CandidatePasses();
-    // Without the pg pool and pipelined connection every statement runs through Kysely, where the plugin sees it.
-    const counted: DatabaseHandle = {
-      ...store.handle,
-      db: store.handle.db.withPlugin(passes),
-      postgres: undefined,
-      postgresPipelined: undefined,
-    };
+    // The passes that name a short needle's candidates (the statement joining them to the data version).
+    const passes = new StatementCounter((tree) => tree.includes('as candidates on 1 = 1'));
+    const counted = throughPlugin(store.handle, passes);
     const all = `, dateStart: "${store.dates[0]}", dateEnd: "${latest()}"`;
     const named = async (needle: string) => {
       const data = await queryData<{
@@ -207,16 +185,16 @@ describe.each(STORE_KINDS)('name filter on %s', (kind) => {
     expect((await inStore(oneCharacter)).length).toBeGreaterThan(nameSearchTuning.maxIndexedMatches);
     for (const needle of [common, '\u00e6\u00f8', oneCharacter]) {
       const expectedKeys = await inStore(needle);
-      const before = passes.passes;
+      const before = passes.executed;
       expect([needle, await named(needle)]).toEqual([needle, expectedKeys]);
-      expect(passes.passes - before).toBe(1);
+      expect(passes.executed - before).toBe(1);
       expect([needle, await named(needle)]).toEqual([needle, expectedKeys]);
-      expect(passes.passes - before).toBe(1);
+      expect(passes.executed - before).toBe(1);
     }
     // A load changes the data version: the candidates of the new data are read, never the kept ones.
     await reloadThinned(store.handle, latest(), ['asRel']);
-    const before = passes.passes;
+    const before = passes.executed;
     expect(await named(common)).toEqual(await inStore(common));
-    expect(passes.passes - before).toBe(1);
+    expect(passes.executed - before).toBe(1);
   });
 });

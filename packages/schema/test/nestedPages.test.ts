@@ -7,7 +7,6 @@ import type {
   PluginTransformResultArgs,
   RootOperationNode,
 } from 'kysely';
-import type { DatabaseHandle } from '@asrank/db';
 import { nestedPageTuning } from '../src';
 import {
   busiestAsns,
@@ -17,6 +16,7 @@ import {
   STORE_KINDS,
   type LoadedStore,
 } from './support/store';
+import { throughPlugin } from './support/statementCounter';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -57,13 +57,7 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
   ): Promise<{ data: LinksOfAsns; forms: string[]; counts: number }> {
     nestedPageTuning.perParentMaxParents = maxParents;
     const recorder = new PageFormRecorder();
-    // Without the pg pool and pipelined connection every statement runs through Kysely, where the recorder sees it.
-    const recorded: DatabaseHandle = {
-      ...store.handle,
-      db: store.handle.db.withPlugin(recorder),
-      postgres: undefined,
-      postgresPipelined: undefined,
-    };
+    const recorded = throughPlugin(store.handle, recorder);
     const data = await queryData<LinksOfAsns>(recorded, query);
     return { data, forms: recorder.forms, counts: recorder.counts };
   }

@@ -1,5 +1,4 @@
 // No N+1: nested joins are batched per request, so the number of SQL statements does not grow with the page size.
-import type { DatabaseHandle } from '@asrank/db';
 import {
   busiestAsns,
   LOAD_TIMEOUT_MS,
@@ -8,7 +7,7 @@ import {
   STORE_KINDS,
   type LoadedStore,
 } from './support/store';
-import { StatementCounter } from './support/statementCounter';
+import { StatementCounter, throughPlugin } from './support/statementCounter';
 
 // Data tests run real SQL on a loaded store; a busy CI machine can be slow, and no assertion here is about time.
 jest.setTimeout(LOAD_TIMEOUT_MS);
@@ -22,14 +21,7 @@ describe.each(STORE_KINDS)('query count on %s', (kind) => {
 
   async function countedData<T>(query: string, first: number): Promise<{ statements: number; data: T }> {
     const counter = new StatementCounter();
-    // Without the pg pool and pipelined connection, one-record lookups run through Kysely (not as named prepared
-    // statements), so the plugin counts them too.
-    const counted: DatabaseHandle = {
-      ...store.handle,
-      db: store.handle.db.withPlugin(counter),
-      postgres: undefined,
-      postgresPipelined: undefined,
-    };
+    const counted = throughPlugin(store.handle, counter);
     const data = await queryData<T>(counted, query, { first });
     return { statements: counter.executed, data };
   }

@@ -1,4 +1,4 @@
-// Counts the statements a test's queries execute through a handle (`db.withPlugin(counter)`).
+// Counts the statements a test's queries execute through a handle (`db.withPlugin(counter)`, or `throughPlugin`).
 import type {
   KyselyPlugin,
   PluginTransformQueryArgs,
@@ -7,15 +7,35 @@ import type {
   RootOperationNode,
   UnknownRow,
 } from 'kysely';
+import type { DatabaseHandle } from '@asrank/db';
 
-/** Statements executed through a handle (transformResult runs once per executed query, unlike transformQuery). */
+/**
+ * Statements executed through a handle (transformResult runs once per executed query, unlike transformQuery), and
+ * the rows they returned; with `counts`, only the statements whose query tree (as JSON) it accepts.
+ */
 export class StatementCounter implements KyselyPlugin {
   executed = 0;
+  rows = 0;
+  private readonly counted = new WeakSet<object>();
+  constructor(private readonly counts?: (tree: string) => boolean) {}
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    if (this.counts?.(JSON.stringify(args.node))) this.counted.add(args.queryId);
     return args.node;
   }
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    this.executed += 1;
+    // Without `counts`, every result: a statement compiled elsewhere (CompiledQuery.raw) is never transformed here.
+    if (!this.counts || this.counted.has(args.queryId)) {
+      this.executed += 1;
+      this.rows += args.result.rows.length;
+    }
     return args.result;
   }
+}
+
+/**
+ * `handle` with every statement through `plugin`: without the pg pool and pipelined connection, the statements that
+ * would run as named prepared statements or on the pipelined connection run through Kysely too.
+ */
+export function throughPlugin(handle: DatabaseHandle, plugin: KyselyPlugin): DatabaseHandle {
+  return { ...handle, db: handle.db.withPlugin(plugin), postgres: undefined, postgresPipelined: undefined };
 }
