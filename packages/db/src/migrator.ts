@@ -19,6 +19,7 @@ import * as m015 from './migrations/015_asn_summary_index';
 import * as m016 from './migrations/016_search_text_separator';
 import * as m017 from './migrations/017_organization_link_counts';
 import * as m018 from './migrations/018_source_desc_index';
+import * as m019 from './migrations/019_dataset_listed_totals';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '016_search_text_separator': m016,
   '017_organization_link_counts': m017,
   '018_source_desc_index': m018,
+  '019_dataset_listed_totals': m019,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

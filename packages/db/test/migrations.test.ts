@@ -177,6 +177,40 @@ async function expectLinkCountsFilled(handle: DatabaseHandle): Promise<void> {
   ]);
 }
 
+/**
+ * Migrates `handle`, at 018, to the latest with two months of ASNs, organizations and links (each once per direction,
+ * as loads write them) and a month with none, and checks that 019 counted each month's lists as the API lists them.
+ */
+async function expectListedTotalsCounted(handle: DatabaseHandle): Promise<void> {
+  const { error } = await migrator(handle.db, handle.dialect).migrateTo('018_source_desc_index');
+  expect(error).toBeUndefined();
+  await sql`insert into datasets (date, dataset_id, modified_at, number_asns, number_links) values
+    ('2024-01-01', 'a', '', 99, 99), ('2024-02-01', 'b', '', 99, 99), ('2024-03-01', 'c', '', 0, 0)`.execute(
+    handle.db,
+  );
+  await sql`insert into asns (date, asn, seen) values
+    ('2024-01-01', 1, 1), ('2024-01-01', 2, 1), ('2024-01-01', 3, 0), ('2024-02-01', 1, 0)`.execute(
+    handle.db,
+  );
+  await sql`insert into organizations (date, org_id, seen) values
+    ('2024-01-01', 'ORG-A', 1), ('2024-02-01', 'ORG-A', 1), ('2024-02-01', 'ORG-B', 0)`.execute(handle.db);
+  await sql`insert into asn_links (date, asn0, asn1, relationship, canonical) values
+    ('2024-01-01', 1, 2, 'peer', 1), ('2024-01-01', 2, 1, 'peer', 0),
+    ('2024-01-01', 1, 3, 'customer', 1), ('2024-01-01', 3, 1, 'provider', 0)`.execute(handle.db);
+  await migrateToLatest(handle.db, handle.dialect);
+  const totals = await sql<
+    Record<string, unknown>
+  >`select date, listed_asns, listed_asns_seen, listed_organizations,
+    listed_organizations_seen, listed_links from datasets order by date`.execute(handle.db);
+  expect(
+    totals.rows.map((row) => Object.values(row).map((value, index) => (index === 0 ? value : Number(value)))),
+  ).toEqual([
+    ['2024-01-01', 3, 2, 1, 1, 2],
+    ['2024-02-01', 1, 0, 2, 1, 0],
+    ['2024-03-01', 0, 0, 0, 0, 0],
+  ]);
+}
+
 describe('parseDatabaseUrl', () => {
   it('treats paths and sqlite: URLs as SQLite files and postgres URLs as PostgreSQL', () => {
     expect(parseDatabaseUrl('data/x.db')).toEqual({ dialect: 'sqlite', target: path.resolve('data/x.db') });
@@ -240,6 +274,7 @@ describe('migrations on a real SQLite file', () => {
         '016_search_text_separator',
         '017_organization_link_counts',
         '018_source_desc_index',
+        '019_dataset_listed_totals',
       ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);
@@ -380,6 +415,15 @@ describe('migrations on a real SQLite file', () => {
     const handle = openDatabase(path.join(dir, 'link-counts.db'));
     try {
       await expectLinkCountsFilled(handle);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("counts each month's lists of the months already loaded", async () => {
+    const handle = openDatabase(path.join(dir, 'listed-totals.db'));
+    try {
+      await expectListedTotalsCounted(handle);
     } finally {
       await handle.close();
     }
@@ -633,6 +677,10 @@ describe('migrations on a real SQLite file', () => {
 
   it("counts each organization's links and neighbours of the months already loaded", async () => {
     await inOwnDatabase('link_counts', expectLinkCountsFilled);
+  });
+
+  it("counts each month's lists of the months already loaded", async () => {
+    await inOwnDatabase('listed_totals', expectListedTotalsCounted);
   });
 
   it("copies each ASN's organization name and rank of the month, byte-ordered as the original", async () => {

@@ -2,15 +2,16 @@
 // nodes cost one query per month and relation, never one per node.
 import DataLoader from 'dataloader';
 import { sql, type Compilable, type Kysely } from 'kysely';
-import type {
-  AsnsTable,
-  CountriesTable,
-  Database,
-  DatabaseHandle,
-  DatasetsTable,
-  DialectName,
-  LocationsTable,
-  OrganizationsTable,
+import {
+  DATASET_LISTED_TOTALS,
+  type AsnsTable,
+  type CountriesTable,
+  type Database,
+  type DatabaseHandle,
+  type DatasetsTable,
+  type DialectName,
+  type LocationsTable,
+  type OrganizationsTable,
 } from '@asrank/db';
 import {
   boundList,
@@ -28,7 +29,7 @@ import {
   type StatementObserver,
 } from './compiledLookups';
 import { bookmarkStepFor, PageBookmarks, waitedHopsFor, type PageBookmarksOptions } from './pageBookmarks';
-import { ListTotals } from './listTotals';
+import { ListTotals, storedListTotals } from './listTotals';
 import { ShortNameCandidates } from './nameSearch';
 import type { AsnColumn, OrganizationColumn } from './asnColumns';
 import { organizationColumnsAlongside, withJoinedOrganizations } from './joinedOrganization';
@@ -343,7 +344,13 @@ export function createStoreFacts(
       waitedHops: waitedHopsFor(handle.dialect),
       ...bookmarkOptions,
     }),
-    listTotals: new ListTotals(),
+    listTotals: new ListTotals(async () => {
+      const rows = await db
+        .selectFrom('datasets')
+        .select(['date', ...DATASET_LISTED_TOTALS, dataVersionColumn()])
+        .execute();
+      return { version: rows[0]?.data_version ?? null, totals: storedListTotals(rows) };
+    }),
     shortNameCandidates: new ShortNameCandidates(),
     dataVersion: readDataVersion ?? (() => readStoreDataVersion(db)),
     availableDates: (version) => dates.get(version),

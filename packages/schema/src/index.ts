@@ -8,6 +8,7 @@ export {
 } from './context';
 export { coneStreamTuning } from './coneSource';
 export { nameSearchTuning } from './nameSearch';
+export { listTotalsTuning } from './listTotals';
 export { linkPageTuning } from './types/asnLink';
 export { monthByMonthTuning } from './monthByMonth';
 export { nestedPageTuning } from './nestedPages';

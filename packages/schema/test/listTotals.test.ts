@@ -9,8 +9,7 @@ import type {
   PluginTransformResultArgs,
   RootOperationNode,
 } from 'kysely';
-import type { DatabaseHandle } from '@asrank/db';
-import { createContext, createSchema, createStoreFacts, type StoreFacts } from '../src';
+import { createContext, createSchema, createStoreFacts, listTotalsTuning, type StoreFacts } from '../src';
 import {
   busiestAsns,
   LOAD_TIMEOUT_MS,
@@ -19,6 +18,7 @@ import {
   STORE_KINDS,
   type LoadedStore,
 } from './support/store';
+import { throughPlugin } from './support/statementCounter';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -49,6 +49,13 @@ describe.each(STORE_KINDS)('list totals on %s', (kind) => {
   const schema = createSchema();
 
   withLoadedStore(kind, (opened) => (store = opened));
+  // The tests below count the lists; the last ones read the totals the store keeps with its months instead.
+  beforeEach(() => {
+    listTotalsTuning.storedTotals = false;
+  });
+  afterEach(() => {
+    listTotalsTuning.storedTotals = true;
+  });
 
   /** The data of `source` and the number of count statements the request ran (and the turns they ran in). */
   async function countedRun(
@@ -57,13 +64,7 @@ describe.each(STORE_KINDS)('list totals on %s', (kind) => {
     turnNow?: () => number,
   ): Promise<{ data: unknown; counted: number; turns: number[]; totals: number }> {
     const counter = new CountStatements(turnNow);
-    // Without the pg pool and pipelined connection every statement runs through Kysely, where the counter sees it.
-    const counted: DatabaseHandle = {
-      ...store.handle,
-      db: store.handle.db.withPlugin(counter),
-      postgres: undefined,
-      postgresPipelined: undefined,
-    };
+    const counted = throughPlugin(store.handle, counter);
     const result = await graphql({ schema, source, contextValue: createContext(counted, { facts }) });
     if (result.errors?.length) throw new Error(result.errors.map((error) => error.message).join('; '));
     return { data: result.data, counted: counter.counts, turns: counter.turns, totals: counter.totals };
@@ -276,6 +277,34 @@ describe.each(STORE_KINDS)('list totals on %s', (kind) => {
       expect(again.total).toBe(first.total);
       expect([list, args, again.counted]).toEqual([list, args, 1]);
     }
+  });
+
+  it("reads the totals the store keeps with its months for their whole lists, and a load's new totals", async () => {
+    listTotalsTuning.storedTotals = true;
+    const facts = createStoreFacts(store.handle);
+    const date = store.dates.at(-1)!;
+    const interval = `, dateStart: "${store.dates[0]}", dateEnd: "${date}"`;
+    const expectKept = async () => {
+      // Every list of the month but those filtered by a name, which the store keeps no total of.
+      for (const [list, filter, table, seen] of monthLists(date))
+        if (typeof seen !== 'string')
+          expect([list, filter, await totalOf(facts, list, filter)]).toEqual([
+            list,
+            filter,
+            { total: await rowsIn(table, date, seen), counted: 0 },
+          ]);
+      let links = 0;
+      for (const month of store.dates) links += await rowsIn('asn_links', month);
+      expect(await totalOf(facts, 'asnLinks', interval)).toEqual({ total: links, counted: 0 });
+      return links;
+    };
+    const linksBefore = await expectKept();
+    // A load with fewer links: the totals kept for the new data version, never the old ones.
+    await reloadThinned(store.handle, date, ['asRel']);
+    expect(await expectKept()).toBeLessThan(linksBefore);
+    // The month as it was, for the test after this one.
+    await reloadThinned(store.handle, date, []);
+    expect(await expectKept()).toBe(linksBefore);
   });
 
   it('counts a month again after a load changes it', async () => {

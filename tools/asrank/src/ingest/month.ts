@@ -4,6 +4,7 @@ import type {
   AsnLinksTable,
   AsnRecord,
   CountriesTable,
+  DatasetListedTotals,
   DatasetsTable,
   LinkLocationsTable,
   LocationsTable,
@@ -14,7 +15,8 @@ import type {
 
 export interface MonthData {
   date: string;
-  dataset: DatasetsTable;
+  /** Without the totals of its lists, which replaceMonth counts from the rows it writes. */
+  dataset: Omit<DatasetsTable, keyof DatasetListedTotals>;
   /** Without the copies of their organizations' columns, which replaceMonth fills from `organizations`. */
   asns: AsnRecord[];
   /** Without their link counts, which replaceMonth counts from `asnLinks`. */

@@ -5,6 +5,7 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import {
   ASN_ORGANIZATION_COPY,
   beginImmediateWhenFree,
+  DATASET_LISTED_TOTALS,
   fillMonthNameSearchStatements,
   fillPostgresMonthNameSearchIndexes,
   lockMonthWrites,
@@ -14,6 +15,7 @@ import {
   runOnSqlite,
   type AsnRecord,
   type Database,
+  type DatasetListedTotals,
   type DatabaseHandle,
   type MonthTable,
   type OrganizationRecord,
@@ -112,6 +114,23 @@ function organizationSource(month: MonthData): TableSource {
   };
 }
 
+/** The number of rows of the month's lists, as the API's lists count them (DatasetListedTotals). */
+function listedTotalsOf(month: MonthData): DatasetListedTotals {
+  let seenAsns = 0;
+  for (const row of month.asns) if (row.seen === 1) seenAsns += 1;
+  let seenOrganizations = 0;
+  for (const row of month.organizations) if (row.seen === 1) seenOrganizations += 1;
+  let links = 0;
+  for (const row of month.asnLinks) if (row.canonical === 1) links += 1;
+  return {
+    listed_asns: month.asns.length,
+    listed_asns_seen: seenAsns,
+    listed_organizations: month.organizations.length,
+    listed_organizations_seen: seenOrganizations,
+    listed_links: links,
+  };
+}
+
 function originSource(month: MonthData): TableSource {
   let count = 0;
   for (const ids of month.prefixOrigins.values()) count += ids.length;
@@ -139,7 +158,7 @@ function sources(month: MonthData, countries: readonly CountryRow[]): TableSourc
     ]),
     tableSource(
       'datasets',
-      [month.dataset],
+      [{ ...month.dataset, ...listedTotalsOf(month) }],
       [
         'date',
         'dataset_id',
@@ -158,6 +177,7 @@ function sources(month: MonthData, countries: readonly CountryRow[]): TableSourc
         'number_organizations',
         'number_organizations_seen',
         'number_links',
+        ...DATASET_LISTED_TOTALS,
       ],
     ),
     asnSource(month, [
