@@ -138,6 +138,31 @@ function isLargeCone(cone: WalkCone): boolean {
   return cone.coneAsns !== undefined && cone.coneAsns > coneStreamTuning.largeConeAsns;
 }
 
+/**
+ * `cone` as large when its counts call it small but it has more than `largeConeAsns` members, counted up to one past
+ * that bound: cone_asns may come from CAIDA's files and understate the members (AS1251: 19 in December 2017, against
+ * 6,934), and such a cone's prefixes counted in SQL took 110-170 ms for every `asnCone` page with a total. Read as a
+ * large cone, its lists are computed once and kept (conePrefixIndex.ts).
+ */
+export async function withCheckedSize(scope: WalkScope, cone: WalkCone): Promise<WalkCone> {
+  if (cone.coneAsns === undefined || isLargeCone(cone)) return cone;
+  const bound = coneStreamTuning.largeConeAsns;
+  const row = await scope.db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('cone_members')
+        .select('member_asn')
+        .where('date', '=', cone.date)
+        .where('asn', '=', cone.asn)
+        .limit(bound + 1)
+        .as('members'),
+    )
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirst();
+  const members = Number(row?.n ?? 0);
+  return members > bound ? { ...cone, coneAsns: members } : cone;
+}
+
 /** The cone's prefixes are paged from memory: a large cone, or one whose few ASNs hold many prefixes. */
 function hasManyPrefixes(cone: WalkCone): boolean {
   return (

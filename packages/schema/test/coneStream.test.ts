@@ -482,6 +482,56 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
     },
   );
 
+  it('asnCone reads a cone whose counts understate its members as the large cone it is', async () => {
+    const [asn, members] = [...membersOf.entries()].sort((a, b) => b[1].length - a[1].length)[0]!;
+    const expectedPrefixes = conePrefixesOf(asn);
+    // Large from one member past the bound; the SQL count of a small cone's prefixes is a count of distinct ids.
+    coneStreamTuning.largeConeAsns = members.length - 1;
+    const cone = () => store.handle.db.updateTable('asns').where('date', '=', latest).where('asn', '=', asn);
+    const stored = await store.handle.db
+      .selectFrom('asns')
+      .select(['cone_asns', 'cone_prefixes'])
+      .where('date', '=', latest)
+      .where('asn', '=', asn)
+      .executeTakeFirstOrThrow();
+    const ask = async () => {
+      const distinctCounts = new StatementCounter(
+        (tree) => tree.includes('"AggregateFunctionNode"') && tree.includes('"distinct":true'),
+      );
+      const data = await queryData<{
+        asnCone: {
+          asns: { totalCount: number; edges: { node: { asn: string } }[] };
+          prefixes: { totalCount: number; edges: { node: { network: string; length: number } }[] };
+        };
+      }>(
+        throughPlugin(store.handle, distinctCounts),
+        `query($asn: String!) { asnCone(asn: $asn) {
+          asns(first: 10000) { totalCount edges { node { asn } } }
+          prefixes(first: 10000) { totalCount edges { node { network length } } } } }`,
+        { asn: String(asn) },
+      );
+      expect(data.asnCone.asns.edges.map((edge) => edge.node.asn)).toEqual(members.map(String));
+      expect(data.asnCone.prefixes.edges.map((edge) => `${edge.node.network}/${edge.node.length}`)).toEqual(
+        expectedPrefixes,
+      );
+      expect([data.asnCone.asns.totalCount, data.asnCone.prefixes.totalCount]).toEqual([
+        members.length,
+        expectedPrefixes.length,
+      ]);
+      return distinctCounts.executed;
+    };
+    // Counted as one ASN with one prefix, as CAIDA's counts may say of a cone of thousands.
+    await cone().set({ cone_asns: 1, cone_prefixes: 1 }).execute();
+    try {
+      expect(await ask()).toBe(0);
+      // Small indeed (the bound above its members): its prefixes counted in SQL.
+      coneStreamTuning.largeConeAsns = members.length;
+      expect(await ask()).toBeGreaterThan(0);
+    } finally {
+      await cone().set({ cone_asns: stored.cone_asns, cone_prefixes: stored.cone_prefixes }).execute();
+    }
+  });
+
   it('asnCone takes date or dates, and gives null for an ASN without a cone', async () => {
     const first = store.dates[0]!;
     const [asn] = [...membersOf.keys()];

@@ -8,7 +8,9 @@ import {
   conePrefixSlice,
   countConePrefixes,
   rowsPerQuery,
+  withCheckedSize,
   type WalkCone,
+  type WalkScope,
 } from '../coneSource';
 import type { ConnectionPage } from './pageInfo';
 import { AsnConeRef, AsnRef, type AsnConeRecord, type PrefixRecord } from './refs';
@@ -49,14 +51,25 @@ export async function memberRecords(
   });
 }
 
-/** The cone as the member and prefix walks need it (its sizes choose where they read from, coneSource.ts). */
-function walkConeOf(cone: AsnConeRecord): WalkCone {
-  return {
-    date: cone.date,
-    asn: Number(cone.asn.asn),
-    coneAsns: Number(cone.asn.cone_asns),
-    conePrefixes: Number(cone.asn.cone_prefixes),
-  };
+/** The cones of the request as the walks need them, checked once for both lists (per record of the request). */
+const checkedCones = new WeakMap<AsnConeRecord, Promise<WalkCone>>();
+
+/**
+ * The cone as the member and prefix walks need it (its sizes choose where they read from, coneSource.ts), its member
+ * count checked against its counts (withCheckedSize).
+ */
+function walkConeOf(scope: WalkScope, cone: AsnConeRecord): Promise<WalkCone> {
+  let checked = checkedCones.get(cone);
+  if (!checked) {
+    checked = withCheckedSize(scope, {
+      date: cone.date,
+      asn: Number(cone.asn.asn),
+      coneAsns: Number(cone.asn.cone_asns),
+      conePrefixes: Number(cone.asn.cone_prefixes),
+    });
+    checkedCones.set(cone, checked);
+  }
+  return checked;
 }
 
 AsnConeRef.implement({
@@ -73,13 +86,13 @@ AsnConeRef.implement({
       args: { first: t.arg.int(), offset: t.arg.int() },
       resolve: async (cone, args, context, info): Promise<ConnectionPage<AsnRow>> => {
         const page = pageOf(args);
-        const key = walkConeOf(cone);
         const scope = {
           db: context.db,
           dialect: context.dialect,
           dataVersion: await context.dataVersion(),
           rows: rowsPerQuery(page.first),
         };
+        const key = await walkConeOf(scope, cone);
         const members = await coneMemberSlice(scope, key, page.offset, page.first);
         return {
           nodes: await memberRecords(context, members, selectedAsnNodeColumns(info)),
@@ -103,13 +116,13 @@ AsnConeRef.implement({
       args: { first: t.arg.int(), offset: t.arg.int() },
       resolve: async (cone, args, context): Promise<ConnectionPage<PrefixRecord>> => {
         const page = pageOf(args);
-        const key = walkConeOf(cone);
         const scope = {
           db: context.db,
           dialect: context.dialect,
           dataVersion: await context.dataVersion(),
           rows: rowsPerQuery(page.first),
         };
+        const key = await walkConeOf(scope, cone);
         return {
           nodes: await conePrefixSlice(scope, key, page.offset, page.first),
           ...page,
