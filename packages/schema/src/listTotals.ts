@@ -108,17 +108,16 @@ export function storedListTotals(
   months: readonly ({ date: string } & Record<keyof DatasetListedTotals, number | string>)[],
 ): Map<string, number> {
   const totals = new Map<string, number>();
-  const keep = (table: string, month: string, filter: Record<string, boolean | undefined>, total: number) =>
+  const keep = (table: string, month: string, filter: Record<string, boolean>, total: number) =>
     totals.set(monthListScope(table, [month], filter)!, total);
   for (const row of months) {
     for (const [table, all, seen] of [
       ['asns', toCount(row.listed_asns), toCount(row.listed_asns_seen)],
       ['organizations', toCount(row.listed_organizations), toCount(row.listed_organizations_seen)],
     ] as const) {
-      // The same filters, in the same order, as the lists name them (asn.ts, organization.ts, asnConesStream.ts).
-      keep(table, row.date, { seen: undefined, name: undefined }, all);
-      keep(table, row.date, { seen: true, name: undefined }, seen);
-      keep(table, row.date, { seen: false, name: undefined }, all - seen);
+      keep(table, row.date, {}, all);
+      keep(table, row.date, { seen: true }, seen);
+      keep(table, row.date, { seen: false }, all - seen);
     }
     keep('asn_links', row.date, {}, toCount(row.listed_links));
   }
@@ -192,7 +191,9 @@ export async function countRows(query: CountableQuery): Promise<number> {
 
 /**
  * The scope of a list's total: its months (several are named one by one; a scope too long to keep is counted every
- * time, see ListTotals) and no filter but those named in `filter`.
+ * time, see ListTotals) and no filter but those named in `filter`. The scope is the same whatever the order of the
+ * filter's names, and a filter not given (null or undefined) is left out, so every caller names one list alike
+ * (storedListTotals among them).
  */
 export function monthListScope(
   table: string,
@@ -200,9 +201,8 @@ export function monthListScope(
   filter: Readonly<Record<string, string | number | boolean | null | undefined>>,
 ): string | null {
   if (months.length === 0) return null;
-  return [
-    table,
-    months.join(','),
-    ...Object.entries(filter).map(([name, value]) => `${name}=${value ?? ''}`),
-  ].join('\u0000');
+  const given = Object.entries(filter)
+    .filter(([, value]) => value != null)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return [table, months.join(','), ...given.map(([name, value]) => `${name}=${value}`)].join('\u0000');
 }
