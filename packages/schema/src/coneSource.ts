@@ -132,21 +132,43 @@ export interface WalkCone {
   asn: number;
   coneAsns?: number;
   conePrefixes?: number;
+  /** Every member in ASN order, when already read whole (withCheckedSize, a cone of at most `fewMembers`). */
+  members?: readonly number[];
 }
 
 function isLargeCone(cone: WalkCone): boolean {
   return cone.coneAsns !== undefined && cone.coneAsns > coneStreamTuning.largeConeAsns;
 }
 
+/** The first `bound` + 1 members of `cone` in ASN order (more than `bound`: the cone has more than that). */
+async function membersUpTo(scope: WalkScope, cone: WalkCone, bound: number): Promise<number[]> {
+  const rows = await scope.db
+    .selectFrom('cone_members')
+    .select('member_asn')
+    .where('date', '=', cone.date)
+    .where('asn', '=', cone.asn)
+    .orderBy('member_asn')
+    .limit(bound + 1)
+    .execute();
+  return rows.map((row) => Number(row.member_asn));
+}
+
 /**
  * `cone` as large when its counts call it small but it has more than `largeConeAsns` members, counted up to one past
  * that bound: cone_asns may come from CAIDA's files and understate the members (AS1251: 19 in December 2017, against
  * 6,934), and such a cone's prefixes counted in SQL took 110-170 ms for every `asnCone` page with a total. Read as a
- * large cone, its lists are computed once and kept (conePrefixIndex.ts).
+ * large cone, its lists are computed once and kept (conePrefixIndex.ts). A cone of at most `fewMembers` members
+ * carries the list read to find that out, for its pages and counts (`members`).
  */
 export async function withCheckedSize(scope: WalkScope, cone: WalkCone): Promise<WalkCone> {
   if (cone.coneAsns === undefined || isLargeCone(cone)) return cone;
   const bound = coneStreamTuning.largeConeAsns;
+  const few = coneStreamTuning.fewMembers;
+  if (few > 0) {
+    const members = await membersUpTo(scope, cone, few);
+    if (members.length <= few)
+      return members.length > bound ? { ...cone, coneAsns: members.length } : { ...cone, members };
+  }
   const row = await scope.db
     .selectFrom((eb) =>
       eb
@@ -200,7 +222,7 @@ export async function take<T>(walk: AsyncIterable<T>, count: number): Promise<T[
 }
 
 const memberAt =
-  (cone: WalkCone, members: Uint32Array) =>
+  (cone: WalkCone, members: ArrayLike<number>) =>
   (index: number): StreamMember => ({ date: cone.date, asn: members[index]! });
 
 const prefixAt =
@@ -222,6 +244,7 @@ export async function coneMemberSlice(
   fromIndex: number,
   count: number,
 ): Promise<StreamMember[]> {
+  if (cone.members) return sliceOf(cone.members.length, fromIndex, count, memberAt(cone, cone.members));
   if (!isLargeCone(cone)) return take(coneMembers(scope, cone, fromIndex), count);
   const { members } = await coneListsOf(scope, cone);
   return sliceOf(members.length, fromIndex, count, memberAt(cone, members));
@@ -340,23 +363,15 @@ export function conePrefixes(
  * members, their origins, those prefixes: three key lookups); null for a cone with more. PostgreSQL planned a small
  * cone's page of prefixes as a walk of the month's prefixes in prefix_id order merged with the cone's origins, which
  * it took to be thousands (AS49605 of December 2017, 18 members and 89 prefixes: 55-97 ms a page, every time; 1 ms
- * this way). The members are counted by reading at most one past the bound, since cone_asns may come from CAIDA's
- * files and understate them (AS1251: 19 against 6,934).
+ * this way). The members, unless the cone carries them, are counted by reading at most one past the bound, since
+ * cone_asns may come from CAIDA's files and understate them (AS1251: 19 against 6,934).
  */
 async function fewMemberPrefixes(scope: WalkScope, cone: WalkCone): Promise<PrefixRecord[] | null> {
   const bound = coneStreamTuning.fewMembers;
   if (bound === 0) return null;
-  const rows = await scope.db
-    .selectFrom('cone_members')
-    .select('member_asn')
-    .where('date', '=', cone.date)
-    .where('asn', '=', cone.asn)
-    .orderBy('member_asn')
-    .limit(bound + 1)
-    .execute();
-  if (rows.length > bound) return null;
-  const members = new Map([[cone, rows.map((row) => Number(row.member_asn))]]);
-  return (await groupPrefixes(scope, [cone], members)).get(cone) ?? [];
+  const members = cone.members ?? (await membersUpTo(scope, cone, bound));
+  if (members.length > bound) return null;
+  return (await groupPrefixes(scope, [cone], new Map([[cone, [...members]]]))).get(cone) ?? [];
 }
 
 /** Number of distinct prefixes of a cone (asnCone's prefixes totalCount; computed only when asked for). */

@@ -532,6 +532,33 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
     }
   });
 
+  it("asnCone reads a small cone's members once for its pages and counts", async () => {
+    const [asn, members] = [...membersOf.entries()].find(
+      ([owner, list]) => list.length > 1 && list.length <= 256 && (prefixIdsOf.get(owner)?.length ?? 0) > 0,
+    )!;
+    const memberReads = new StatementCounter((tree) => tree.includes('"cone_members"'));
+    const data = await queryData<{
+      asnCone: {
+        asns: { totalCount: number; edges: { node: { asn: string } }[] };
+        prefixes: { totalCount: number; edges: { node: { network: string; length: number } }[] };
+      };
+    }>(
+      throughPlugin(store.handle, memberReads),
+      `query($asn: String!) { asnCone(asn: $asn) {
+        asns(first: 1000) { totalCount edges { node { asn } } }
+        prefixes(first: 1000) { totalCount edges { node { network length } } } } }`,
+      { asn: String(asn) },
+    );
+    expect(data.asnCone.asns.edges.map((edge) => edge.node.asn)).toEqual(members.map(String));
+    expect(data.asnCone.asns.totalCount).toBe(members.length);
+    expect(data.asnCone.prefixes.edges.map((edge) => `${edge.node.network}/${edge.node.length}`)).toEqual(
+      conePrefixesOf(asn),
+    );
+    // Whether the ASN has a cone, its members (read once for its size, its member page and count, and its prefixes),
+    // and its prefixes' count: six statements before, the members read four times.
+    expect(memberReads.executed).toBe(3);
+  });
+
   it('asnCone takes date or dates, and gives null for an ASN without a cone', async () => {
     const first = store.dates[0]!;
     const [asn] = [...membersOf.keys()];

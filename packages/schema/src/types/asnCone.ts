@@ -98,6 +98,7 @@ AsnConeRef.implement({
           nodes: await memberRecords(context, members, selectedAsnNodeColumns(info)),
           ...page,
           totalCount: async () => {
+            if (key.members) return key.members.length;
             const row = await context.db
               .selectFrom('cone_members')
               .select((eb) => eb.fn.countAll().as('total'))
