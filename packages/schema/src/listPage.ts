@@ -213,9 +213,14 @@ function nullableOverMonths<TB extends ListTable, Row>(spec: ListPageSpec<TB, Ro
  */
 export type NamedListFilter = Readonly<Record<string, boolean>> | null;
 
-/** A month's bookmarks' scope within its data version: the month, and the filter's values if any. */
-function monthScope(month: string, filter: NonNullable<NamedListFilter>): string {
-  return [month, ...Object.entries(filter).map(([name, value]) => `${name}=${value}`)].join('\u0000');
+/** A month's bookmarks' scope: the request's data version, the month, and the filter's values if any. */
+async function monthScope(
+  context: Pick<AsrankContext, 'dataVersion'>,
+  month: string,
+  filter: NonNullable<NamedListFilter>,
+): Promise<string> {
+  const filterValues = Object.entries(filter).map(([name, value]) => `${name}=${value}`);
+  return [await context.dataVersion(), month, ...filterValues].join('\u0000');
 }
 
 /**
@@ -231,7 +236,7 @@ export function monthBookmarks(
   if (months.length !== 1 || filter === null || month === undefined) return null;
   return {
     cache: context.pageBookmarks,
-    scope: async () => `${await context.dataVersion()}\u0000${monthScope(month, filter)}`,
+    scope: () => monthScope(context, month, filter),
   };
 }
 
@@ -252,7 +257,7 @@ export function monthsOfList<TB extends ListTable>(
     of,
     bookmarks: {
       cache: context.pageBookmarks,
-      scope: async (month) => `${await context.dataVersion()}\u0000${monthScope(month, filter)}`,
+      scope: (month) => monthScope(context, month, filter),
     },
     valuedTotal: (column) =>
       monthTotals(context, table, { ...filter, [column]: 'valued' }, (month) =>
