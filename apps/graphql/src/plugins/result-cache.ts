@@ -48,12 +48,21 @@ declare module 'fastify' {
   }
 }
 
-function requestKey(request: FastifyRequest): string | undefined {
+/** A GET's query or a POST's body asking for one operation. */
+type OperationSource = Record<string, unknown> & { query: string };
+
+/** The one operation a request asks for; undefined when it is no such thing (a batch), which the cache does not key. */
+function keyableSource(request: FastifyRequest): OperationSource | undefined {
+  if (request.method !== 'GET' && request.method !== 'POST') return undefined;
   const source = (request.method === 'GET' ? request.query : request.body) as
     Record<string, unknown> | null | undefined;
   if (source === null || typeof source !== 'object' || Array.isArray(source)) return undefined;
-  const query = source['query'];
-  if (typeof query !== 'string') return undefined;
+  return typeof source['query'] === 'string' ? (source as OperationSource) : undefined;
+}
+
+/** What names the answer to `source` within a data version: its operation name, variables and query. */
+function requestKey(source: OperationSource): string {
+  const query = source.query;
   const variables = source['variables'];
   const variablesText = typeof variables === 'string' ? variables : JSON.stringify(variables ?? null);
   const operationName = typeof source['operationName'] === 'string' ? source['operationName'] : '';
@@ -94,10 +103,9 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
     // Callback style (this hook never waits): an async hook costs a promise and a microtask per answer.
     app.addHook('onSend', (request, reply, payload, done) => {
       // What the cache would not key (a batch of operations from the REST service, which tags its own answers) is
-      // not tagged either.
-      const partialKey =
-        request.method === 'GET' || request.method === 'POST' ? requestKey(request) : undefined;
-      if (partialKey === undefined) {
+      // not tagged either. The key itself is built only where it names the answer (the version known at once).
+      const source = keyableSource(request);
+      if (source === undefined) {
         done(null, payload);
         return;
       }
@@ -111,7 +119,7 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
       const etag =
         version === undefined
           ? `"${hash(payload)}"`
-          : `"${version}-${hash(`${version}\u0000${partialKey}`)}"`;
+          : `"${version}-${hash(`${version}\u0000${requestKey(source)}`)}"`;
       reply.header('etag', etag).header('cache-control', cacheControl);
       const unchanged = matches(request.headers['if-none-match'], etag);
       count(unchanged ? 'not_modified' : 'miss');
@@ -135,15 +143,12 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
   // Callback style: on SQLite the data version is known at once (readDataVersion.now()), and an async hook would
   // cost a promise and a microtask per request.
   app.addHook('preHandler', (request, reply, done) => {
-    if (request.method !== 'GET' && request.method !== 'POST') {
+    const source = keyableSource(request);
+    if (source === undefined) {
       done();
       return;
     }
-    const partialKey = requestKey(request);
-    if (partialKey === undefined) {
-      done();
-      return;
-    }
+    const partialKey = requestKey(source);
     const version = options.readDataVersion.now();
     if (version !== undefined) {
       answerFromCache(request, reply, partialKey, version, done);
