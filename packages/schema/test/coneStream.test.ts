@@ -1,5 +1,6 @@
 // asnCone and asnConesStream against the stored cones: walking every page from an empty cursor yields each cone,
 // member and prefix exactly once, in order, and equal to cone_members / prefix_origins.
+import type { DatabaseHandle } from '@asrank/db';
 import { coneStreamTuning, monthByMonthTuning } from '../src';
 import {
   LOAD_TIMEOUT_MS,
@@ -482,9 +483,34 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
     },
   );
 
+  /** asnCone of `asn` through `handle`: every member and prefix, and their totals, as stored. */
+  async function expectWholeCone(handle: DatabaseHandle, asn: number): Promise<void> {
+    const members = membersOf.get(asn)!.map(String);
+    const prefixes = conePrefixesOf(asn);
+    const data = await queryData<{
+      asnCone: {
+        asns: { totalCount: number; edges: { node: { asn: string } }[] };
+        prefixes: { totalCount: number; edges: { node: { network: string; length: number } }[] };
+      };
+    }>(
+      handle,
+      `query($asn: String!) { asnCone(asn: $asn) {
+        asns(first: 10000) { totalCount edges { node { asn } } }
+        prefixes(first: 10000) { totalCount edges { node { network length } } } } }`,
+      { asn: String(asn) },
+    );
+    expect(data.asnCone.asns.edges.map((edge) => edge.node.asn)).toEqual(members);
+    expect(data.asnCone.prefixes.edges.map((edge) => `${edge.node.network}/${edge.node.length}`)).toEqual(
+      prefixes,
+    );
+    expect([data.asnCone.asns.totalCount, data.asnCone.prefixes.totalCount]).toEqual([
+      members.length,
+      prefixes.length,
+    ]);
+  }
+
   it('asnCone reads a cone whose counts understate its members as the large cone it is', async () => {
     const [asn, members] = [...membersOf.entries()].sort((a, b) => b[1].length - a[1].length)[0]!;
-    const expectedPrefixes = conePrefixesOf(asn);
     // Large from one member past the bound; the SQL count of a small cone's prefixes is a count of distinct ids.
     coneStreamTuning.largeConeAsns = members.length - 1;
     const cone = () => store.handle.db.updateTable('asns').where('date', '=', latest).where('asn', '=', asn);
@@ -498,26 +524,7 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
       const distinctCounts = new StatementCounter(
         (tree) => tree.includes('"AggregateFunctionNode"') && tree.includes('"distinct":true'),
       );
-      const data = await queryData<{
-        asnCone: {
-          asns: { totalCount: number; edges: { node: { asn: string } }[] };
-          prefixes: { totalCount: number; edges: { node: { network: string; length: number } }[] };
-        };
-      }>(
-        throughPlugin(store.handle, distinctCounts),
-        `query($asn: String!) { asnCone(asn: $asn) {
-          asns(first: 10000) { totalCount edges { node { asn } } }
-          prefixes(first: 10000) { totalCount edges { node { network length } } } } }`,
-        { asn: String(asn) },
-      );
-      expect(data.asnCone.asns.edges.map((edge) => edge.node.asn)).toEqual(members.map(String));
-      expect(data.asnCone.prefixes.edges.map((edge) => `${edge.node.network}/${edge.node.length}`)).toEqual(
-        expectedPrefixes,
-      );
-      expect([data.asnCone.asns.totalCount, data.asnCone.prefixes.totalCount]).toEqual([
-        members.length,
-        expectedPrefixes.length,
-      ]);
+      await expectWholeCone(throughPlugin(store.handle, distinctCounts), asn);
       return distinctCounts.executed;
     };
     // Counted as one ASN with one prefix, as CAIDA's counts may say of a cone of thousands.
@@ -533,27 +540,11 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
   });
 
   it("asnCone reads a small cone's members once for its pages and counts", async () => {
-    const [asn, members] = [...membersOf.entries()].find(
+    const [asn] = [...membersOf.entries()].find(
       ([owner, list]) => list.length > 1 && list.length <= 256 && (prefixIdsOf.get(owner)?.length ?? 0) > 0,
     )!;
     const memberReads = new StatementCounter((tree) => tree.includes('"cone_members"'));
-    const data = await queryData<{
-      asnCone: {
-        asns: { totalCount: number; edges: { node: { asn: string } }[] };
-        prefixes: { totalCount: number; edges: { node: { network: string; length: number } }[] };
-      };
-    }>(
-      throughPlugin(store.handle, memberReads),
-      `query($asn: String!) { asnCone(asn: $asn) {
-        asns(first: 1000) { totalCount edges { node { asn } } }
-        prefixes(first: 1000) { totalCount edges { node { network length } } } } }`,
-      { asn: String(asn) },
-    );
-    expect(data.asnCone.asns.edges.map((edge) => edge.node.asn)).toEqual(members.map(String));
-    expect(data.asnCone.asns.totalCount).toBe(members.length);
-    expect(data.asnCone.prefixes.edges.map((edge) => `${edge.node.network}/${edge.node.length}`)).toEqual(
-      conePrefixesOf(asn),
-    );
+    await expectWholeCone(throughPlugin(store.handle, memberReads), asn);
     // Whether the ASN has a cone, its members (read once for its size, its member page and count, and its prefixes),
     // and its prefixes' count: six statements before, the members read four times.
     expect(memberReads.executed).toBe(3);
