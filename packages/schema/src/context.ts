@@ -360,6 +360,109 @@ export function createStoreFacts(
   };
 }
 
+/** A `null` column list's key in asnRecordSpecsOf's maps (whole rows). */
+const WHOLE_ROWS: readonly AsnColumn[] = [];
+const NO_ORGANIZATION: readonly OrganizationColumn[] = [];
+/**
+ * Each handle's ASN record specs by their column arrays, as selectedAsnColumns and joinedOrganizationColumns return
+ * them (one array per selection, so most lookups find their spec by identity). Built per request, a spec's shape
+ * string was joined and hashed anew for every point lookup.
+ */
+const asnRecordSpecsOf = perHandle<
+  object,
+  WeakMap<readonly AsnColumn[], WeakMap<readonly OrganizationColumn[], RecordSpec<number, AsnRow>>>
+>(() => new WeakMap());
+
+/**
+ * How ASN records are read by (date, asn): `columns` only, or whole rows when null; with `organization` (the
+ * columns to read of it), each record also carries its organization (joinedOrganization.ts).
+ */
+function asnRecords(
+  handle: DatabaseHandle,
+  columns: readonly AsnColumn[] | null,
+  organization: readonly OrganizationColumn[] | undefined,
+): RecordSpec<number, AsnRow> {
+  const specs = asnRecordSpecsOf(handle.db);
+  const columnsKey = columns ?? WHOLE_ROWS;
+  let byOrganization = specs.get(columnsKey);
+  if (!byOrganization) {
+    byOrganization = new WeakMap();
+    specs.set(columnsKey, byOrganization);
+  }
+  const organizationKey = organization ?? NO_ORGANIZATION;
+  let spec = byOrganization.get(organizationKey);
+  if (!spec) {
+    spec = buildAsnRecords(handle, columns, organization);
+    byOrganization.set(organizationKey, spec);
+  }
+  return spec;
+}
+
+function buildAsnRecords(
+  { db, dialect }: DatabaseHandle,
+  columns: readonly AsnColumn[] | null,
+  organization: readonly OrganizationColumn[] | undefined,
+): RecordSpec<number, AsnRow> {
+  const selected = () => {
+    const query = db.selectFrom(byPrimaryKey(dialect, 'asns', 'a'));
+    const rows = columns
+      ? query.select(columns.map((column) => `a.${column}` as const))
+      : query.selectAll('a');
+    if (!organization) return rows;
+    return rows
+      .leftJoin('organizations as o', (join) =>
+        join.onRef('o.date', '=', 'a.date').onRef('o.org_id', '=', 'a.org_id'),
+      )
+      .select(organizationColumnsAlongside(organization)) as unknown as typeof rows;
+  };
+  return {
+    shape: `asn|${columns?.join(',') ?? '*'}|${organization?.join(',') ?? ''}`,
+    table: 'asns',
+    one: (month, asn) =>
+      selected()
+        .where('a.date', '=', month as string)
+        .where('a.asn', '=', asn as number) as unknown as RecordQuery<AsnRow>,
+    many: (month, asns) =>
+      selected()
+        .where('a.date', '=', month as string)
+        .where(inBoundList(dialect, 'a.asn', asns, 'bigint')) as unknown as RecordQuery<AsnRow>,
+    kind: 'bigint',
+    idOf: (row) => Number(row.asn),
+    records: organization
+      ? (rows) => withJoinedOrganizations(rows as unknown as Record<string, unknown>[], organization)
+      : undefined,
+  };
+}
+
+/**
+ * A request's shared record loaders, each made on first use: a point lookup on SQLite reads its record at once
+ * (asnNow) and uses none of them. Getters on a class's prototype, not in the context's object literal, where V8 makes
+ * each object's accessors by a slow runtime path (createContext took ten times as long).
+ */
+class RequestLoaders {
+  private asnLoader: AsrankContext['loaders']['asn'] | undefined;
+  private organizationLoader: AsrankContext['loaders']['organization'] | undefined;
+  private linkLocationsLoader: AsrankContext['loaders']['linkLocations'] | undefined;
+
+  constructor(
+    private readonly makeAsn: () => AsrankContext['loaders']['asn'],
+    private readonly makeOrganization: () => AsrankContext['loaders']['organization'],
+    private readonly makeLinkLocations: () => AsrankContext['loaders']['linkLocations'],
+  ) {}
+
+  get asn(): AsrankContext['loaders']['asn'] {
+    return (this.asnLoader ??= this.makeAsn());
+  }
+
+  get organization(): AsrankContext['loaders']['organization'] {
+    return (this.organizationLoader ??= this.makeOrganization());
+  }
+
+  get linkLocations(): AsrankContext['loaders']['linkLocations'] {
+    return (this.linkLocationsLoader ??= this.makeLinkLocations());
+  }
+}
+
 /** Facts shared by every context of one handle when the caller does not pass its own. */
 const defaultFactsByHandle = new WeakMap<object, StoreFacts>();
 
@@ -380,11 +483,10 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     defaultFactsByHandle.set(handle.db, storeFacts);
   }
   const shared = storeFacts;
-  const asnLoaders = new Map<string, DataLoader<DatedKey<number>, AsnRow | null, string>>();
-  const asnLoadersByArray = new WeakMap<
-    readonly AsnColumn[],
-    DataLoader<DatedKey<number>, AsnRow | null, string>
-  >();
+  // Made on first use, as the loaders (RequestLoaders).
+  let asnLoaders: Map<string, DataLoader<DatedKey<number>, AsnRow | null, string>> | undefined;
+  let asnLoadersByArray:
+    WeakMap<readonly AsnColumn[], DataLoader<DatedKey<number>, AsnRow | null, string>> | undefined;
   const observe = options.observeStatement;
   // Record lookups are short (keys by primary key): on PostgreSQL they run on the handle's pipelined connection.
   const lookupHandle: PreparedHandle = handle.postgresPipelined
@@ -451,7 +553,8 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       { cacheKeyFn: datedKey },
     );
   };
-  const organizationLoaders = new Map<string, DataLoader<DatedKey<string>, OrganizationRow | null, string>>();
+  let organizationLoaders:
+    Map<string, DataLoader<DatedKey<string>, OrganizationRow | null, string>> | undefined;
   /** Organization records by (date, org_id), reading `columns` only, or whole rows when null. */
   const organizationRowsLoader = (columns: readonly OrganizationColumn[] | null) => {
     const selected = () => {
@@ -491,48 +594,10 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     if (rows === undefined) return undefined;
     return rowWithId(spec.records ? spec.records(rows) : rows, id, spec.idOf);
   };
-  /**
-   * How ASN records are read by (date, asn): `columns` only, or whole rows when null; with `organization` (the
-   * columns to read of it), each record also carries its organization (joinedOrganization.ts).
-   */
-  const asnRecords = (
-    columns: readonly AsnColumn[] | null,
-    organization: readonly OrganizationColumn[] | undefined,
-  ): RecordSpec<number, AsnRow> => {
-    const selected = () => {
-      const query = db.selectFrom(byPrimaryKey(dialect, 'asns', 'a'));
-      const rows = columns
-        ? query.select(columns.map((column) => `a.${column}` as const))
-        : query.selectAll('a');
-      if (!organization) return rows;
-      return rows
-        .leftJoin('organizations as o', (join) =>
-          join.onRef('o.date', '=', 'a.date').onRef('o.org_id', '=', 'a.org_id'),
-        )
-        .select(organizationColumnsAlongside(organization)) as unknown as typeof rows;
-    };
-    return {
-      shape: `asn|${columns?.join(',') ?? '*'}|${organization?.join(',') ?? ''}`,
-      table: 'asns',
-      one: (month, asn) =>
-        selected()
-          .where('a.date', '=', month as string)
-          .where('a.asn', '=', asn as number) as unknown as RecordQuery<AsnRow>,
-      many: (month, asns) =>
-        selected()
-          .where('a.date', '=', month as string)
-          .where(inBoundList(dialect, 'a.asn', asns, 'bigint')) as unknown as RecordQuery<AsnRow>,
-      kind: 'bigint',
-      idOf: (row) => Number(row.asn),
-      records: organization
-        ? (rows) => withJoinedOrganizations(rows as unknown as Record<string, unknown>[], organization)
-        : undefined,
-    };
-  };
   const asnRowsLoader = (
     columns: readonly AsnColumn[] | null,
     organization: readonly OrganizationColumn[] | undefined,
-  ) => recordLoader(asnRecords(columns, organization));
+  ) => recordLoader(asnRecords(handle, columns, organization));
   let dates: Promise<string[]> | undefined;
   /** The request's data version once known (given by the caller, or read), for synchronous per-version lookups. */
   let versionRead: string | undefined = options.dataVersion;
@@ -561,6 +626,39 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     }
     return rows;
   };
+  const linkLocationsLoaderOf = () =>
+    new DataLoader<DatedKey<string>, LocationRow[], string>(
+      async (keys) => {
+        const byLink = new Map<string, LocationRow[]>();
+        const dates = new Set(keys.map((key) => key.date));
+        await Promise.all(
+          [...dates].map(async (date) => {
+            const asn0s = [
+              ...new Set(keys.filter((k) => k.date === date).map((k) => Number(String(k.id).split(',')[0]))),
+            ];
+            const rows = await db
+              .selectFrom('link_locations as ll')
+              .innerJoin('locations as l', (join) =>
+                join.onRef('l.date', '=', 'll.date').onRef('l.loc_id', '=', 'll.loc_id'),
+              )
+              .selectAll('l')
+              .select(['ll.asn0 as link_asn0', 'll.asn1 as link_asn1'])
+              .where('ll.date', '=', date)
+              .where(inValues(dialect, 'll.asn0', asn0s, 'bigint'))
+              .orderBy('l.loc_id')
+              .execute();
+            for (const { link_asn0, link_asn1, ...location } of rows) {
+              const key = `${date}|${Number(link_asn0)},${Number(link_asn1)}`;
+              const list = byLink.get(key) ?? [];
+              list.push(location);
+              byLink.set(key, list);
+            }
+          }),
+        );
+        return keys.map((key) => byLink.get(datedKey(key)) ?? []);
+      },
+      { cacheKeyFn: datedKey },
+    );
   const context: AsrankContext = {
     db,
     dialect,
@@ -579,44 +677,11 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     pageBookmarks: shared.pageBookmarks,
     listTotals: shared.listTotals,
     shortNameCandidates: shared.shortNameCandidates,
-    loaders: {
-      asn: asnRowsLoader(null, undefined),
-      organization: organizationRowsLoader(null),
-      linkLocations: new DataLoader(
-        async (keys) => {
-          const byLink = new Map<string, LocationRow[]>();
-          const dates = new Set(keys.map((key) => key.date));
-          await Promise.all(
-            [...dates].map(async (date) => {
-              const asn0s = [
-                ...new Set(
-                  keys.filter((k) => k.date === date).map((k) => Number(String(k.id).split(',')[0])),
-                ),
-              ];
-              const rows = await db
-                .selectFrom('link_locations as ll')
-                .innerJoin('locations as l', (join) =>
-                  join.onRef('l.date', '=', 'll.date').onRef('l.loc_id', '=', 'll.loc_id'),
-                )
-                .selectAll('l')
-                .select(['ll.asn0 as link_asn0', 'll.asn1 as link_asn1'])
-                .where('ll.date', '=', date)
-                .where(inValues(dialect, 'll.asn0', asn0s, 'bigint'))
-                .orderBy('l.loc_id')
-                .execute();
-              for (const { link_asn0, link_asn1, ...location } of rows) {
-                const key = `${date}|${Number(link_asn0)},${Number(link_asn1)}`;
-                const list = byLink.get(key) ?? [];
-                list.push(location);
-                byLink.set(key, list);
-              }
-            }),
-          );
-          return keys.map((key) => byLink.get(datedKey(key)) ?? []);
-        },
-        { cacheKeyFn: datedKey },
-      ),
-    },
+    loaders: new RequestLoaders(
+      () => asnRowsLoader(null, undefined),
+      () => organizationRowsLoader(null),
+      linkLocationsLoaderOf,
+    ),
     pageLoaders: new Map(),
     prepared: (query, table) => runPrepared(handle, query.compile(), table, undefined, observe),
     compiled: (shape, table, build, placeholders, values) =>
@@ -624,6 +689,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     organizationLoader(columns) {
       if (columns === null) return context.loaders.organization;
       const key = columns.join(',');
+      organizationLoaders ??= new Map();
       let loader = organizationLoaders.get(key);
       if (!loader) {
         loader = organizationRowsLoader(columns);
@@ -634,7 +700,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
     asnNow(columns, organization, date, asn) {
       // Checked first: on other stores the statement's spec is not worth building.
       if (!handle.readRows) return undefined;
-      return recordNow(asnRecords(columns, organization), date, asn);
+      return recordNow(asnRecords(handle, columns, organization), date, asn);
     },
     latestMonthKey() {
       // Not once the request has a version (given, or read by another of its fields): its months are that version's.
@@ -649,6 +715,7 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       const { organization } = options;
       if (organization) {
         const key = `${columns?.join(',') ?? '*'}|organization ${organization.join(',')}`;
+        asnLoaders ??= new Map();
         let loader = asnLoaders.get(key);
         if (!loader) {
           loader = asnRowsLoader(columns, organization);
@@ -658,9 +725,11 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
       }
       if (columns === null) return context.loaders.asn;
       // selectedAsnColumns returns one array per field position: most calls find it by identity.
+      asnLoadersByArray ??= new WeakMap();
       let loader = asnLoadersByArray.get(columns);
       if (loader) return loader;
       const key = columns.join(',');
+      asnLoaders ??= new Map();
       loader = asnLoaders.get(key);
       if (!loader) {
         loader = asnRowsLoader(columns, undefined);

@@ -127,6 +127,22 @@ describe.each(STORE_KINDS)('compiled lookups on %s', (kind) => {
     expect(counts).toEqual({ built: 1, executed: 2 });
   });
 
+  it("keeps a request's loaders from their first use on, and each request its own", () => {
+    // Made on first use (a point lookup on SQLite uses none): each access must find the one made, or a request's
+    // keys would be read in several batches and its cache lost between fields.
+    const context = createContext(store.handle);
+    const asnLoader = context.loaders.asn;
+    expect(context.loaders.asn).toBe(asnLoader);
+    expect(context.asnLoader(null)).toBe(asnLoader);
+    expect(context.loaders.organization).toBe(context.loaders.organization);
+    expect(context.organizationLoader(null)).toBe(context.loaders.organization);
+    expect(context.loaders.linkLocations).toBe(context.loaders.linkLocations);
+    expect(context.pageLoaders).toBe(context.pageLoaders);
+    const other = createContext(store.handle);
+    expect(other.loaders.asn).not.toBe(asnLoader);
+    expect(other.loaders.organization).not.toBe(context.loaders.organization);
+  });
+
   it('refuses a shape whose compiled parameters are not only its placeholders', async () => {
     const { db } = store.handle;
     const build = (date: unknown, asn: unknown) =>
