@@ -434,35 +434,6 @@ function buildAsnRecords(
   };
 }
 
-/**
- * A request's shared record loaders, each made on first use: a point lookup on SQLite reads its record at once
- * (asnNow) and uses none of them. Getters on a class's prototype, not in the context's object literal, where V8 makes
- * each object's accessors by a slow runtime path (createContext took ten times as long).
- */
-class RequestLoaders {
-  private asnLoader: AsrankContext['loaders']['asn'] | undefined;
-  private organizationLoader: AsrankContext['loaders']['organization'] | undefined;
-  private linkLocationsLoader: AsrankContext['loaders']['linkLocations'] | undefined;
-
-  constructor(
-    private readonly makeAsn: () => AsrankContext['loaders']['asn'],
-    private readonly makeOrganization: () => AsrankContext['loaders']['organization'],
-    private readonly makeLinkLocations: () => AsrankContext['loaders']['linkLocations'],
-  ) {}
-
-  get asn(): AsrankContext['loaders']['asn'] {
-    return (this.asnLoader ??= this.makeAsn());
-  }
-
-  get organization(): AsrankContext['loaders']['organization'] {
-    return (this.organizationLoader ??= this.makeOrganization());
-  }
-
-  get linkLocations(): AsrankContext['loaders']['linkLocations'] {
-    return (this.linkLocationsLoader ??= this.makeLinkLocations());
-  }
-}
-
 /** Facts shared by every context of one handle when the caller does not pass its own. */
 const defaultFactsByHandle = new WeakMap<object, StoreFacts>();
 
@@ -475,30 +446,292 @@ export interface ContextOptions {
   observeStatement?: StatementObserver;
 }
 
-export function createContext(handle: DatabaseHandle, options: ContextOptions = {}): AsrankContext {
-  const { db, dialect } = handle;
-  let storeFacts = options.facts ?? defaultFactsByHandle.get(handle.db);
-  if (!storeFacts) {
-    storeFacts = createStoreFacts(handle);
-    defaultFactsByHandle.set(handle.db, storeFacts);
+type AsnRowsLoader = DataLoader<DatedKey<number>, AsnRow | null, string>;
+type OrganizationRowsLoader = DataLoader<DatedKey<string>, OrganizationRow | null, string>;
+type LinkLocationsLoader = DataLoader<DatedKey<string>, LocationRow[], string>;
+
+/**
+ * What a request learns and makes on first use: its data version, its months, its loaders. Mercurius gives each
+ * operation of a batch a context made with Object.create(the request's), so this is kept in one object the contexts
+ * share, not on `this`: the operations of a REST batch meet in the same loaders.
+ */
+interface RequestState {
+  /** The request's data version once known (given by the caller, or read), for synchronous per-version lookups. */
+  versionRead: string | undefined;
+  /** The data version as a promise, once asked for (or read). */
+  version: Promise<string> | undefined;
+  dates: Promise<string[]> | undefined;
+  loaders: RequestLoaders | undefined;
+  pageLoaders: Map<string, DataLoader<unknown, unknown, string>> | undefined;
+  asnLoaders: Map<string, AsnRowsLoader> | undefined;
+  asnLoadersByArray: WeakMap<readonly AsnColumn[], AsnRowsLoader> | undefined;
+  organizationLoaders: Map<string, OrganizationRowsLoader> | undefined;
+}
+
+/** Record lookups are short (keys by primary key): on PostgreSQL they run on the handle's pipelined connection. */
+const lookupHandles = new WeakMap<DatabaseHandle, PreparedHandle>();
+function lookupHandleOf(handle: DatabaseHandle): PreparedHandle {
+  if (!handle.postgresPipelined) return handle;
+  let lookupHandle = lookupHandles.get(handle);
+  if (!lookupHandle) {
+    lookupHandle = { db: handle.db, postgres: handle.postgresPipelined };
+    lookupHandles.set(handle, lookupHandle);
   }
-  const shared = storeFacts;
-  // Made on first use, as the loaders (RequestLoaders).
-  let asnLoaders: Map<string, DataLoader<DatedKey<number>, AsnRow | null, string>> | undefined;
-  let asnLoadersByArray:
-    WeakMap<readonly AsnColumn[], DataLoader<DatedKey<number>, AsnRow | null, string>> | undefined;
-  const observe = options.observeStatement;
-  // Record lookups are short (keys by primary key): on PostgreSQL they run on the handle's pipelined connection.
-  const lookupHandle: PreparedHandle = handle.postgresPipelined
-    ? { db, postgres: handle.postgresPipelined }
-    : handle;
+  return lookupHandle;
+}
+
+/** A request's shared record loaders, each made on first use: a point lookup on SQLite uses none of them. */
+class RequestLoaders {
+  private asnLoader: AsnRowsLoader | undefined;
+  private organizationLoader: OrganizationRowsLoader | undefined;
+  private linkLocationsLoader: LinkLocationsLoader | undefined;
+
+  constructor(private readonly context: RequestContext) {}
+
+  get asn(): AsnRowsLoader {
+    return (this.asnLoader ??= this.context.asnRowsLoader(null, undefined));
+  }
+
+  get organization(): OrganizationRowsLoader {
+    return (this.organizationLoader ??= this.context.organizationRowsLoader(null));
+  }
+
+  get linkLocations(): LinkLocationsLoader {
+    return (this.linkLocationsLoader ??= this.context.linkLocationsLoader());
+  }
+}
+
+/**
+ * One request's context. A class, its methods on the prototype: as an object literal of closures it cost every request
+ * ~20 functions and their scope, ~1.5 KB of the point lookup's ~23 KB of allocations, and its loaders and maps are now
+ * made only when a field uses them.
+ */
+class RequestContext implements AsrankContext {
+  readonly db: Kysely<Database>;
+  readonly dialect: DialectName;
+  readonly pageBookmarks: PageBookmarks;
+  readonly listTotals: ListTotals;
+  readonly shortNameCandidates: ShortNameCandidates;
+  private readonly state: RequestState;
+
+  constructor(
+    private readonly handle: DatabaseHandle,
+    private readonly shared: StoreFacts,
+    private readonly observe: StatementObserver | undefined,
+    dataVersion: string | undefined,
+  ) {
+    this.db = handle.db;
+    this.dialect = handle.dialect;
+    this.pageBookmarks = shared.pageBookmarks;
+    this.listTotals = shared.listTotals;
+    this.shortNameCandidates = shared.shortNameCandidates;
+    this.state = {
+      versionRead: dataVersion,
+      version: undefined,
+      dates: undefined,
+      loaders: undefined,
+      pageLoaders: undefined,
+      asnLoaders: undefined,
+      asnLoadersByArray: undefined,
+      organizationLoaders: undefined,
+    };
+  }
+
+  get loaders(): RequestLoaders {
+    return (this.state.loaders ??= new RequestLoaders(this));
+  }
+
+  get pageLoaders(): Map<string, DataLoader<unknown, unknown, string>> {
+    return (this.state.pageLoaders ??= new Map());
+  }
+
+  /** Whether the request has a data version (given, read, or being read). */
+  private hasVersion(): boolean {
+    return this.state.versionRead !== undefined || this.state.version !== undefined;
+  }
+
+  dataVersion(): Promise<string> {
+    const { state } = this;
+    if (state.version) return state.version;
+    if (state.versionRead !== undefined) return (state.version = Promise.resolve(state.versionRead));
+    return (state.version = this.shared.dataVersion().then((read) => {
+      state.versionRead = read;
+      return read;
+    }));
+  }
+
+  availableDates(): Promise<string[]> {
+    return (this.state.dates ??= this.dataVersion().then((current) => this.shared.availableDates(current)));
+  }
+
+  country(iso: string): CountryRow | null | Promise<CountryRow | null> {
+    const { versionRead } = this.state;
+    const table = versionRead === undefined ? undefined : this.shared.knownCountries(versionRead);
+    if (table) return table.get(iso) ?? null;
+    return this.dataVersion()
+      .then((current) => this.shared.countries(current))
+      .then((countriesByIso) => countriesByIso.get(iso) ?? null);
+  }
+
+  prepared<Row>(query: Compilable<Row>, table: string): Promise<Row[]> {
+    return runPrepared(this.handle, query.compile(), table, undefined, this.observe);
+  }
+
+  compiled<Row>(
+    shape: string,
+    table: string,
+    build: (...placeholders: unknown[]) => Compilable<Row>,
+    placeholders: readonly unknown[],
+    values: readonly unknown[],
+  ): Promise<Row[]> {
+    return runCompiled(this.handle, shape, table, build, placeholders, values, this.observe);
+  }
+
+  organizationLoader(columns: readonly OrganizationColumn[] | null): OrganizationRowsLoader {
+    if (columns === null) return this.loaders.organization;
+    const key = columns.join(',');
+    const loaders = (this.state.organizationLoaders ??= new Map());
+    let loader = loaders.get(key);
+    if (!loader) {
+      loader = this.organizationRowsLoader(columns);
+      loaders.set(key, loader);
+    }
+    return loader;
+  }
+
+  asnNow(
+    columns: readonly AsnColumn[] | null,
+    organization: readonly OrganizationColumn[] | undefined,
+    date: string,
+    asn: number,
+  ): AsnRow | null | undefined {
+    // Checked first: on other stores the statement's spec is not worth finding.
+    if (!this.handle.readRows) return undefined;
+    return this.recordNow(asnRecords(this.handle, columns, organization), date, asn);
+  }
+
+  latestMonthKey(): typeof LATEST_MONTH | undefined {
+    // Not once the request has a version (given, or read by another of its fields): its months are that version's.
+    return this.handle.postgres && !this.hasVersion() ? LATEST_MONTH : undefined;
+  }
+
+  latestDateNow(): string | null | undefined {
+    const { versionRead } = this.state;
+    if (versionRead === undefined) return undefined;
+    const known = this.shared.knownDates(versionRead);
+    return known === undefined ? undefined : (known.at(-1) ?? null);
+  }
+
+  asnLoader(
+    columns: readonly AsnColumn[] | null,
+    options: { organization?: readonly OrganizationColumn[] } = {},
+  ): AsnRowsLoader {
+    const { organization } = options;
+    const { state } = this;
+    if (organization) {
+      const key = `${columns?.join(',') ?? '*'}|organization ${organization.join(',')}`;
+      const loaders = (state.asnLoaders ??= new Map());
+      let loader = loaders.get(key);
+      if (!loader) {
+        loader = this.asnRowsLoader(columns, organization);
+        loaders.set(key, loader);
+      }
+      return loader;
+    }
+    if (columns === null) return this.loaders.asn;
+    // selectedAsnColumns returns one array per field position: most calls find it by identity.
+    const byArray = (state.asnLoadersByArray ??= new WeakMap());
+    let loader = byArray.get(columns);
+    if (loader) return loader;
+    const key = columns.join(',');
+    const loaders = (state.asnLoaders ??= new Map());
+    loader = loaders.get(key);
+    if (!loader) {
+      loader = this.asnRowsLoader(columns, undefined);
+      loaders.set(key, loader);
+    }
+    byArray.set(columns, loader);
+    return loader;
+  }
+
+  asnRowsLoader(
+    columns: readonly AsnColumn[] | null,
+    organization: readonly OrganizationColumn[] | undefined,
+  ): AsnRowsLoader {
+    return this.recordLoader(asnRecords(this.handle, columns, organization));
+  }
+
+  /** Organization records by (date, org_id), reading `columns` only, or whole rows when null. */
+  organizationRowsLoader(columns: readonly OrganizationColumn[] | null): OrganizationRowsLoader {
+    const { db, dialect } = this;
+    const selected = () => {
+      const query = db.selectFrom('organizations');
+      return columns ? query.select(columns) : query.selectAll();
+    };
+    return this.recordLoader<string, OrganizationRow>({
+      shape: `organization|${columns?.join(',') ?? '*'}`,
+      table: 'organizations',
+      one: (month, orgId) =>
+        selected()
+          .where('date', '=', month as string)
+          .where('org_id', '=', orgId as string) as unknown as RecordQuery<OrganizationRow>,
+      many: (month, orgIds) =>
+        selected()
+          .where('date', '=', month as string)
+          .where(inBoundList(dialect, 'org_id', orgIds, 'text')) as unknown as RecordQuery<OrganizationRow>,
+      kind: 'text',
+      idOf: (row) => row.org_id,
+    });
+  }
+
+  /** Locations of links by their unordered pair, read per month for every link's asn0 of the batch. */
+  linkLocationsLoader(): LinkLocationsLoader {
+    const { db, dialect } = this;
+    return new DataLoader<DatedKey<string>, LocationRow[], string>(
+      async (keys) => {
+        const byLink = new Map<string, LocationRow[]>();
+        const dates = new Set(keys.map((key) => key.date));
+        await Promise.all(
+          [...dates].map(async (date) => {
+            const asn0s = [
+              ...new Set(keys.filter((k) => k.date === date).map((k) => Number(String(k.id).split(',')[0]))),
+            ];
+            const rows = await db
+              .selectFrom('link_locations as ll')
+              .innerJoin('locations as l', (join) =>
+                join.onRef('l.date', '=', 'll.date').onRef('l.loc_id', '=', 'll.loc_id'),
+              )
+              .selectAll('l')
+              .select(['ll.asn0 as link_asn0', 'll.asn1 as link_asn1'])
+              .where('ll.date', '=', date)
+              .where(inValues(dialect, 'll.asn0', asn0s, 'bigint'))
+              .orderBy('l.loc_id')
+              .execute();
+            for (const { link_asn0, link_asn1, ...location } of rows) {
+              const key = `${date}|${Number(link_asn0)},${Number(link_asn1)}`;
+              const list = byLink.get(key) ?? [];
+              list.push(location);
+              byLink.set(key, list);
+            }
+          }),
+        );
+        return keys.map((key) => byLink.get(datedKey(key)) ?? []);
+      },
+      { cacheKeyFn: datedKey },
+    );
+  }
+
   /**
    * Records by (date, key): a batch of one key runs `one`'s statement, a larger batch `many`'s (per month, see
    * loadByDate; the keys bound as one list), each compiled once per `shape`. `records` post-processes what either read.
    * Larger batches come from nested lookups and from the REST service's batches of requests, whose Kysely build per
    * batch was 9.6% of the GraphQL service's CPU under W6 (docs/performance.md, thirty-first round).
    */
-  const recordLoader = <Id extends number | string, Row>(spec: RecordSpec<Id, Row>) => {
+  private recordLoader<Id extends number | string, Row>(
+    spec: RecordSpec<Id, Row>,
+  ): DataLoader<DatedKey<Id>, Row | null, string> {
+    const { handle, observe, dialect } = this;
+    const lookupHandle = lookupHandleOf(handle);
     const records = spec.records ?? ((rows: Row[]) => rows);
     const byMonth: RecordStatements<Row> = {
       oneShape: spec.shape,
@@ -544,200 +777,57 @@ export function createContext(handle: DatabaseHandle, options: ContextOptions = 
         },
         spec.idOf,
       );
-    const shared = handle.postgres ? turnBatcher(handle.db, observe, spec.shape, load) : undefined;
-    const batch: (keys: readonly DatedKey<Id>[]) => Promise<(Row | null | Error)[]> = shared
-      ? (keys) => shared.loadMany(keys) as Promise<(Row | null | Error)[]>
+    const turnShared = handle.postgres ? turnBatcher(handle.db, observe, spec.shape, load) : undefined;
+    const batch: (keys: readonly DatedKey<Id>[]) => Promise<(Row | null | Error)[]> = turnShared
+      ? (keys) => turnShared.loadMany(keys) as Promise<(Row | null | Error)[]>
       : load;
     return new DataLoader<DatedKey<Id>, Row | null, string>(
-      (keys) => (version === undefined ? batch(keys).then(adoptVersionOf) : batch(keys)),
+      (keys) => (this.hasVersion() ? batch(keys) : batch(keys).then((rows) => this.adoptVersionOf(rows))),
       { cacheKeyFn: datedKey },
     );
-  };
-  let organizationLoaders:
-    Map<string, DataLoader<DatedKey<string>, OrganizationRow | null, string>> | undefined;
-  /** Organization records by (date, org_id), reading `columns` only, or whole rows when null. */
-  const organizationRowsLoader = (columns: readonly OrganizationColumn[] | null) => {
-    const selected = () => {
-      const query = db.selectFrom('organizations');
-      return columns ? query.select(columns) : query.selectAll();
-    };
-    return recordLoader<string, OrganizationRow>({
-      shape: `organization|${columns?.join(',') ?? '*'}`,
-      table: 'organizations',
-      one: (month, orgId) =>
-        selected()
-          .where('date', '=', month as string)
-          .where('org_id', '=', orgId as string) as unknown as RecordQuery<OrganizationRow>,
-      many: (month, orgIds) =>
-        selected()
-          .where('date', '=', month as string)
-          .where(inBoundList(dialect, 'org_id', orgIds, 'text')) as unknown as RecordQuery<OrganizationRow>,
-      kind: 'text',
-      idOf: (row) => row.org_id,
-    });
-  };
-  /** The one record of (date, id) read at once by `spec`'s one-key statement, as its loader would (see asnNow). */
-  const recordNow = <Id extends number | string, Row>(
-    spec: RecordSpec<Id, Row>,
-    date: string,
-    id: Id,
-  ): Row | null | undefined => {
-    const rows = runCompiledNow<Row>(
-      handle,
-      spec.shape,
-      spec.table,
-      spec.one,
-      DATE_AND_KEY_PLACEHOLDERS,
-      [date, id],
-      observe,
-    );
-    if (rows === undefined) return undefined;
-    return rowWithId(spec.records ? spec.records(rows) : rows, id, spec.idOf);
-  };
-  const asnRowsLoader = (
-    columns: readonly AsnColumn[] | null,
-    organization: readonly OrganizationColumn[] | undefined,
-  ) => recordLoader(asnRecords(handle, columns, organization));
-  let dates: Promise<string[]> | undefined;
-  /** The request's data version once known (given by the caller, or read), for synchronous per-version lookups. */
-  let versionRead: string | undefined = options.dataVersion;
-  let version: Promise<string> | undefined =
-    versionRead === undefined ? undefined : Promise.resolve(versionRead);
-  const dataVersion = () =>
-    (version ??= shared.dataVersion().then((read) => {
-      versionRead = read;
-      return read;
-    }));
+  }
+
   /**
    * The data version a latest-month lookup read with its records (recordLoader's latest statements), made the
    * request's when it has none yet: it is as fresh as a read of its own (the statement was sent after the request
    * arrived).
    */
-  const adoptVersionOf = <Row>(rows: (Row | null | Error)[]) => {
+  private adoptVersionOf<Row>(rows: (Row | null | Error)[]): (Row | null | Error)[] {
     for (const row of rows) {
       const read = (row as { data_version?: string | null } | null)?.data_version;
       if (read === undefined) continue;
       // Another of the request's reads may have given it a version while this batch ran: that one stays.
-      if (version === undefined) {
-        versionRead = read ?? '0';
-        version = Promise.resolve(versionRead);
-      }
+      if (!this.hasVersion()) this.state.versionRead = read ?? '0';
       break;
     }
     return rows;
-  };
-  const linkLocationsLoaderOf = () =>
-    new DataLoader<DatedKey<string>, LocationRow[], string>(
-      async (keys) => {
-        const byLink = new Map<string, LocationRow[]>();
-        const dates = new Set(keys.map((key) => key.date));
-        await Promise.all(
-          [...dates].map(async (date) => {
-            const asn0s = [
-              ...new Set(keys.filter((k) => k.date === date).map((k) => Number(String(k.id).split(',')[0]))),
-            ];
-            const rows = await db
-              .selectFrom('link_locations as ll')
-              .innerJoin('locations as l', (join) =>
-                join.onRef('l.date', '=', 'll.date').onRef('l.loc_id', '=', 'll.loc_id'),
-              )
-              .selectAll('l')
-              .select(['ll.asn0 as link_asn0', 'll.asn1 as link_asn1'])
-              .where('ll.date', '=', date)
-              .where(inValues(dialect, 'll.asn0', asn0s, 'bigint'))
-              .orderBy('l.loc_id')
-              .execute();
-            for (const { link_asn0, link_asn1, ...location } of rows) {
-              const key = `${date}|${Number(link_asn0)},${Number(link_asn1)}`;
-              const list = byLink.get(key) ?? [];
-              list.push(location);
-              byLink.set(key, list);
-            }
-          }),
-        );
-        return keys.map((key) => byLink.get(datedKey(key)) ?? []);
-      },
-      { cacheKeyFn: datedKey },
+  }
+
+  /** The one record of (date, id) read at once by `spec`'s one-key statement, as its loader would (see asnNow). */
+  private recordNow<Id extends number | string, Row>(
+    spec: RecordSpec<Id, Row>,
+    date: string,
+    id: Id,
+  ): Row | null | undefined {
+    const rows = runCompiledNow<Row>(
+      this.handle,
+      spec.shape,
+      spec.table,
+      spec.one,
+      DATE_AND_KEY_PLACEHOLDERS,
+      [date, id],
+      this.observe,
     );
-  const context: AsrankContext = {
-    db,
-    dialect,
-    availableDates() {
-      dates ??= dataVersion().then((current) => shared.availableDates(current));
-      return dates;
-    },
-    dataVersion,
-    country(iso) {
-      const table = versionRead === undefined ? undefined : shared.knownCountries(versionRead);
-      if (table) return table.get(iso) ?? null;
-      return dataVersion()
-        .then((current) => shared.countries(current))
-        .then((countriesByIso) => countriesByIso.get(iso) ?? null);
-    },
-    pageBookmarks: shared.pageBookmarks,
-    listTotals: shared.listTotals,
-    shortNameCandidates: shared.shortNameCandidates,
-    loaders: new RequestLoaders(
-      () => asnRowsLoader(null, undefined),
-      () => organizationRowsLoader(null),
-      linkLocationsLoaderOf,
-    ),
-    pageLoaders: new Map(),
-    prepared: (query, table) => runPrepared(handle, query.compile(), table, undefined, observe),
-    compiled: (shape, table, build, placeholders, values) =>
-      runCompiled(handle, shape, table, build, placeholders, values, observe),
-    organizationLoader(columns) {
-      if (columns === null) return context.loaders.organization;
-      const key = columns.join(',');
-      organizationLoaders ??= new Map();
-      let loader = organizationLoaders.get(key);
-      if (!loader) {
-        loader = organizationRowsLoader(columns);
-        organizationLoaders.set(key, loader);
-      }
-      return loader;
-    },
-    asnNow(columns, organization, date, asn) {
-      // Checked first: on other stores the statement's spec is not worth building.
-      if (!handle.readRows) return undefined;
-      return recordNow(asnRecords(handle, columns, organization), date, asn);
-    },
-    latestMonthKey() {
-      // Not once the request has a version (given, or read by another of its fields): its months are that version's.
-      return handle.postgres && version === undefined ? LATEST_MONTH : undefined;
-    },
-    latestDateNow() {
-      if (versionRead === undefined) return undefined;
-      const known = shared.knownDates(versionRead);
-      return known === undefined ? undefined : (known.at(-1) ?? null);
-    },
-    asnLoader(columns, options = {}) {
-      const { organization } = options;
-      if (organization) {
-        const key = `${columns?.join(',') ?? '*'}|organization ${organization.join(',')}`;
-        asnLoaders ??= new Map();
-        let loader = asnLoaders.get(key);
-        if (!loader) {
-          loader = asnRowsLoader(columns, organization);
-          asnLoaders.set(key, loader);
-        }
-        return loader;
-      }
-      if (columns === null) return context.loaders.asn;
-      // selectedAsnColumns returns one array per field position: most calls find it by identity.
-      asnLoadersByArray ??= new WeakMap();
-      let loader = asnLoadersByArray.get(columns);
-      if (loader) return loader;
-      const key = columns.join(',');
-      asnLoaders ??= new Map();
-      loader = asnLoaders.get(key);
-      if (!loader) {
-        loader = asnRowsLoader(columns, undefined);
-        asnLoaders.set(key, loader);
-      }
-      asnLoadersByArray.set(columns, loader);
-      return loader;
-    },
-  };
-  return context;
+    if (rows === undefined) return undefined;
+    return rowWithId(spec.records ? spec.records(rows) : rows, id, spec.idOf);
+  }
+}
+
+export function createContext(handle: DatabaseHandle, options: ContextOptions = {}): AsrankContext {
+  let facts = options.facts ?? defaultFactsByHandle.get(handle.db);
+  if (!facts) {
+    facts = createStoreFacts(handle);
+    defaultFactsByHandle.set(handle.db, facts);
+  }
+  return new RequestContext(handle, facts, options.observeStatement, options.dataVersion);
 }

@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { runCompiled } from '../src/compiledLookups';
-import { createContext } from '../src/context';
+import { createContext, type AsrankContext } from '../src/context';
 import { LOAD_TIMEOUT_MS, withLoadedStore, STORE_KINDS, type LoadedStore } from './support/store';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
@@ -141,6 +141,23 @@ describe.each(STORE_KINDS)('compiled lookups on %s', (kind) => {
     const other = createContext(store.handle);
     expect(other.loaders.asn).not.toBe(asnLoader);
     expect(other.loaders.organization).not.toBe(context.loaders.organization);
+  });
+
+  it("shares what one operation of a batch makes or reads with the request's other operations", async () => {
+    // Mercurius gives each operation of a batch a context made with Object.create(the request's): what one operation
+    // makes on first use (loaders, page loaders) or reads (the data version) must be the other operations' too, so
+    // the REST service's batched requests meet in one loader batch.
+    const request = createContext(store.handle);
+    const [first, second] = [Object.create(request), Object.create(request)] as AsrankContext[];
+    expect(first!.loaders.asn).toBe(second!.loaders.asn);
+    expect(first!.loaders.organization).toBe(second!.loaders.organization);
+    expect(first!.pageLoaders).toBe(second!.pageLoaders);
+    const columns = ['asn', 'asn_name'] as const;
+    expect(first!.asnLoader([...columns])).toBe(second!.asnLoader([...columns]));
+    expect(first!.organizationLoader(['org_id'])).toBe(second!.organizationLoader(['org_id']));
+    expect(second!.latestDateNow()).toBeUndefined();
+    await first!.availableDates();
+    expect(second!.latestDateNow()).toBe(store.dates.at(-1));
   });
 
   it('refuses a shape whose compiled parameters are not only its placeholders', async () => {

@@ -464,7 +464,7 @@ builder.queryFields((t) => ({
                   shape: `asns|${columns.join(',')}|${organization?.join(',') ?? ''}`,
                   queryOver: (month) => recordsQuery(boundDateIn(context.dialect, 'date', 1, month)),
                   month: pageMonths[0]!,
-                  run: context.compiled,
+                  run: context.compiled.bind(context),
                 }
               : undefined,
         });

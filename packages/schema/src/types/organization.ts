@@ -269,7 +269,7 @@ builder.queryFields((t) => ({
                   shape: 'organizations|*',
                   queryOver: (month) => monthQuery(boundDateIn(context.dialect, 'date', 1, month)),
                   month: pageMonths[0]!,
-                  run: context.compiled,
+                  run: context.compiled.bind(context),
                 }
               : undefined,
         });
