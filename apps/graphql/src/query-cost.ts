@@ -94,10 +94,15 @@ function cachedQueryCost(input: CostCheckInput): number {
     entry = { names: costVariableNames(input.document), costs: new Map() };
     costsByDocument.set(input.document, entry);
   }
-  const key = JSON.stringify([
-    input.operationName ?? null,
-    ...entry.names.map((name) => input.variables?.[name] ?? null),
-  ]);
+  // A document whose cost no variable changes (most: the point lookups) is keyed by its operation alone, with no
+  // text built per request; the others by the values of their cost variables too.
+  const key =
+    entry.names.length === 0
+      ? (input.operationName ?? '')
+      : JSON.stringify([
+          input.operationName ?? null,
+          ...entry.names.map((name) => input.variables?.[name] ?? null),
+        ]);
   const known = entry.costs.get(key);
   if (known !== undefined) return known;
   const cost = queryCost(input);

@@ -38,7 +38,10 @@ function withRowObjects(statement: CompiledStatement, snapshot: TurnSnapshot | u
     reader: true,
     all: (parameters) => {
       snapshot?.enter();
-      return (statement.all(parameters) as unknown[][]).map(toRow);
+      // Each row array replaced by its object in place: no second array per statement.
+      const rows = statement.all(parameters) as unknown[];
+      for (let index = 0; index < rows.length; index++) rows[index] = toRow(rows[index] as unknown[]);
+      return rows;
     },
     run: (parameters) => statement.run(parameters),
     *iterate(parameters) {
