@@ -5,7 +5,8 @@
 // - a GET naming an operation the document lacks (or none, in a document of several) crashed with a TypeError (a
 //   500); it is now answered with graphql-js's message, as the same POST is;
 // - variables a compiled query accepts are no longer coerced by graphql-js as well (the compiled query coerces them
-//   itself); variables it refuses still get graphql-js's 400 and messages.
+//   itself); variables it refuses still get graphql-js's 400 and messages;
+// - preExecution hooks marked to run at once (the service's cost check) are called without the async hook runner.
 import Fastify from 'fastify';
 import mercurius from 'mercurius';
 import {
@@ -265,5 +266,84 @@ describe('Mercurius as patched, with a scalar that tells who parsed it', () => {
     expect(refused.json().errors.map((error: GraphQLError) => error.message)).toEqual([
       expected![0]!.message,
     ]);
+  });
+});
+
+describe('Mercurius as patched, with preExecution hooks marked to run at once', () => {
+  const RUNS_AT_ONCE = Symbol.for('mercurius.preExecution.runsAtOnce');
+  /** Per request: whether a microtask queued by the hooks had run when the resolver ran. */
+  const seen: { hookRan: boolean; microtaskBeforeResolver: boolean }[] = [];
+  let pending: { hookRan: boolean; microtaskBeforeResolver: boolean } | undefined;
+  const schema = new GraphQLSchema({
+    query: new GraphQLObjectType({
+      name: 'Query',
+      fields: {
+        echo: {
+          type: GraphQLString,
+          args: { value: { type: new GraphQLNonNull(GraphQLString) } },
+          resolve: (_root, args: { value: string }) => {
+            // A copy: the microtask may still change the note afterwards.
+            if (pending) seen.push({ ...pending });
+            pending = undefined;
+            return args.value;
+          },
+        },
+      },
+    }),
+  });
+  /** A hook that finishes at once: it notes that it ran, and refuses the value "refuse" as the cost check does. */
+  const noting = (_schema: unknown, _document: unknown, _context: unknown, variables: unknown) => {
+    const note = { hookRan: true, microtaskBeforeResolver: false };
+    pending = note;
+    queueMicrotask(() => {
+      note.microtaskBeforeResolver = true;
+    });
+    if ((variables as { value?: unknown } | undefined)?.value === 'refuse') {
+      const refusal = Object.assign(new Error('refused by the hook'), { message: 'refused by the hook' });
+      throw Object.assign(new Error('GraphQL query refused'), { statusCode: 400, errors: [refusal] });
+    }
+  };
+
+  async function appWith(hooks: ((...args: unknown[]) => unknown)[]) {
+    const app = Fastify();
+    await app.register(mercurius, { schema, jit: 1 });
+    for (const hook of hooks) app.graphql.addHook('preExecution', hook as never);
+    await app.ready();
+    return app;
+  }
+  const echo = (app: Awaited<ReturnType<typeof appWith>>, value: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/graphql',
+      payload: { query: 'query Echo($value: String!) { echo(value: $value) }', variables: { value } },
+    });
+
+  it('runs marked hooks without the async runner: the resolver runs before any microtask they queued', async () => {
+    const app = await appWith([Object.assign(noting, { [RUNS_AT_ONCE]: true })]);
+    seen.length = 0;
+    for (const value of ['a', 'b'])
+      expect((await echo(app, value)).json()).toEqual({ data: { echo: value } });
+    expect(seen).toEqual([
+      { hookRan: true, microtaskBeforeResolver: false },
+      { hookRan: true, microtaskBeforeResolver: false },
+    ]);
+    const refused = await echo(app, 'refuse');
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().errors.map((error: GraphQLError) => error.message)).toEqual([
+      'refused by the hook',
+    ]);
+    await app.close();
+  });
+
+  it('runs every hook through the runner when one is not marked, and keeps its modifications', async () => {
+    const unmarked = (...args: unknown[]) => noting(...(args as Parameters<typeof noting>));
+    const replacing = async () => ({ variables: { value: 'replaced' } });
+    const app = await appWith([unmarked, replacing]);
+    seen.length = 0;
+    expect((await echo(app, 'a')).json()).toEqual({ data: { echo: 'replaced' } });
+    // Awaited by the runner: the microtask the hook queued ran before the resolver.
+    expect(seen).toEqual([{ hookRan: true, microtaskBeforeResolver: true }]);
+    expect((await echo(app, 'refuse')).statusCode).toBe(400);
+    await app.close();
   });
 });

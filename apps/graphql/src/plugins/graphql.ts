@@ -1,7 +1,7 @@
 // The GraphQL endpoint: Mercurius serving the AS Rank schema at /graphql (POST and GET), with the query
 // limits (depth, tokens, aliases, cost) and the client-safe error formatter. Registered under the base path.
 import type { FastifyInstance } from 'fastify';
-import mercurius from 'mercurius';
+import mercurius, { type preExecutionHookHandler } from 'mercurius';
 import { getOperationAST, type GraphQLSchema } from 'graphql';
 import type { DatabaseHandle } from '@asrank/db';
 import { createContext, createStoreFacts, type StatementObserver } from '@asrank/schema';
@@ -34,6 +34,9 @@ function requestedOperationName(body: unknown, query: unknown, operationId: unkn
   }
   return undefined;
 }
+
+/** Marks a preExecution hook that finishes at once and modifies nothing (patches/mercurius@16.10.1.patch). */
+const RUNS_AT_ONCE = Symbol.for('mercurius.preExecution.runsAtOnce');
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -92,9 +95,10 @@ export async function graphqlPlugin(
   });
 
   // The cost check needs the request's variables (`first: $n`), so it runs per request before execution,
-  // after Mercurius' cached parse and validation. Not async: it never waits, and Mercurius awaits what a hook returns
-  // (a refusal thrown here rejects its hook runner as an async hook's would).
-  app.graphql.addHook('preExecution', (executionSchema, document, context, variables) => {
+  // after Mercurius' cached parse and validation. It never waits and modifies nothing: marked so, Mercurius calls it
+  // without its async hook runner (patches/mercurius, runsAtOnce), and a refusal thrown here rejects the request as a
+  // rejected hook does.
+  const checkQueryCost: preExecutionHookHandler = (executionSchema, document, context, variables) => {
     const request = context.reply?.request;
     const operationName = requestedOperationName(
       request?.body,
@@ -118,5 +122,6 @@ export async function graphqlPlugin(
       // Shaped like Mercurius' validation error, so the formatter answers 400 with the message listed.
       throw Object.assign(new Error('GraphQL query refused'), { statusCode: 400, errors: [costError] });
     }
-  });
+  };
+  app.graphql.addHook('preExecution', Object.assign(checkQueryCost, { [RUNS_AT_ONCE]: true }));
 }
