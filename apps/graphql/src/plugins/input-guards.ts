@@ -58,8 +58,10 @@ function nulPath(value: unknown, path: string): string | undefined {
     return undefined;
   }
   if (value !== null && typeof value === 'object') {
-    for (const [key, inner] of Object.entries(value)) {
-      const found = nulPath(inner, path ? `${path}.${key}` : key);
+    // for...in, not Object.entries: no array of pairs for every request's variables.
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const found = nulPath((value as Record<string, unknown>)[key], path ? `${path}.${key}` : key);
       if (found) return found;
     }
   }

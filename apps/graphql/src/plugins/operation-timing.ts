@@ -28,12 +28,13 @@ async function plugin(
     const source = request.method === 'GET' ? request.query : request.body;
     const outcome = outcomeOf(reply.statusCode);
     const seconds = reply.elapsedTime / 1000;
+    type Operation = { operationName?: unknown } | null | undefined;
     // The operations of a batch run together: each is counted, timed by the batch's answer.
-    const operations = (Array.isArray(source) ? source : [source]) as (
-      { operationName?: unknown } | null | undefined
-    )[];
-    for (const operation of operations) {
-      seriesOf(operationLabel(operation?.operationName), outcome).observe(seconds);
+    if (Array.isArray(source)) {
+      for (const operation of source as Operation[])
+        seriesOf(operationLabel(operation?.operationName), outcome).observe(seconds);
+    } else {
+      seriesOf(operationLabel((source as Operation)?.operationName), outcome).observe(seconds);
     }
     done();
   });
