@@ -108,3 +108,50 @@ describe.each(stores)('ETags with the result cache off on %s', (storeName, openS
     expect(failing.headers['cache-control']).toBe('no-store');
   });
 });
+
+describe('ETags of the same request with the result cache off and on (SQLite)', () => {
+  let store: LoadedDatabase;
+  let apps: Awaited<ReturnType<typeof buildGraphqlApp>>[];
+  let asn: string;
+  beforeAll(async () => {
+    store = await sqliteWithSample();
+    apps = await Promise.all(
+      ['0', '8'].map((megabytes) =>
+        buildGraphqlApp(
+          loadConfig({ DATABASE_URL: store.url, LOG_LEVEL: 'silent', RESULT_CACHE_MB: megabytes }),
+        ),
+      ),
+    );
+    [asn] = await asnsOfMonth(store.reader, [...store.dates].sort().at(-1)!, 1);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all((apps ?? []).map((app) => app.close()));
+    await store?.dispose();
+  });
+
+  const tagOf = async (
+    app: Awaited<ReturnType<typeof buildGraphqlApp>>,
+    payload: { query: string; variables?: unknown; operationName?: string },
+  ) => {
+    const answer = await app.inject({ method: 'POST', url: '/graphql', payload });
+    expect(answer.statusCode).toBe(200);
+    return answer.headers['etag'] as string;
+  };
+
+  it('names the query text, the operation and the variables, the same way in both modes', async () => {
+    const request = { query: POINT_LOOKUP, variables: { asn }, operationName: 'PointLookup' };
+    const tags = await Promise.all(apps.map((app) => tagOf(app, request)));
+    expect(tags[0]).toMatch(/^"[^"-]+-[0-9a-f]{16}"$/);
+    expect(tags[1]).toBe(tags[0]);
+    for (const app of apps) {
+      // Asked again (the text's hash now kept): the same tag.
+      expect(await tagOf(app, request)).toBe(tags[0]);
+      const others = [
+        await tagOf(app, { ...request, query: `${POINT_LOOKUP} ` }),
+        await tagOf(app, { ...request, operationName: undefined }),
+        await tagOf(app, { ...request, variables: { asn: `${asn}`, unused: 1 } }),
+      ];
+      expect(new Set([tags[0], ...others]).size).toBe(4);
+    }
+  });
+});

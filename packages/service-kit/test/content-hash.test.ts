@@ -1,7 +1,7 @@
 // The ETag digest: the same body must give the same tag whether Fastify hands it over as a string or a Buffer,
 // different bodies different tags, and it must be xxHash64 (the published test vector) so tags stay stable
 // across releases and processes.
-import { contentHash } from '../src/content-hash';
+import { contentHash, seededHash } from '../src/content-hash';
 
 describe('contentHash', () => {
   it('is xxHash64 with seed 0, as 16 hex digits', async () => {
@@ -21,5 +21,18 @@ describe('contentHash', () => {
 
   it('compiles the module once per process', async () => {
     expect(await contentHash()).toBe(await contentHash());
+  });
+
+  it('hashes a second text seeded with a first as a hash of both: either text changes it', async () => {
+    const { seedOf, hash } = await seededHash();
+    const query = '{ asn(asn: $asn) { asn asnName } }';
+    const tag = hash('\u0000{"asn":"3356"}', seedOf(query));
+    expect(tag).toMatch(/^[0-9a-f]{16}$/);
+    expect(hash('\u0000{"asn":"3356"}', seedOf(query))).toBe(tag);
+    expect(hash('\u0000{"asn":"3357"}', seedOf(query))).not.toBe(tag);
+    expect(hash('\u0000{"asn":"3356"}', seedOf(`${query} `))).not.toBe(tag);
+    // Seeded, not the plain hash of the second text.
+    expect(tag).not.toBe((await contentHash())('\u0000{"asn":"3356"}'));
+    expect(await seededHash()).toBe(await seededHash());
   });
 });

@@ -2,13 +2,13 @@
 // or dropped, which changes meta.data_version in the same transaction, so an answer is a function of
 // (query, operation name, variables, data version):
 // - a successful answer carries an `ETag` and `Cache-Control: public, max-age=N`;
-// - with the result cache on, the tag is a hash of that key, and a request whose If-None-Match matches gets 304
-//   before any resolver runs;
+// - with the result cache on, the tag names that key (the version, and a hash of the rest: answerTags), and a
+//   request whose If-None-Match matches gets 304 before any resolver runs;
 // - with the result cache off (RESULT_CACHE_MB=0) nothing keys answers, so nothing runs before the request (a hook
 //   that looked for a match first cost the point lookup ~1-3 µs of ~45 on SQLite, docs/performance.md,
 //   fifty-seventh round): the tag is made with the answer, and a matching If-None-Match gets 304 once the answer is
-//   made. Where the data version was known at once (SQLite) the tag is the same hash of the key under the version
-//   the answer was made at; else (PostgreSQL, where reading the version first cost ~17 µs of CPU between the service
+//   made. Where the data version was known at once (SQLite) the tag is the same, under the version the answer was
+//   made at; else (PostgreSQL, where reading the version first cost ~17 µs of CPU between the service
 //   and the server, thirty-eighth round) a digest of the answer's body, as the REST service's. The key is the
 //   cheaper to hash: a few hundred characters, where a list's answer holds tens of KB;
 // - successful answers are kept in an LRU bounded in bytes (lru-cache), keyed the same way, so a repeated
@@ -18,7 +18,7 @@
 import fp from 'fastify-plugin';
 import { LRUCache } from 'lru-cache';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { contentHash } from '@asrank/service-kit';
+import { contentHash, seededHash, type SeededHash } from '@asrank/service-kit';
 import type { DataVersionReader } from '../data-version';
 import type { ResultCacheOutcome, ServiceMetrics } from './metrics';
 
@@ -60,13 +60,43 @@ function keyableSource(request: FastifyRequest): OperationSource | undefined {
   return typeof source['query'] === 'string' ? (source as OperationSource) : undefined;
 }
 
-/** What names the answer to `source` within a data version: its operation name, variables and query. */
-function requestKey(source: OperationSource): string {
-  const query = source.query;
+/** What names the answer to `source` within its query text: its operation name and variables. */
+function operationKey(source: OperationSource): string {
   const variables = source['variables'];
   const variablesText = typeof variables === 'string' ? variables : JSON.stringify(variables ?? null);
   const operationName = typeof source['operationName'] === 'string' ? source['operationName'] : '';
-  return `${operationName}\u0000${variablesText}\u0000${query}`;
+  return `${operationName}\u0000${variablesText}`;
+}
+
+/** What names the answer to `source` within a data version: its operation name, variables and query. */
+function requestKey(source: OperationSource): string {
+  return `${operationKey(source)}\u0000${source.query}`;
+}
+
+/** Query texts whose hash is kept, and the longest kept: at most ~4 MB of texts. */
+const KEPT_QUERY_SEEDS = 1024;
+const LONGEST_KEPT_QUERY = 4096;
+
+/**
+ * The ETag of the answer to `source` at `version`: the version, and the hash of the operation's name and variables
+ * seeded with its query text's own hash, which is kept per text (the texts repeat; only their variables vary). Hashing
+ * the text joined to them on every request cost the point lookup a flattened copy of its few hundred characters and
+ * most of the hash's time.
+ */
+function answerTags({ seedOf, hash }: SeededHash): (source: OperationSource, version: string) => string {
+  const seeds = new Map<string, bigint>();
+  return (source, version) => {
+    const { query } = source;
+    let seed = seeds.get(query);
+    if (seed === undefined) {
+      seed = seedOf(query);
+      if (query.length <= LONGEST_KEPT_QUERY) {
+        if (seeds.size >= KEPT_QUERY_SEEDS) seeds.clear();
+        seeds.set(query, seed);
+      }
+    }
+    return `"${version}-${hash(operationKey(source), seed)}"`;
+  };
 }
 
 function matches(ifNoneMatch: string | undefined, etag: string): boolean {
@@ -79,6 +109,7 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 
 async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptions): Promise<void> {
   const hash = await contentHash();
+  const answerTag = answerTags(await seededHash());
   app.decorateRequest('resultCache', undefined);
   app.decorateRequest('graphqlErrors', undefined);
   const count = (outcome: ResultCacheOutcome) => options.metrics?.countResultCache(outcome);
@@ -116,10 +147,7 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
         return;
       }
       const version = request.answeredVersion;
-      const etag =
-        version === undefined
-          ? `"${hash(payload)}"`
-          : `"${version}-${hash(`${version}\u0000${requestKey(source)}`)}"`;
+      const etag = version === undefined ? `"${hash(payload)}"` : answerTag(source, version);
       reply.header('etag', etag).header('cache-control', cacheControl);
       const unchanged = matches(request.headers['if-none-match'], etag);
       count(unchanged ? 'not_modified' : 'miss');
@@ -148,25 +176,24 @@ async function resultCachePlugin(app: FastifyInstance, options: ResultCacheOptio
       done();
       return;
     }
-    const partialKey = requestKey(source);
     const version = options.readDataVersion.now();
     if (version !== undefined) {
-      answerFromCache(request, reply, partialKey, version, done);
+      answerFromCache(request, reply, source, version, done);
       return;
     }
-    options.readDataVersion().then((read) => answerFromCache(request, reply, partialKey, read, done), done);
+    options.readDataVersion().then((read) => answerFromCache(request, reply, source, read, done), done);
   });
 
   /** Answers 304 or from the cache when it can (and does not call `done` then: the answer is sent). */
   function answerFromCache(
     request: FastifyRequest,
     reply: FastifyReply,
-    partialKey: string,
+    source: OperationSource,
     version: string,
     done: (error?: Error) => void,
   ): void {
-    const key = `${version}\u0000${partialKey}`;
-    const etag = `"${version}-${hash(key)}"`;
+    const key = `${version}\u0000${requestKey(source)}`;
+    const etag = answerTag(source, version);
     const state: CacheState = { version, key, etag, hit: false };
     request.resultCache = state;
     if (matches(request.headers['if-none-match'], etag)) {
