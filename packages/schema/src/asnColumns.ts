@@ -169,28 +169,43 @@ function collect<Column extends string>(
  */
 const columnsByFieldNodes = new WeakMap<
   FieldNode,
-  { nodes: readonly FieldNode[]; variant: string; columns: string[] | null | undefined }[]
+  {
+    nodes: readonly FieldNode[];
+    variant: string;
+    path: readonly string[];
+    columns: string[] | null | undefined;
+  }[]
 >();
 
+/** The path of an answer about a position's own selection. */
+const OWN_SELECTION: readonly string[] = [];
+
+function sameItems<Item>(kept: readonly Item[], asked: readonly Item[]): boolean {
+  if (kept.length !== asked.length) return false;
+  for (let index = 0; index < kept.length; index++) if (kept[index] !== asked[index]) return false;
+  return true;
+}
+
+/**
+ * The answer kept for `variant` at `path` below this field position, or `compute`'s, kept. Compared item by item, with
+ * no key text or callbacks: every point lookup asks twice (its ASN's columns and its organization's).
+ */
 function remembered<Answer extends string[] | null | undefined>(
   info: GraphQLResolveInfo,
   variant: string,
+  path: readonly string[],
   compute: () => Answer,
 ): Answer {
   const first = info.fieldNodes[0];
   if (!first) return compute();
   const known = columnsByFieldNodes.get(first) ?? [];
-  const match = known.find(
-    (entry) =>
-      entry.variant === variant &&
-      entry.nodes.length === info.fieldNodes.length &&
-      entry.nodes.every((node, index) => node === info.fieldNodes[index]),
-  );
-  if (match) return match.columns as Answer;
+  for (const entry of known)
+    if (entry.variant === variant && sameItems(entry.path, path) && sameItems(entry.nodes, info.fieldNodes))
+      return entry.columns as Answer;
   const columns = compute();
   // A handful of variants per position at most; more means hostile variety, so stop remembering new ones.
   if (known.length < 8) {
-    known.push({ nodes: [...info.fieldNodes], variant, columns });
+    known.push({ nodes: [...info.fieldNodes], variant, path: [...path], columns });
     columnsByFieldNodes.set(first, known);
   }
   return columns;
@@ -218,7 +233,7 @@ function columnsOf<Column extends string>(
  */
 export function selectedAsnColumns(info: GraphQLResolveInfo): AsnColumn[] | null {
   if (!asnColumnTuning.prune) return null;
-  return remembered(info, 'Asn', () =>
+  return remembered(info, 'Asn', OWN_SELECTION, () =>
     columnsOf(
       ASN_FIELD_COLUMNS,
       KEY_COLUMNS,
@@ -231,7 +246,7 @@ export function selectedAsnColumns(info: GraphQLResolveInfo): AsnColumn[] | null
 /** Like selectedAsnColumns, for an Organization-typed field. */
 export function selectedOrganizationColumns(info: GraphQLResolveInfo): OrganizationColumn[] | null {
   if (!asnColumnTuning.prune) return null;
-  return remembered(info, 'Organization', () =>
+  return remembered(info, 'Organization', OWN_SELECTION, () =>
     columnsOf(
       ORGANIZATION_FIELD_COLUMNS,
       ORGANIZATION_KEY_COLUMNS,
@@ -296,17 +311,17 @@ function selectionsAt(info: GraphQLResolveInfo, path: readonly string[]): Select
 
 /**
  * The columns the selections at `path` read, as selectedAsnColumnsAt says, for any record type's column table
- * (`typeName` names it in the remembered answers).
+ * (`variant` names it in the remembered answers, apart from the position's own selection's).
  */
 function columnsAt<Column extends string>(
-  typeName: string,
+  variant: string,
   fieldColumns: FieldColumns<Column>,
   keyColumns: readonly Column[],
   info: GraphQLResolveInfo,
   path: readonly string[],
 ): Column[] | null | undefined {
   if (!asnColumnTuning.prune) return selectionsAt(info, path).length === 0 ? undefined : null;
-  return remembered(info, `${typeName} at ${path.join('.')}`, () => {
+  return remembered(info, variant, path, () => {
     const selections = selectionsAt(info, path);
     return selections.length === 0 ? undefined : columnsOf(fieldColumns, keyColumns, selections, info);
   });
@@ -322,7 +337,7 @@ export function selectedAsnColumnsAt(
   info: GraphQLResolveInfo,
   path: readonly string[],
 ): AsnColumn[] | null | undefined {
-  return columnsAt('Asn', ASN_FIELD_COLUMNS, KEY_COLUMNS, info, path);
+  return columnsAt('Asn at', ASN_FIELD_COLUMNS, KEY_COLUMNS, info, path);
 }
 
 /** Like selectedAsnColumnsAt, for the Organization selections at `path` (an ASN's `organization`). */
@@ -330,7 +345,7 @@ export function selectedOrganizationColumnsAt(
   info: GraphQLResolveInfo,
   path: readonly string[],
 ): OrganizationColumn[] | null | undefined {
-  return columnsAt('Organization', ORGANIZATION_FIELD_COLUMNS, ORGANIZATION_KEY_COLUMNS, info, path);
+  return columnsAt('Organization at', ORGANIZATION_FIELD_COLUMNS, ORGANIZATION_KEY_COLUMNS, info, path);
 }
 
 /** Like selectedAsnColumns, for a connection of Asn nodes (the columns its `edges { node }` selections need). */
@@ -351,7 +366,7 @@ export function coversColumns<Column extends string>(
 export function selectedAsnLinkNodeColumns(info: GraphQLResolveInfo): AsnLinkColumn[] | null {
   if (!asnColumnTuning.prune) return null;
   return (
-    columnsAt('AsnLink', ASN_LINK_FIELD_COLUMNS, ASN_LINK_KEY_COLUMNS, info, ['edges', 'node']) ??
+    columnsAt('AsnLink at', ASN_LINK_FIELD_COLUMNS, ASN_LINK_KEY_COLUMNS, info, ['edges', 'node']) ??
     [...ASN_LINK_KEY_COLUMNS].sort()
   );
 }
@@ -387,7 +402,7 @@ function fieldNamesOf(
  * for (1,000 organizations of the real month: 932 ms of 1.3 s).
  */
 export function connectionNeeds(info: GraphQLResolveInfo): ConnectionNeeds {
-  const needs = remembered(info, 'connection needs', () => {
+  const needs = remembered(info, 'connection needs', OWN_SELECTION, () => {
     const names = new Set<string>();
     const visitedFragments = new Set<string>();
     for (const node of info.fieldNodes) fieldNamesOf(node.selectionSet, info, names, visitedFragments);

@@ -27,6 +27,8 @@ export type StatementObserver = (kind: string, table: string, seconds: number) =
 interface CompiledShape {
   compiled: CompiledQuery;
   placeholderAt: number[];
+  /** Whether each placeholder is bound once, in its order (values then bind as given). */
+  inOrder: boolean;
 }
 
 const compiledShapesOf = perHandle<Kysely<Database>, Map<string, CompiledShape>>(() => new Map());
@@ -117,12 +119,18 @@ function compiledWith<Row>(
       throw new Error(
         `compiled lookup ${shape} binds ${JSON.stringify(compiled.parameters)}, not only its placeholders`,
       );
-    known = { compiled, placeholderAt };
+    const inOrder =
+      placeholderAt.length === placeholders.length && placeholderAt.every((at, index) => at === index);
+    known = { compiled, placeholderAt, inOrder };
     if (shapes.size < MAX_SHAPES) shapes.set(shape, known);
   }
   return {
     compiled: known.compiled as CompiledQuery<Row>,
-    parameters: known.placeholderAt.map((index) => values[index]),
+    // Most shapes bind each placeholder once, in order (the point lookups' date and key): their values as given.
+    parameters:
+      known.inOrder && values.length === known.placeholderAt.length
+        ? (values as unknown[])
+        : known.placeholderAt.map((index) => values[index]),
   };
 }
 
