@@ -434,6 +434,47 @@ function buildAsnRecords(
   };
 }
 
+/** A `null` organization column list's key in organizationRecordSpecsOf's map (whole rows). */
+const WHOLE_ORGANIZATION_ROWS: readonly OrganizationColumn[] = [];
+/** Each handle's organization record specs by their column arrays (see asnRecordSpecsOf). */
+const organizationRecordSpecsOf = perHandle<
+  object,
+  WeakMap<readonly OrganizationColumn[], RecordSpec<string, OrganizationRow>>
+>(() => new WeakMap());
+
+/** How organization records are read by (date, org_id): `columns` only, or whole rows when null. */
+function organizationRecords(
+  handle: DatabaseHandle,
+  columns: readonly OrganizationColumn[] | null,
+): RecordSpec<string, OrganizationRow> {
+  const specs = organizationRecordSpecsOf(handle.db);
+  const key = columns ?? WHOLE_ORGANIZATION_ROWS;
+  let spec = specs.get(key);
+  if (!spec) {
+    const { db, dialect } = handle;
+    const selected = () => {
+      const query = db.selectFrom('organizations');
+      return columns ? query.select(columns) : query.selectAll();
+    };
+    spec = {
+      shape: `organization|${columns?.join(',') ?? '*'}`,
+      table: 'organizations',
+      one: (month, orgId) =>
+        selected()
+          .where('date', '=', month as string)
+          .where('org_id', '=', orgId as string) as unknown as RecordQuery<OrganizationRow>,
+      many: (month, orgIds) =>
+        selected()
+          .where('date', '=', month as string)
+          .where(inBoundList(dialect, 'org_id', orgIds, 'text')) as unknown as RecordQuery<OrganizationRow>,
+      kind: 'text',
+      idOf: (row) => row.org_id,
+    };
+    specs.set(key, spec);
+  }
+  return spec;
+}
+
 /** Facts shared by every context of one handle when the caller does not pass its own. */
 const defaultFactsByHandle = new WeakMap<object, StoreFacts>();
 
@@ -478,6 +519,87 @@ function lookupHandleOf(handle: DatabaseHandle): PreparedHandle {
     lookupHandles.set(handle, lookupHandle);
   }
   return lookupHandle;
+}
+
+/** A record lookup's batch function, answering keys in order (an Error in place of a key its batch failed). */
+type RecordBatchFunction<Id extends number | string, Row> = (
+  keys: readonly DatedKey<Id>[],
+) => Promise<(Row | null | Error)[]>;
+
+/** Each spec's batch function, for the handle and observer it was made for (specs are kept per handle). */
+const recordBatches = new WeakMap<
+  object,
+  { handle: DatabaseHandle; observe: StatementObserver | undefined; batch: unknown }
+>();
+
+/**
+ * Records by (date, key): a batch of one key runs `one`'s statement, a larger batch `many`'s (per month, see
+ * loadByDate; the keys bound as one list), each compiled once per `shape`. `records` post-processes what either read.
+ * Larger batches come from nested lookups and from the REST service's batches of requests, whose Kysely build per
+ * batch was 9.6% of the GraphQL service's CPU under W6 (docs/performance.md, thirty-first round). Made once per spec,
+ * handle and observer: made per request, its statements' shapes were joined anew and hashed by every lookup.
+ */
+function recordBatchOf<Id extends number | string, Row>(
+  handle: DatabaseHandle,
+  observe: StatementObserver | undefined,
+  spec: RecordSpec<Id, Row>,
+): RecordBatchFunction<Id, Row> {
+  const kept = recordBatches.get(spec);
+  if (kept && kept.handle === handle && kept.observe === observe)
+    return kept.batch as RecordBatchFunction<Id, Row>;
+  const { dialect } = handle;
+  const lookupHandle = lookupHandleOf(handle);
+  const records = spec.records ?? ((rows: Row[]) => rows);
+  const byMonth: RecordStatements<Row> = {
+    oneShape: spec.shape,
+    one: spec.one,
+    manyShape: `${spec.shape}|many`,
+    many: spec.many,
+  };
+  // The same statements with the latest loaded month in place of the bound one (LATEST_MONTH keys), reading the
+  // data version in the same snapshot: the request adopts it (adoptVersionOf), so what it reads next by version
+  // (the countries) belongs to the records it was answered with, and needs no round trip of its own.
+  const ofLatestMonth: RecordStatements<Row> = {
+    oneShape: `${byMonth.oneShape}|latest`,
+    one: (_month, key) => spec.one(LATEST_LOADED_MONTH, key).select(dataVersionColumn()),
+    manyShape: `${byMonth.manyShape}|latest`,
+    many: (_month, list) => spec.many(LATEST_LOADED_MONTH, list).select(dataVersionColumn()),
+  };
+  const load: RecordBatch<Id, Row> = (keys) =>
+    loadByDate(
+      keys,
+      async (date, ids) => {
+        const statements = date === LATEST_MONTH ? ofLatestMonth : byMonth;
+        const rows =
+          ids.length === 1
+            ? await runCompiled<Row>(
+                lookupHandle,
+                statements.oneShape,
+                spec.table,
+                statements.one,
+                DATE_AND_KEY_PLACEHOLDERS,
+                [date, ids[0]],
+                observe,
+              )
+            : await runCompiled<Row>(
+                lookupHandle,
+                statements.manyShape,
+                spec.table,
+                statements.many,
+                DATE_AND_LIST_PLACEHOLDERS,
+                [date, boundList(dialect, ids, spec.kind)],
+                observe,
+              );
+        return records(rows);
+      },
+      spec.idOf,
+    );
+  const turnShared = handle.postgres ? turnBatcher(handle.db, observe, spec.shape, load) : undefined;
+  const batch: RecordBatchFunction<Id, Row> = turnShared
+    ? (keys) => turnShared.loadMany(keys) as Promise<(Row | null | Error)[]>
+    : load;
+  recordBatches.set(spec, { handle, observe, batch });
+  return batch;
 }
 
 /** A request's shared record loaders, each made on first use: a point lookup on SQLite uses none of them. */
@@ -663,25 +785,7 @@ class RequestContext implements AsrankContext {
 
   /** Organization records by (date, org_id), reading `columns` only, or whole rows when null. */
   organizationRowsLoader(columns: readonly OrganizationColumn[] | null): OrganizationRowsLoader {
-    const { db, dialect } = this;
-    const selected = () => {
-      const query = db.selectFrom('organizations');
-      return columns ? query.select(columns) : query.selectAll();
-    };
-    return this.recordLoader<string, OrganizationRow>({
-      shape: `organization|${columns?.join(',') ?? '*'}`,
-      table: 'organizations',
-      one: (month, orgId) =>
-        selected()
-          .where('date', '=', month as string)
-          .where('org_id', '=', orgId as string) as unknown as RecordQuery<OrganizationRow>,
-      many: (month, orgIds) =>
-        selected()
-          .where('date', '=', month as string)
-          .where(inBoundList(dialect, 'org_id', orgIds, 'text')) as unknown as RecordQuery<OrganizationRow>,
-      kind: 'text',
-      idOf: (row) => row.org_id,
-    });
+    return this.recordLoader(organizationRecords(this.handle, columns));
   }
 
   /** Locations of links by their unordered pair, read per month for every link's asn0 of the batch. */
@@ -721,66 +825,11 @@ class RequestContext implements AsrankContext {
     );
   }
 
-  /**
-   * Records by (date, key): a batch of one key runs `one`'s statement, a larger batch `many`'s (per month, see
-   * loadByDate; the keys bound as one list), each compiled once per `shape`. `records` post-processes what either read.
-   * Larger batches come from nested lookups and from the REST service's batches of requests, whose Kysely build per
-   * batch was 9.6% of the GraphQL service's CPU under W6 (docs/performance.md, thirty-first round).
-   */
+  /** Records by (date, key) as `spec` reads them (recordBatchOf), one loader (and cache) per request. */
   private recordLoader<Id extends number | string, Row>(
     spec: RecordSpec<Id, Row>,
   ): DataLoader<DatedKey<Id>, Row | null, string> {
-    const { handle, observe, dialect } = this;
-    const lookupHandle = lookupHandleOf(handle);
-    const records = spec.records ?? ((rows: Row[]) => rows);
-    const byMonth: RecordStatements<Row> = {
-      oneShape: spec.shape,
-      one: spec.one,
-      manyShape: `${spec.shape}|many`,
-      many: spec.many,
-    };
-    // The same statements with the latest loaded month in place of the bound one (LATEST_MONTH keys), reading the
-    // data version in the same snapshot: the request adopts it (adoptVersionOf), so what it reads next by version
-    // (the countries) belongs to the records it was answered with, and needs no round trip of its own.
-    const ofLatestMonth: RecordStatements<Row> = {
-      oneShape: `${byMonth.oneShape}|latest`,
-      one: (_month, key) => spec.one(LATEST_LOADED_MONTH, key).select(dataVersionColumn()),
-      manyShape: `${byMonth.manyShape}|latest`,
-      many: (_month, list) => spec.many(LATEST_LOADED_MONTH, list).select(dataVersionColumn()),
-    };
-    const load: RecordBatch<Id, Row> = (keys) =>
-      loadByDate(
-        keys,
-        async (date, ids) => {
-          const statements = date === LATEST_MONTH ? ofLatestMonth : byMonth;
-          const rows =
-            ids.length === 1
-              ? await runCompiled<Row>(
-                  lookupHandle,
-                  statements.oneShape,
-                  spec.table,
-                  statements.one,
-                  DATE_AND_KEY_PLACEHOLDERS,
-                  [date, ids[0]],
-                  observe,
-                )
-              : await runCompiled<Row>(
-                  lookupHandle,
-                  statements.manyShape,
-                  spec.table,
-                  statements.many,
-                  DATE_AND_LIST_PLACEHOLDERS,
-                  [date, boundList(dialect, ids, spec.kind)],
-                  observe,
-                );
-          return records(rows);
-        },
-        spec.idOf,
-      );
-    const turnShared = handle.postgres ? turnBatcher(handle.db, observe, spec.shape, load) : undefined;
-    const batch: (keys: readonly DatedKey<Id>[]) => Promise<(Row | null | Error)[]> = turnShared
-      ? (keys) => turnShared.loadMany(keys) as Promise<(Row | null | Error)[]>
-      : load;
+    const batch = recordBatchOf(this.handle, this.observe, spec);
     return new DataLoader<DatedKey<Id>, Row | null, string>(
       (keys) => (this.hasVersion() ? batch(keys) : batch(keys).then((rows) => this.adoptVersionOf(rows))),
       { cacheKeyFn: datedKey },
