@@ -1,6 +1,7 @@
 // Generated request ids: UUID-shaped, distinct within a process; an acceptable incoming id is kept.
 import type { IncomingMessage } from 'node:http';
-import { requestIdFor } from '../src';
+import Fastify from 'fastify';
+import { requestIdFor, requestIdPlugin } from '../src';
 
 const requestWith = (headers: Record<string, string | string[]>) =>
   ({ headers }) as unknown as IncomingMessage;
@@ -18,5 +19,34 @@ describe('requestIdFor', () => {
     expect(requestIdFor(requestWith({ 'x-request-id': ['first.id', 'second'] }))).toBe('first.id');
     expect(requestIdFor(requestWith({ 'x-request-id': 'bad id\twith spaces' }))).toMatch(UUID_SHAPE);
     expect(requestIdFor(requestWith({ 'x-request-id': 'x'.repeat(129) }))).toMatch(UUID_SHAPE);
+  });
+});
+
+describe('requestIdPlugin', () => {
+  it('echoes the request id on every answer: answered, failed, refused for its size, not found', async () => {
+    const app = Fastify({ genReqId: requestIdFor, requestIdHeader: false, bodyLimit: 1024 });
+    await app.register(requestIdPlugin);
+    app.get('/ok', async () => ({ ok: true }));
+    app.get('/fails', async () => {
+      throw new Error('failed');
+    });
+    app.post('/body', async () => ({ ok: true }));
+    await app.ready();
+    const answers = [
+      await app.inject({ method: 'GET', url: '/ok', headers: { 'x-request-id': 'kept-1' } }),
+      await app.inject({ method: 'GET', url: '/fails' }),
+      await app.inject({
+        method: 'POST',
+        url: '/body',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ text: 'x'.repeat(4096) }),
+      }),
+      await app.inject({ method: 'GET', url: '/nowhere' }),
+    ];
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 500, 413, 404]);
+    expect(answers[0]!.headers['x-request-id']).toBe('kept-1');
+    for (const answer of answers.slice(1)) expect(answer.headers['x-request-id']).toMatch(UUID_SHAPE);
+    expect(new Set(answers.map((answer) => answer.headers['x-request-id'])).size).toBe(4);
+    await app.close();
   });
 });
