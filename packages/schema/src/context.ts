@@ -382,20 +382,20 @@ function asnRecords(
   columns: readonly AsnColumn[] | null,
   organization: readonly OrganizationColumn[] | undefined,
 ): RecordSpec<number, AsnRow> {
-  const specs = asnRecordSpecsOf(handle.db);
-  const columnsKey = columns ?? WHOLE_ROWS;
-  let byOrganization = specs.get(columnsKey);
-  if (!byOrganization) {
-    byOrganization = new WeakMap();
-    specs.set(columnsKey, byOrganization);
+  const byOrganization = keptIn(asnRecordSpecsOf(handle.db), columns ?? WHOLE_ROWS, () => new WeakMap());
+  return keptIn(byOrganization, organization ?? NO_ORGANIZATION, () =>
+    buildAsnRecords(handle, columns, organization),
+  );
+}
+
+/** The value `map` holds for `key`, made and kept there on first use. */
+function keptIn<Key extends object, Value>(map: WeakMap<Key, Value>, key: Key, make: () => Value): Value {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
   }
-  const organizationKey = organization ?? NO_ORGANIZATION;
-  let spec = byOrganization.get(organizationKey);
-  if (!spec) {
-    spec = buildAsnRecords(handle, columns, organization);
-    byOrganization.set(organizationKey, spec);
-  }
-  return spec;
+  return value;
 }
 
 function buildAsnRecords(
@@ -418,19 +418,34 @@ function buildAsnRecords(
   return {
     shape: `asn|${columns?.join(',') ?? '*'}|${organization?.join(',') ?? ''}`,
     table: 'asns',
-    one: (month, asn) =>
-      selected()
-        .where('a.date', '=', month as string)
-        .where('a.asn', '=', asn as number) as unknown as RecordQuery<AsnRow>,
-    many: (month, asns) =>
-      selected()
-        .where('a.date', '=', month as string)
-        .where(inBoundList(dialect, 'a.asn', asns, 'bigint')) as unknown as RecordQuery<AsnRow>,
-    kind: 'bigint',
+    ...monthKeyedStatements<AsnRow>(dialect, selected, 'a.date', 'a.asn', 'bigint'),
     idOf: (row) => Number(row.asn),
     records: organization
       ? (rows) => withJoinedOrganizations(rows as unknown as Record<string, unknown>[], organization)
       : undefined,
+  };
+}
+
+/**
+ * A record spec's statements: the records of one month by one key and by a list of keys. `selected` is the spec's
+ * select, untyped here: the two tables' columns differ, and the spec names the row type it reads.
+ */
+function monthKeyedStatements<Row>(
+  dialect: DatabaseHandle['dialect'],
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a select of either record table (see above)
+  selected: () => { where(...args: any[]): any },
+  dateColumn: string,
+  keyColumn: string,
+  kind: 'bigint' | 'text',
+): Pick<RecordSpec<number | string, Row>, 'one' | 'many' | 'kind'> {
+  return {
+    one: (month, key) =>
+      selected().where(dateColumn, '=', month).where(keyColumn, '=', key) as RecordQuery<Row>,
+    many: (month, keys) =>
+      selected()
+        .where(dateColumn, '=', month)
+        .where(inBoundList(dialect, keyColumn, keys, kind)) as RecordQuery<Row>,
+    kind,
   };
 }
 
@@ -447,32 +462,19 @@ function organizationRecords(
   handle: DatabaseHandle,
   columns: readonly OrganizationColumn[] | null,
 ): RecordSpec<string, OrganizationRow> {
-  const specs = organizationRecordSpecsOf(handle.db);
-  const key = columns ?? WHOLE_ORGANIZATION_ROWS;
-  let spec = specs.get(key);
-  if (!spec) {
+  return keptIn(organizationRecordSpecsOf(handle.db), columns ?? WHOLE_ORGANIZATION_ROWS, () => {
     const { db, dialect } = handle;
     const selected = () => {
       const query = db.selectFrom('organizations');
       return columns ? query.select(columns) : query.selectAll();
     };
-    spec = {
+    return {
       shape: `organization|${columns?.join(',') ?? '*'}`,
       table: 'organizations',
-      one: (month, orgId) =>
-        selected()
-          .where('date', '=', month as string)
-          .where('org_id', '=', orgId as string) as unknown as RecordQuery<OrganizationRow>,
-      many: (month, orgIds) =>
-        selected()
-          .where('date', '=', month as string)
-          .where(inBoundList(dialect, 'org_id', orgIds, 'text')) as unknown as RecordQuery<OrganizationRow>,
-      kind: 'text',
-      idOf: (row) => row.org_id,
+      ...monthKeyedStatements<OrganizationRow>(dialect, selected, 'date', 'org_id', 'text'),
+      idOf: (row: OrganizationRow) => row.org_id,
     };
-    specs.set(key, spec);
-  }
-  return spec;
+  });
 }
 
 /** Facts shared by every context of one handle when the caller does not pass its own. */
