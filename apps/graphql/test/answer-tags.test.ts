@@ -122,7 +122,7 @@ describe('ETags of the same request with the result cache off and on (SQLite)', 
         ),
       ),
     );
-    [asn] = await asnsOfMonth(store.reader, [...store.dates].sort().at(-1)!, 1);
+    asn = (await asnsOfMonth(store.reader, [...store.dates].sort().at(-1)!, 1))[0]!;
   }, 120_000);
   afterAll(async () => {
     await Promise.all((apps ?? []).map((app) => app.close()));

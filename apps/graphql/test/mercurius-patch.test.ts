@@ -6,7 +6,8 @@
 //   500); it is now answered with graphql-js's message, as the same POST is;
 // - variables a compiled query accepts are no longer coerced by graphql-js as well (the compiled query coerces them
 //   itself); variables it refuses still get graphql-js's 400 and messages;
-// - preExecution hooks marked to run at once (the service's cost check) are called without the async hook runner.
+// - preExecution hooks marked to run at once (the service's cost check) are called without the async hook runner;
+// - the GraphQL routes carry the CSRF check's onRequest hook only where CSRF prevention is on.
 import Fastify from 'fastify';
 import mercurius from 'mercurius';
 import {
@@ -344,6 +345,43 @@ describe('Mercurius as patched, with preExecution hooks marked to run at once', 
     // Awaited by the runner: the microtask the hook queued ran before the resolver.
     expect(seen).toEqual([{ hookRan: true, microtaskBeforeResolver: true }]);
     expect((await echo(app, 'refuse')).statusCode).toBe(400);
+    await app.close();
+  });
+});
+
+describe("Mercurius as patched: the CSRF check's hook only where CSRF prevention is on", () => {
+  const schema = buildSchema('type Query { hello: String }');
+  async function appWith(csrfPrevention: boolean) {
+    const app = Fastify();
+    const onRequestHooks: Record<string, number> = {};
+    app.addHook('onRoute', (route) => {
+      const hooks = route.onRequest;
+      onRequestHooks[`${String(route.method)} ${route.url}`] =
+        hooks === undefined ? 0 : Array.isArray(hooks) ? hooks.length : 1;
+    });
+    await app.register(mercurius, { schema, resolvers: { hello: () => 'world' }, csrfPrevention });
+    await app.ready();
+    return { app, onRequestHooks };
+  }
+  // Not a preflighted request: no JSON content type and none of the headers CSRF prevention asks for.
+  const simpleGet = { method: 'GET' as const, url: '/graphql?query=%7Bhello%7D' };
+
+  it('adds no onRequest hook to the GraphQL routes when CSRF prevention is off, and answers', async () => {
+    const { app, onRequestHooks } = await appWith(false);
+    expect(onRequestHooks).toMatchObject({ 'GET /graphql': 0, 'POST /graphql': 0 });
+    expect((await app.inject(simpleGet)).json()).toEqual({ data: { hello: 'world' } });
+    await app.close();
+  });
+
+  it('keeps the hook, and refuses a request that could be forged, when CSRF prevention is on', async () => {
+    const { app, onRequestHooks } = await appWith(true);
+    expect(onRequestHooks).toMatchObject({ 'GET /graphql': 1, 'POST /graphql': 1 });
+    expect((await app.inject(simpleGet)).statusCode).toBe(400);
+    const preflighted = await app.inject({
+      ...simpleGet,
+      headers: { 'mercurius-require-preflight': 'true' },
+    });
+    expect(preflighted.json()).toEqual({ data: { hello: 'world' } });
     await app.close();
   });
 });
