@@ -26,6 +26,22 @@ import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { graphql, graphqlData, graphqlJsRequestErrors, sqliteWithSample, startService } from './helpers';
 import type { LoadedDatabase, RunningService } from './helpers';
 
+/** A schema of one field, `echo(value: <valueType>!)`, answered by `resolve`. */
+function echoSchema(valueType: GraphQLScalarType, resolve: (value: string) => string): GraphQLSchema {
+  return new GraphQLSchema({
+    query: new GraphQLObjectType({
+      name: 'Query',
+      fields: {
+        echo: {
+          type: GraphQLString,
+          args: { value: { type: new GraphQLNonNull(valueType) } },
+          resolve: (_root, args: { value: string }) => resolve(args.value),
+        },
+      },
+    }),
+  });
+}
+
 describe('Mercurius as patched, through the service', () => {
   let store: LoadedDatabase;
   let service: RunningService;
@@ -226,18 +242,7 @@ describe('Mercurius as patched, with a scalar that tells who parsed it', () => {
     },
     serialize: (value) => value,
   });
-  const schema = new GraphQLSchema({
-    query: new GraphQLObjectType({
-      name: 'Query',
-      fields: {
-        echo: {
-          type: GraphQLString,
-          args: { value: { type: new GraphQLNonNull(Tagged) } },
-          resolve: (_root, args: { value: string }) => args.value,
-        },
-      },
-    }),
-  });
+  const schema = echoSchema(Tagged, (value) => value);
   const query = 'query Echo($value: Tagged!) { echo(value: $value) }';
   const app = Fastify();
 
@@ -275,22 +280,11 @@ describe('Mercurius as patched, with preExecution hooks marked to run at once', 
   /** Per request: whether a microtask queued by the hooks had run when the resolver ran. */
   const seen: { hookRan: boolean; microtaskBeforeResolver: boolean }[] = [];
   let pending: { hookRan: boolean; microtaskBeforeResolver: boolean } | undefined;
-  const schema = new GraphQLSchema({
-    query: new GraphQLObjectType({
-      name: 'Query',
-      fields: {
-        echo: {
-          type: GraphQLString,
-          args: { value: { type: new GraphQLNonNull(GraphQLString) } },
-          resolve: (_root, args: { value: string }) => {
-            // A copy: the microtask may still change the note afterwards.
-            if (pending) seen.push({ ...pending });
-            pending = undefined;
-            return args.value;
-          },
-        },
-      },
-    }),
+  const schema = echoSchema(GraphQLString, (value) => {
+    // A copy: the microtask may still change the note afterwards.
+    if (pending) seen.push({ ...pending });
+    pending = undefined;
+    return value;
   });
   /** A hook that finishes at once: it notes that it ran, and refuses the value "refuse" as the cost check does. */
   const noting = (_schema: unknown, _document: unknown, _context: unknown, variables: unknown) => {
