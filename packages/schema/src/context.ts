@@ -33,7 +33,7 @@ import { ListTotals, storedListTotals } from './listTotals';
 import { ShortNameCandidates } from './nameSearch';
 import type { AsnColumn, OrganizationColumn } from './asnColumns';
 import { organizationColumnsAlongside, withJoinedOrganizations } from './joinedOrganization';
-import { perHandle } from './perHandle';
+import { keep, perHandle } from './perHandle';
 
 export type AsnRow = AsnsTable;
 export type OrganizationRow = OrganizationsTable;
@@ -382,20 +382,14 @@ function asnRecords(
   columns: readonly AsnColumn[] | null,
   organization: readonly OrganizationColumn[] | undefined,
 ): RecordSpec<number, AsnRow> {
-  const byOrganization = keptIn(asnRecordSpecsOf(handle.db), columns ?? WHOLE_ROWS, () => new WeakMap());
-  return keptIn(byOrganization, organization ?? NO_ORGANIZATION, () =>
-    buildAsnRecords(handle, columns, organization),
+  const specs = asnRecordSpecsOf(handle.db);
+  const columnsKey = columns ?? WHOLE_ROWS;
+  const byOrganization = specs.get(columnsKey) ?? keep(specs, columnsKey, new WeakMap());
+  const organizationKey = organization ?? NO_ORGANIZATION;
+  return (
+    byOrganization.get(organizationKey) ??
+    keep(byOrganization, organizationKey, buildAsnRecords(handle, columns, organization))
   );
-}
-
-/** The value `map` holds for `key`, made and kept there on first use. */
-function keptIn<Key extends object, Value>(map: WeakMap<Key, Value>, key: Key, make: () => Value): Value {
-  let value = map.get(key);
-  if (value === undefined) {
-    value = make();
-    map.set(key, value);
-  }
-  return value;
 }
 
 function buildAsnRecords(
@@ -462,19 +456,25 @@ function organizationRecords(
   handle: DatabaseHandle,
   columns: readonly OrganizationColumn[] | null,
 ): RecordSpec<string, OrganizationRow> {
-  return keptIn(organizationRecordSpecsOf(handle.db), columns ?? WHOLE_ORGANIZATION_ROWS, () => {
-    const { db, dialect } = handle;
-    const selected = () => {
-      const query = db.selectFrom('organizations');
-      return columns ? query.select(columns) : query.selectAll();
-    };
-    return {
-      shape: `organization|${columns?.join(',') ?? '*'}`,
-      table: 'organizations',
-      ...monthKeyedStatements<OrganizationRow>(dialect, selected, 'date', 'org_id', 'text'),
-      idOf: (row: OrganizationRow) => row.org_id,
-    };
-  });
+  const specs = organizationRecordSpecsOf(handle.db);
+  const key = columns ?? WHOLE_ORGANIZATION_ROWS;
+  return specs.get(key) ?? keep(specs, key, buildOrganizationRecords(handle, columns));
+}
+
+function buildOrganizationRecords(
+  { db, dialect }: DatabaseHandle,
+  columns: readonly OrganizationColumn[] | null,
+): RecordSpec<string, OrganizationRow> {
+  const selected = () => {
+    const query = db.selectFrom('organizations');
+    return columns ? query.select(columns) : query.selectAll();
+  };
+  return {
+    shape: `organization|${columns?.join(',') ?? '*'}`,
+    table: 'organizations',
+    ...monthKeyedStatements<OrganizationRow>(dialect, selected, 'date', 'org_id', 'text'),
+    idOf: (row) => row.org_id,
+  };
 }
 
 /** Facts shared by every context of one handle when the caller does not pass its own. */

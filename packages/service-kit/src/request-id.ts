@@ -31,7 +31,8 @@ export function requestIdFor(request: IncomingMessage): string {
 
 async function requestIdPluginBody(app: FastifyInstance): Promise<void> {
   // Set as the answer goes out (onSend runs for every answer: routed, refused, failed or not found), in a phase the
-  // services run hooks in anyway: an onRequest hook made Fastify run one more phase of hooks for every request.
+  // services run hooks in anyway. In onRequest it was the only hook of that phase on the GraphQL routes (and on the
+  // REST service's without a rate limit), which Fastify then ran for every request.
   // Callback style: the hook never waits, and an async hook costs a promise and a microtask per request.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
