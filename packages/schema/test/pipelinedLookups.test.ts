@@ -52,4 +52,49 @@ const POINT_LOOKUP = `query PointLookup($asn: String!, $date: String) {
     await queryData(handle, '{ asns(first: 5, sort: "-cone.numberAsns") { edges { node { asn } } } }');
     expect(pool.totalCount).toBeGreaterThan(0);
   });
+
+  it('reads the point lookups of requests in flight together in one statement, an ASN asked twice once', async () => {
+    const counted = openDatabase(store.url!);
+    const pipelined = counted.postgresPipelined!;
+    const forward = pipelined.query.bind(pipelined) as (...args: unknown[]) => unknown;
+    const asnStatements: unknown[][] = [];
+    // Counts the ASN record statements on their way to the connection, and forwards each as it came.
+    pipelined.query = ((...args: unknown[]) => {
+      const config = args[0] as { text?: string; values?: unknown[] };
+      if (config.text?.includes('"asns"')) asnStatements.push(config.values ?? []);
+      return forward(...args);
+    }) as typeof pipelined.query;
+    const TWICE = `query Twice($a: String!, $b: String!) {
+      first: asn(asn: $a) { asn asnName rank }
+      again: asn(asn: $a) { asn asnName rank }
+      other: asn(asn: $b) { asn asnName rank }
+      unknown: asn(asn: "4294967294") { asn asnName rank }
+    }`;
+    type Answer = Record<'first' | 'again' | 'other' | 'unknown', Record<string, unknown> | null>;
+    try {
+      const pairs = asns.slice(0, 10).map((asn, index) => ({ a: asn, b: asns[index + 10]! }));
+      const answers = await Promise.all(pairs.map((pair) => queryData<Answer>(counted, TWICE, pair)));
+      expect(asnStatements).toHaveLength(1);
+      // One list of keys, each ASN in it once: the ten requests' twenty ASNs and the unknown one.
+      const listed = String(asnStatements[0]!.at(-1))
+        .replace(/[{}[\]]/g, '')
+        .split(',');
+      expect(new Set(listed).size).toBe(listed.length);
+      expect(listed).toHaveLength(21);
+      for (const [index, answer] of answers.entries()) {
+        expect(answer.first).toEqual(answer.again);
+        expect(answer.first?.asn).toBe(pairs[index]!.a);
+        expect(answer.other?.asn).toBe(pairs[index]!.b);
+        expect(answer.unknown).toBeNull();
+        const dated = await queryData<{ asn: Record<string, unknown> }>(
+          store.handle,
+          'query Dated($asn: String!, $date: String) { asn(asn: $asn, date: $date) { asn asnName rank } }',
+          { asn: pairs[index]!.a, date: latest },
+        );
+        expect(answer.first).toEqual(dated.asn);
+      }
+    } finally {
+      await counted.close();
+    }
+  });
 });

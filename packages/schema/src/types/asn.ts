@@ -331,6 +331,12 @@ builder.queryFields((t) => ({
       if (month === null) return null;
       const record = month === undefined ? undefined : context.asnNow(columns, organization, month, asn);
       if (record !== undefined) return record;
+      // On PostgreSQL, once the month is known (or the statement finds the latest), from the statement the turn's
+      // requests share (context.asnSoon).
+      const knownMonth = month ?? context.latestMonthKey();
+      const shared =
+        knownMonth === undefined ? undefined : context.asnSoon(columns, organization, knownMonth, asn);
+      if (shared) return shared;
       const loader = organization ? context.asnLoader(columns, { organization }) : context.asnLoader(columns);
       return loadInMonth(context, args.date, month, (date) => loader.load({ date, id: asn }));
     },
