@@ -116,8 +116,9 @@ export interface AsrankContext {
    * The record of ASN `asn` in month `date` (or LATEST_MONTH) as asnLoader(columns, { organization }) would load it,
    * from the statement the requests of this turn share on PostgreSQL (turnBatcher), without the request's own loader
    * in between; undefined elsewhere, and the caller loads it. A root lookup is one key: the request's loader only
-   * added its promises and batch to it (~1 µs of the point lookup's ~70 on PostgreSQL, docs/performance.md,
-   * sixtieth round). The request adopts the data version the statement read, as through its loader.
+   * added its promises and batch to it (1-5 µs of the service's ~70 a point lookup on PostgreSQL, +4-7% requests a
+   * second: docs/performance.md, sixtieth round). The request adopts the data version the statement read, as through
+   * its loader.
    */
   asnSoon(
     columns: readonly AsnColumn[] | null,
