@@ -542,10 +542,16 @@ type RecordBatchFunction<Id extends number | string, Row> = (
   keys: readonly DatedKey<Id>[],
 ) => Promise<(Row | null | Error)[]>;
 
-/** Each spec's batch function, for the handle and observer it was made for (specs are kept per handle). */
+/** A spec's batch function, and on PostgreSQL the batcher the requests of a turn share, which the batch goes to. */
+interface RecordBatches<Id extends number | string, Row> {
+  batch: RecordBatchFunction<Id, Row>;
+  turnShared: DataLoader<DatedKey<Id>, Row | null, string> | undefined;
+}
+
+/** Each spec's batches, for the handle and observer they were made for (specs are kept per handle). */
 const recordBatches = new WeakMap<
   object,
-  { handle: DatabaseHandle; observe: StatementObserver | undefined; batch: unknown; turnShared: unknown }
+  { handle: DatabaseHandle; observe: StatementObserver | undefined; batches: unknown }
 >();
 
 /**
@@ -553,16 +559,17 @@ const recordBatches = new WeakMap<
  * loadByDate; the keys bound as one list), each compiled once per `shape`. `records` post-processes what either read.
  * Larger batches come from nested lookups and from the REST service's batches of requests, whose Kysely build per
  * batch was 9.6% of the GraphQL service's CPU under W6 (docs/performance.md, thirty-first round). Made once per spec,
- * handle and observer: made per request, its statements' shapes were joined anew and hashed by every lookup.
+ * handle and observer: made per request, its statements' shapes were joined anew and hashed by every lookup. Given
+ * with the turn's batcher the batch goes to on PostgreSQL, which a root point lookup uses directly (asnSoon).
  */
 function recordBatchOf<Id extends number | string, Row>(
   handle: DatabaseHandle,
   observe: StatementObserver | undefined,
   spec: RecordSpec<Id, Row>,
-): RecordBatchFunction<Id, Row> {
+): RecordBatches<Id, Row> {
   const kept = recordBatches.get(spec);
   if (kept && kept.handle === handle && kept.observe === observe)
-    return kept.batch as RecordBatchFunction<Id, Row>;
+    return kept.batches as RecordBatches<Id, Row>;
   const { dialect } = handle;
   const lookupHandle = lookupHandleOf(handle);
   const records = spec.records ?? ((rows: Row[]) => rows);
@@ -614,18 +621,9 @@ function recordBatchOf<Id extends number | string, Row>(
   const batch: RecordBatchFunction<Id, Row> = turnShared
     ? (keys) => turnShared.loadMany(keys) as Promise<(Row | null | Error)[]>
     : load;
-  recordBatches.set(spec, { handle, observe, batch, turnShared });
-  return batch;
-}
-
-/** The batcher the requests of a turn share for `spec` (PostgreSQL), made with its batch function (recordBatchOf). */
-function turnSharedOf<Id extends number | string, Row>(
-  handle: DatabaseHandle,
-  observe: StatementObserver | undefined,
-  spec: RecordSpec<Id, Row>,
-): DataLoader<DatedKey<Id>, Row | null, string> | undefined {
-  recordBatchOf(handle, observe, spec);
-  return recordBatches.get(spec)?.turnShared as DataLoader<DatedKey<Id>, Row | null, string> | undefined;
+  const batches: RecordBatches<Id, Row> = { batch, turnShared };
+  recordBatches.set(spec, { handle, observe, batches });
+  return batches;
 }
 
 /** A request's shared record loaders, each made on first use: a point lookup on SQLite uses none of them. */
@@ -764,9 +762,9 @@ class RequestContext implements AsrankContext {
     date: string,
     asn: number,
   ): Promise<AsnRow | null> | undefined {
-    // Checked first: on SQLite asnNow answers, and other stores have no turn batcher.
-    if (!this.handle.postgresPipelined) return undefined;
-    const turnShared = turnSharedOf(
+    // Checked first: only PostgreSQL's lookups have a turn batcher (recordBatchOf).
+    if (!this.handle.postgres) return undefined;
+    const { turnShared } = recordBatchOf(
       this.handle,
       this.observe,
       asnRecords(this.handle, columns, organization),
@@ -873,7 +871,7 @@ class RequestContext implements AsrankContext {
   private recordLoader<Id extends number | string, Row>(
     spec: RecordSpec<Id, Row>,
   ): DataLoader<DatedKey<Id>, Row | null, string> {
-    const batch = recordBatchOf(this.handle, this.observe, spec);
+    const { batch } = recordBatchOf(this.handle, this.observe, spec);
     return new DataLoader<DatedKey<Id>, Row | null, string>(
       (keys) => (this.hasVersion() ? batch(keys) : batch(keys).then((rows) => this.adoptVersionOf(rows))),
       { cacheKeyFn: datedKey },
