@@ -1,8 +1,8 @@
 // pg-protocol as patched here (patches/pg-protocol@1.16.1.patch) reads a row of ASCII values as one string and cuts
 // the values from it; other rows value by value. Either way a row's values must come out as PostgreSQL sent them:
 // UTF-8 text, NULLs, empty values, lengths whose bytes are over 0x7f (read back from the latin1 string), and rows of
-// long values. The parser is fed hand-built DataRow messages, whole and split across reads; a real
-// server then echoes the same values through pg (DATABASE_URL_PG).
+// long values. The parser is fed hand-built DataRow messages, whole and split across reads; a real server then echoes
+// the same values through pg (DATABASE_URL_PG).
 import path from 'node:path';
 import { Client } from 'pg';
 
@@ -51,8 +51,8 @@ function parsedRows(chunks: readonly Buffer[]): (string | null)[][] {
 
 const ROWS: (string | null)[][] = [
   ['AS3356', '3356', 'LEVEL3', null, '', '2024-12-01', '  spaces around  '],
-  // lengths 128, 200, 255 and 256 have a byte over 0x7f (in rows short enough on average to be read as one string);
-  // 0x7f itself is ASCII
+  // lengths 128, 200 and 255 have a byte over 0x7f and 256 fills a second byte, in rows short enough on average to be
+  // read as one string; 0x7f itself is ASCII
   ['a'.repeat(128), 'b'.repeat(200), '\x7f', '', '1', '\x00tab\tnew\nline'],
   ['c'.repeat(255), 'd'.repeat(256), '0', '1', '2', '3', '4', '5', '6', '7'],
   // any byte over 0x7f sends the whole row value by value
