@@ -197,6 +197,25 @@ function seekableOverMonths<TB extends ListTable, Row>(spec: ListPageSpec<TB, Ro
 }
 
 /**
+ * Within one month, the client's order as one nullable column with few records a value (`-rank`; `rank` ascending is
+ * the default order), whose nulls sort last in both directions: its records with a value read in the column's order
+ * as a non-null column is (bookmarks serve deep pages), then the others by the key. As one ORDER BY, PostgreSQL
+ * sorted every record of the month for `-rank` even at offset 0, since no index holds `rank desc nulls last` (a
+ * generated month: 21-37 ms a page against 2-4 for `rank`), and SQLite skipped every record before a deep page
+ * (12-20 ms at four fifths of it).
+ */
+function nullableInMonth<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): SeekTerm | undefined {
+  if (!spec.singleMonth || spec.monthQuery || !keyOrder(spec)) return undefined;
+  const [unique] = spec.order.unique;
+  const keys = spec.keys.filter(
+    (key, index) => !(index > 0 && key.key === unique!.key && key.direction === unique!.direction),
+  );
+  const target = keys.length === 1 ? spec.columns[keys[0]!.key] : undefined;
+  if (!target?.nullable || !target.fewTies) return undefined;
+  return { column: target.column, direction: keys[0]!.direction };
+}
+
+/**
  * Over several months (bookmarks at hand), the client's order as one nullable column (`rank`), which sorts its nulls
  * last in both directions: its records with a value then read as seekableOverMonths reads a non-null column.
  */
@@ -579,6 +598,49 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
         nulls: (limit, offset) =>
           rowsOfKeyPage(spec, unvalued, `${form} unvalued`, innerOrder, outerOrder, limit, offset),
         countNonNull: () => spec.monthQuery!.valuedTotal(nullable.column),
+      });
+    }
+    const nullableColumn = nullableInMonth(spec);
+    if (nullableColumn) {
+      const { column, direction } = nullableColumn;
+      const valued = (records: ListQuery<TB>) => records.where(sql.ref(column), 'is not', null);
+      const unvalued = (records: ListQuery<TB>) => records.where(sql.ref(column), 'is', null);
+      // Among valued records the column's nulls need no place, so the order is the plain one PostgreSQL reads from
+      // the (date, column, key) index backwards, each value's few records sorted again by the key.
+      const sortKey = spec.keys[0]!.key;
+      const valuedColumns = { ...spec.columns, [sortKey]: { ...spec.columns[sortKey]!, nullable: false } };
+      const valuedOrder = (options: { keyLookup?: boolean; table?: string } = {}) =>
+        orderByList(dialect, [{ key: sortKey, direction }], valuedColumns, spec.order, options);
+      // Among unvalued records only the key orders them (as in the default order's unranked range).
+      const keyColumns = { [spec.key]: { column: spec.key } };
+      const byKey = { defaults: [], unique: [{ key: spec.key, direction: 'asc' as const }] };
+      const keyOnlyOrder = (options: { keyLookup?: boolean; table?: string } = {}) =>
+        orderByList(dialect, [], keyColumns, byKey, options);
+      return nullsLastPage(page, {
+        nonNull: (limit, offset) =>
+          rowsOfKeyPage(
+            spec,
+            valued,
+            `${form} valued`,
+            () => valuedOrder(),
+            () => valuedOrder({ keyLookup: true, table: spec.table }),
+            limit,
+            offset,
+            { term: nullableColumn, name: `valued ${column} ${direction}` },
+          ),
+        nulls: (limit, offset) =>
+          rowsOfKeyPage(
+            spec,
+            unvalued,
+            `${form} unvalued`,
+            () => keyOnlyOrder(),
+            () => keyOnlyOrder({ keyLookup: true, table: spec.table }),
+            limit,
+            offset,
+            { term: null, name: `unvalued ${column}` },
+          ),
+        countNonNull: () =>
+          column === 'rank' && spec.rankedTotal ? spec.rankedTotal(valued(query)) : countRows(valued(query)),
       });
     }
     return rowsOfKeyPage(

@@ -44,11 +44,19 @@ const ORDERS: { sort: string | null; compare: (a: AsnRecord, b: AsnRecord) => nu
   { sort: 'cone.numberAsns,asn', compare: (a, b) => a.cone_asns - b.cone_asns || a.asn - b.asn },
   { sort: 'asnDegree.total', compare: (a, b) => a.degree_total - b.degree_total || a.asn - b.asn },
   { sort: '-asnDegree.customer', compare: (a, b) => b.degree_customer - a.degree_customer || a.asn - b.asn },
+  // Descending rank keeps the unranked last: its ranked records, then the unranked ones by ASN.
+  { sort: '-rank', compare: (a, b) => byRankDescendingNullsLast(a, b) || a.asn - b.asn },
+  { sort: '-rank,asn', compare: (a, b) => byRankDescendingNullsLast(a, b) || a.asn - b.asn },
 ];
 
 function byRankNullsLast(a: AsnRecord, b: AsnRecord): number {
   if (a.rank === null || b.rank === null) return a.rank === b.rank ? 0 : a.rank === null ? 1 : -1;
   return a.rank - b.rank;
+}
+
+function byRankDescendingNullsLast(a: AsnRecord, b: AsnRecord): number {
+  if (a.rank === null || b.rank === null) return byRankNullsLast(a, b);
+  return b.rank - a.rank;
 }
 
 /** Offsets around every bookmark of the first stretch, then spread to past the end, in a shuffled (seeded) order. */
@@ -106,6 +114,8 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
   it('answers every page of every order as the plain offset does, wherever the page starts', async () => {
     const rows = await storedRows();
     expect(rows.length).toBeGreaterThan(20 * STEP);
+    // Unranked ASNs well past a bookmark step, so the rank orders' pages cross into them deep and shallow.
+    expect(rows.filter((row) => row.rank === null).length).toBeGreaterThan(2 * STEP);
     const facts = createStoreFacts(store.handle, undefined, WAITING);
     for (const { sort, compare } of ORDERS) {
       const expected = [...rows].sort(compare).map((row) => row.asn);
@@ -122,6 +132,56 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
     }
     // The deep pages really were read from bookmarks: a full month's worth for each of the four one-column sorts.
     expect(facts.pageBookmarks.count()).toBeGreaterThan(4 * Math.floor(rows.length / STEP) - 8);
+  });
+
+  it('reads pages by descending rank, of ASNs and organizations, from bookmarks of the ranked and the unranked', async () => {
+    const rows = await storedRows();
+    const byDescendingRank = ORDERS.find((order) => order.sort === '-rank')!.compare;
+    const expected = [...rows].sort(byDescendingRank).map((row) => row.asn);
+    const facts = createStoreFacts(store.handle, undefined, WAITING);
+    for (const offset of offsetsFor(rows.length))
+      expect({ offset, asns: await page(facts, '-rank', 3, offset) }).toEqual({
+        offset,
+        asns: expected.slice(offset, offset + 3),
+      });
+    // Both ranges walked from bookmarks: the ranked records in the order, the unranked ones by key.
+    const ranked = rows.filter((row) => row.rank !== null).length;
+    const bookmarksOfAsns = facts.pageBookmarks.count();
+    expect(bookmarksOfAsns).toBeGreaterThanOrEqual(
+      Math.floor(ranked / STEP) + Math.floor((rows.length - ranked) / STEP) - 2,
+    );
+
+    const organizations = (
+      await store.handle.db
+        .selectFrom('organizations')
+        .select(['org_id', 'rank'])
+        .where('date', '=', latest)
+        .execute()
+    ).map((row) => ({ orgId: row.org_id, rank: row.rank === null ? null : Number(row.rank) }));
+    expect(organizations.filter((row) => row.rank === null).length).toBeGreaterThan(0);
+    const expectedOrganizations = [...organizations]
+      .sort((a, b) => {
+        if (a.rank === null || b.rank === null) if (a.rank !== b.rank) return a.rank === null ? 1 : -1;
+        if (a.rank !== null && b.rank !== null && a.rank !== b.rank) return b.rank - a.rank;
+        // Organization ids compare byte-wise (ASCII here), as the store's keys do.
+        return a.orgId < b.orgId ? -1 : a.orgId > b.orgId ? 1 : 0;
+      })
+      .map((row) => row.orgId);
+    for (const offset of offsetsFor(organizations.length)) {
+      const result = await graphql({
+        schema,
+        source: `{ organizations(first: 3, offset: ${offset}, sort: "-rank") { edges { node { orgId } } } }`,
+        contextValue: createContext(store.handle, { facts }),
+      });
+      expect(result.errors).toBeUndefined();
+      const orgIds = (
+        result.data as { organizations: { edges: { node: { orgId: string } }[] } }
+      ).organizations.edges.map((edge) => edge.node.orgId);
+      expect({ offset, orgIds }).toEqual({ offset, orgIds: expectedOrganizations.slice(offset, offset + 3) });
+    }
+    expect(facts.pageBookmarks.count()).toBeGreaterThan(
+      bookmarksOfAsns + Math.floor(organizations.length / STEP) - 4,
+    );
   });
 
   it('answers pages with their organizations from statements compiled once per form, as from whole rows', async () => {
