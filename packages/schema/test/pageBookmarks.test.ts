@@ -12,6 +12,7 @@ import {
 import { openDatabase } from '@asrank/db';
 import { createContext, createSchema, createStoreFacts, linkPageTuning, type StoreFacts } from '../src';
 import { asnColumnTuning } from '../src/asnColumns';
+import { monthArmsTuning } from '../src/monthArms';
 import { pageBookmarksTuning } from '../src/pageBookmarks';
 import {
   LOAD_TIMEOUT_MS,
@@ -441,7 +442,7 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
     (
       await store.handle.db
         .selectFrom('asn_links')
-        .select(['asn0', 'asn1', 'rank', 'number_paths'])
+        .select(['asn0', 'asn1', 'rank', 'number_paths', 'relationship'])
         .where('date', '=', latest)
         .where('canonical', '=', 1)
         .execute()
@@ -450,6 +451,7 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
       asn1: Number(row.asn1),
       rank: row.rank === null ? null : Number(row.rank),
       paths: row.number_paths === null ? null : Number(row.number_paths),
+      relationship: row.relationship,
     }));
 
   const linkPage = async (facts: StoreFacts, first: number, offset: number, sort = '') => {
@@ -486,7 +488,48 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
     expect(facts.pageBookmarks.count()).toBeGreaterThan(Math.floor(links.length / STEP) - 2);
   });
 
-  it('answers every page of the links by descending paths, those without a count last, as the plain offset does', async () => {
+  it('answers every page of the links by relationship, either way, from bookmarks of each relationship', async () => {
+    linkPageTuning.keyedPageMinOffset = 0;
+    // Block by block at every offset: no arms for shallow pages.
+    const armRows = monthArmsTuning.maxArmRows;
+    monthArmsTuning.maxArmRows = 0;
+    try {
+      const links = await storedLinks();
+      const relationships = new Set(links.map((link) => link.relationship));
+      expect(relationships.size).toBeGreaterThan(1);
+      for (const relationship of relationships)
+        expect(links.filter((link) => link.relationship === relationship).length).toBeGreaterThan(2 * STEP);
+      const byRelationship = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+      const facts = createStoreFacts(store.handle, undefined, WAITING);
+      for (const direction of [1, -1]) {
+        const expected = [...links]
+          .sort(
+            (a, b) =>
+              direction * byRelationship(a.relationship, b.relationship) ||
+              a.asn0 - b.asn0 ||
+              a.asn1 - b.asn1,
+          )
+          .map((link) => `${link.asn0}-${link.asn1}`);
+        const sort = `, sort: "${direction > 0 ? '' : '-'}relationship"`;
+        for (const offset of offsetsFor(links.length))
+          for (const first of [1, 3, 2 * STEP + 1])
+            expect({ sort, offset, first, links: await linkPage(facts, first, offset, sort) }).toEqual({
+              sort,
+              offset,
+              first,
+              links: expected.slice(offset, offset + first),
+            });
+      }
+      // Each relationship's links were read from bookmarks of their own (both directions share them).
+      expect(facts.pageBookmarks.count()).toBeGreaterThan(
+        Math.floor(links.length / STEP) - 2 * relationships.size,
+      );
+    } finally {
+      monthArmsTuning.maxArmRows = armRows;
+    }
+  });
+
+  it('answers every page of the links by path count, either way, those without a count last, as the plain offset does', async () => {
     linkPageTuning.keyedPageMinOffset = 0;
     // Path counts with many ties, and links without one (as a month whose paths file lacks them): every seventh.
     await store.handle.db
@@ -502,27 +545,27 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
     const withoutPaths = links.filter((link) => link.paths === null).length;
     expect(withoutPaths).toBeGreaterThan(2 * STEP);
     expect(links.length - withoutPaths).toBeGreaterThan(20 * STEP);
-    const byPathsNullsLast = (a: { paths: number | null }, b: { paths: number | null }) =>
-      a.paths === null || b.paths === null
-        ? (a.paths === null ? 1 : 0) - (b.paths === null ? 1 : 0)
-        : b.paths - a.paths;
-    const expected = [...links]
-      .sort((a, b) => byPathsNullsLast(a, b) || a.asn0 - b.asn0 || a.asn1 - b.asn1)
-      .map((link) => `${link.asn0}-${link.asn1}`);
-    const facts = createStoreFacts(store.handle, undefined, WAITING);
-    for (const offset of offsetsFor(links.length))
-      for (const first of [1, 3, 2 * STEP + 1])
-        expect({
-          offset,
-          first,
-          links: await linkPage(facts, first, offset, ', sort: "-numberPaths"'),
-        }).toEqual({
-          offset,
-          first,
-          links: expected.slice(offset, offset + first),
-        });
-    // Both stretches were read from bookmarks.
-    expect(facts.pageBookmarks.count()).toBeGreaterThan(Math.floor(links.length / STEP) - 4);
+    for (const direction of [-1, 1]) {
+      const byPathsNullsLast = (a: { paths: number | null }, b: { paths: number | null }) =>
+        a.paths === null || b.paths === null
+          ? (a.paths === null ? 1 : 0) - (b.paths === null ? 1 : 0)
+          : direction * (a.paths - b.paths);
+      const expected = [...links]
+        .sort((a, b) => byPathsNullsLast(a, b) || a.asn0 - b.asn0 || a.asn1 - b.asn1)
+        .map((link) => `${link.asn0}-${link.asn1}`);
+      const sort = `, sort: "${direction < 0 ? '-' : ''}numberPaths"`;
+      const facts = createStoreFacts(store.handle, undefined, WAITING);
+      for (const offset of offsetsFor(links.length))
+        for (const first of [1, 3, 2 * STEP + 1])
+          expect({ sort, offset, first, links: await linkPage(facts, first, offset, sort) }).toEqual({
+            sort,
+            offset,
+            first,
+            links: expected.slice(offset, offset + first),
+          });
+      // Both stretches were read from bookmarks.
+      expect(facts.pageBookmarks.count()).toBeGreaterThan(Math.floor(links.length / STEP) - 4);
+    }
   });
 
   it('keeps the plain offset, and no bookmarks, for a month with an unranked link', async () => {
