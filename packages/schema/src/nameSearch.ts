@@ -3,7 +3,7 @@
 // (packages/db/src/name-search.ts) first names the few records that can match, so the list reads those rows instead
 // of testing every row of the month (~10-15 ms per statement on the real month, and a page with its count runs two to
 // four). PostgreSQL's planner finds its own trigram index for the LIKE. A needle too short for trigrams names its
-// candidates from one pass over the months' rows (on PostgreSQL over several months), kept per data version.
+// candidates from one pass over the months' rows, kept per data version.
 import { LRUCache } from 'lru-cache';
 import { sql, type RawBuilder } from 'kysely';
 import {
@@ -48,11 +48,10 @@ export async function indexedNameMatches(
 ): Promise<readonly (number | string)[] | null> {
   if (months.length === 0) return null;
   if (context.dialect !== 'sqlite') {
-    // One month's walk in the list's order with the filter reads about what the pass would (100-110 ms for `zz` in a
-    // generated month, against 160 ms for the pass and the page after it); twelve months' walk reads ten times that.
-    return [...needle].length < TRIGRAM && months.length > 1
-      ? shortNeedleMatches(context, table, needle, months)
-      : null;
+    // A short needle's records are named by one pass, kept per data version (see holdsNeedle): each page and count
+    // of `zz` in a generated month took 56-62 ms, the trigram index rechecking every record; twelve months, ten times
+    // that. PostgreSQL's planner takes its trigram index itself for longer needles.
+    return [...needle].length < TRIGRAM ? shortNeedleMatches(context, table, needle, months) : null;
   }
   if ([...needle].length < TRIGRAM) return shortNeedleMatches(context, table, needle, months);
   const indexes = months.map((date) => nameSearchIndex(table, date));
@@ -110,6 +109,24 @@ async function shortNeedleMatches(
 }
 
 /**
+ * `search_text` holds `needle` (lower case). One month on PostgreSQL with a needle too short for trigrams: `strpos`,
+ * which no index serves, so the planner reads the month's rows through its date, or walks the list's order and stops
+ * at its page, where for `LIKE '%zz%'` it took the trigram index, which holds no trigram of the needle and so rechecks
+ * every row (a generated month: 33 ms against 62 for the pass, and every page and count of a needle too common for
+ * the pass took 60 ms). Over several months LIKE, which it reads in a parallel scan (twelve: 120 ms, against 290 for
+ * a serial one).
+ */
+function holdsNeedle(
+  dialect: AsrankContext['dialect'],
+  needle: string,
+  months: readonly string[],
+): RawBuilder<boolean> {
+  return dialect === 'postgres' && months.length === 1 && [...needle].length < TRIGRAM
+    ? sql<boolean>`strpos(search_text, ${needle}) > 0`
+    : likeEscaped('search_text', containsPattern(needle));
+}
+
+/**
  * The keys of the records of `months` whose search text holds `needle`, a needle too short for the trigram index,
  * read by one pass over the months' rows in key order; null past `maxIndexedMatches` (a common needle, which the
  * list's own walk in sort order serves sooner, as it stops at the page's last row). Without it a rare short needle
@@ -131,7 +148,7 @@ async function scannedNameMatches(
     from (select ${dataVersionColumn()}) as version
     left join (
       select ${sql.ref(NAME_SEARCH_KEYS[table])} as key from ${sql.table(table)}
-      where ${dateIn(context.dialect, 'date', months)} and ${likeEscaped('search_text', containsPattern(needle))}
+      where ${dateIn(context.dialect, 'date', months)} and ${holdsNeedle(context.dialect, needle, months)}
       ${candidatesLimit()}
     ) as candidates on 1 = 1`.execute(context.db);
   const keys = rows.flatMap((row) => (row.key === null ? [] : [row.key]));
@@ -195,7 +212,7 @@ export async function nameConditions(
   const needle = name.toLowerCase();
   // No name holds the separator: a needle with it could only match across two names.
   if (needle.includes(SEARCH_TEXT_SEPARATOR)) return [sql<boolean>`1 = 0`];
-  const contains = likeEscaped('search_text', containsPattern(needle));
+  const contains = holdsNeedle(context.dialect, needle, months);
   const candidates = await indexedNameMatches(context, table, needle, months);
   return candidates ? [contains, keyAmong(context.dialect, table, candidates)] : [contains];
 }
