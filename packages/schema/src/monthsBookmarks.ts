@@ -210,8 +210,16 @@ async function bracketCount(
   from: Bookmark | null,
   threshold: MonthPoint,
 ): Promise<number> {
-  const parts = rangesAfter(range, from).map((part) =>
-    part.where(notAfterThreshold(range.term, monthIndex, threshold)).select(sql`1`.as('one')),
+  const parts = rangesAfter(range, from).map((part, index) =>
+    // After a bookmark the first part is the bookmark's ties (its value, keys after its key). The bookmark is not after
+    // the threshold (bookmarksNotAfter): in an earlier month its value is at most the threshold's, in a later month
+    // before it, so every one of its ties is not after the threshold either. Bound again in SQL, the sort column let
+    // SQLite read the part as a range of the column from the month's first record instead of from the bookmark's key:
+    // organizations by sibling degree over 12 generated months (~55,000 ties at 0 a month), 4 ms a bracket and 40-50
+    // ms a page.
+    (from && index === 0 ? part : part.where(notAfterThreshold(range.term, monthIndex, threshold))).select(
+      sql`1`.as('one'),
+    ),
   );
   const united = parts.slice(1).reduce((union, part) => union.unionAll(part), parts[0]!);
   const counted = await db
