@@ -96,8 +96,9 @@ export const ORGANIZATION_FIELD_COLUMNS: FieldColumns<OrganizationColumn> = {
   country: ['country_iso'],
   // Members answers from the organization row itself: its counts, and the key for its ASN page.
   members: ['number_asns', 'number_asns_seen'],
-  asnLinks: [],
-  neighbors: [],
+  // Their totals alone are the counts the row keeps (migration 017); their nodes read no column of it.
+  asnLinks: { [OTHER_SUB_FIELDS]: [], totalCount: ['number_asn_links'] },
+  neighbors: { [OTHER_SUB_FIELDS]: [], totalCount: ['number_neighbors'] },
   cone: CONE_COLUMNS,
   asnDegree: DEGREE_COLUMNS,
   orgDegree: { __typename: [], total: ['org_degree_total'], transit: ['org_degree_transit'] },

@@ -13,6 +13,7 @@ import {
   LOAD_TIMEOUT_MS,
   withLoadedStore,
   queryData,
+  queryError,
   STORE_KINDS,
   type LoadedStore,
 } from './support/store';
@@ -105,6 +106,56 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
     );
     expect(data.asns.edges).toHaveLength(30);
     expect(forms).toEqual(['windowed']);
+  });
+
+  it("answers an organization's neighbour and link totals alone from the counts its row keeps", async () => {
+    /** Statements reading nested totals by parent (keptOrganizationCounts). */
+    class TotalStatements implements KyselyPlugin {
+      read = 0;
+      transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+        const text = JSON.stringify(args.node);
+        if (text.includes('"parent_key"') && text.includes('"total"')) this.read += 1;
+        return args.node;
+      }
+      async transformResult(args: PluginTransformResultArgs) {
+        return args.result;
+      }
+    }
+    interface Totals {
+      organizations: {
+        edges: {
+          node: { orgId: string; neighbors: { totalCount: number }; asnLinks: { totalCount: number } };
+        }[];
+      };
+    }
+    const totalsOf = async (nested: string) => {
+      const recorder = new TotalStatements();
+      const data = await queryData<Totals>(
+        throughPlugin(store.handle, recorder),
+        `{ organizations(first: 40) { edges { node { orgId neighbors(first: 1) { ${nested} }
+          asnLinks(first: 1) { ${nested} } } } } }`,
+      );
+      const totals = data.organizations.edges.map(({ node }) => [
+        node.orgId,
+        node.neighbors.totalCount,
+        node.asnLinks.totalCount,
+      ]);
+      return { totals, read: recorder.read };
+    };
+    const fromRows = await totalsOf('totalCount');
+    const byKey = await totalsOf('totalCount edges { node { __typename } }');
+    expect(fromRows.read).toBe(0);
+    expect(byKey.read).toBe(2);
+    expect(fromRows.totals).toEqual(byKey.totals);
+    expect(fromRows.totals.some(([, neighbors, links]) => Number(neighbors) > 0 && Number(links) > 0)).toBe(
+      true,
+    );
+    // The sort is still checked, though no statement reads it.
+    const error = await queryError(
+      store.handle,
+      '{ organizations(first: 1) { edges { node { neighbors(sort: "nope") { totalCount } } } } }',
+    );
+    expect(error).toMatch(/sort/);
   });
 
   it('reads only what a nested connection shows: its rows for edges, its counts for totalCount, both for pageInfo', async () => {

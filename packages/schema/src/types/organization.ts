@@ -121,6 +121,21 @@ function neighborsOfOrganizations(
   );
 }
 
+/**
+ * Whether a nested connection's total can come from the count the organization's row keeps (migration 017): the
+ * client reads only the total, and the row was read with the count (ORGANIZATION_FIELD_COLUMNS). A list of 1,000
+ * organizations with their neighbour counts otherwise read them again by key in a second statement (the real month
+ * on PostgreSQL: 14 ms of its 40).
+ */
+function keptTotalServes(kept: number | null | undefined, needs: ConnectionNeeds): kept is number {
+  return !needs.nodes && kept !== undefined && kept !== null;
+}
+
+/** A page of no nodes whose total is the organization's kept count. */
+function keptTotalPage(kept: number, page: { first: number; offset: number }): ConnectionPage<never> {
+  return { nodes: [], totalCount: Number(kept), ...page };
+}
+
 OrganizationRef.implement({
   description: 'An organization owning ASNs, in one monthly dataset.',
   fields: (t) => ({
@@ -140,10 +155,15 @@ OrganizationRef.implement({
       type: AsnLinkConnection,
       description: 'Links from the organization’s ASNs (asn0) to ASNs of other organizations (asn1).',
       args: { first: t.arg.int(), offset: t.arg.int(), sort: t.arg.string() },
-      resolve: (org, args, context, info) =>
-        asnLinksOfOrganizations(context, org.date, pageOf(args), args.sort, connectionNeeds(info)).load(
-          org.org_id,
-        ),
+      resolve: (org, args, context, info) => {
+        const page = pageOf(args);
+        const needs = connectionNeeds(info);
+        if (keptTotalServes(org.number_asn_links, needs)) {
+          parseSort(args.sort, 'asnLinks', { argument: 'sort' });
+          return keptTotalPage(org.number_asn_links, page);
+        }
+        return asnLinksOfOrganizations(context, org.date, page, args.sort, needs).load(org.org_id);
+      },
     }),
     neighbors: t.field({
       type: AsnConnection,
@@ -153,10 +173,15 @@ OrganizationRef.implement({
         offset: t.arg.int(),
         sort: t.arg.string({ description: 'The sort keys of `asns`.' }),
       },
-      resolve: (org, args, context, info) =>
-        neighborsOfOrganizations(context, org.date, pageOf(args), args.sort, connectionNeeds(info)).load(
-          org.org_id,
-        ),
+      resolve: (org, args, context, info) => {
+        const page = pageOf(args);
+        const needs = connectionNeeds(info);
+        if (keptTotalServes(org.number_neighbors, needs)) {
+          parseSort(args.sort, 'asns', { argument: 'sort' });
+          return keptTotalPage(org.number_neighbors, page);
+        }
+        return neighborsOfOrganizations(context, org.date, page, args.sort, needs).load(org.org_id);
+      },
     }),
     cone: t.field({ type: ConeRef, ...PARENT_ITSELF }),
     asnDegree: t.field({
