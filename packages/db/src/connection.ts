@@ -35,7 +35,12 @@ function pgDriver(): PgModule {
 }
 
 export interface OpenOptions {
-  /** Services open SQLite read-only, so a bug can never write and a load elsewhere is never blocked. */
+  /**
+   * Services open SQLite read-only, so a bug can never write and a load elsewhere is never blocked. On PostgreSQL
+   * their sessions run without JIT compilation (`jit = off`): a page whose estimate passes `jit_above_cost` (an
+   * estimate that the real rows, a page's hundred, fall far short of) compiled its expressions for 10-30 ms to run
+   * them for 2 (docs/performance.md, sixty-second round).
+   */
   readonly?: boolean;
   /** Maximum pool size for PostgreSQL. */
   poolSize?: number;
@@ -189,7 +194,10 @@ export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOp
     sizeOption('cacheSizeBytes', options.cacheSizeBytes) ??
     (options.readonly ? SERVING_CACHE_BYTES : undefined);
   if (parsed.dialect === 'postgres') {
-    const namedStatementOptions = '-c plan_cache_mode=force_generic_plan';
+    const servingOptions = options.readonly ? '-c jit=off' : undefined;
+    const namedStatementOptions = ['-c plan_cache_mode=force_generic_plan', servingOptions]
+      .filter(Boolean)
+      .join(' ');
     const openPool = (sessionOptions?: string) => {
       const pool = new (pgDriver().Pool)({
         connectionString: parsed.target,
@@ -202,7 +210,7 @@ export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOp
       return pool;
     };
     const db = new Kysely<Database>({
-      dialect: new PostgresDialect({ pool: poolWithRowObjects(openPool()) }),
+      dialect: new PostgresDialect({ pool: poolWithRowObjects(openPool(servingOptions)) }),
     });
     const prepared = openPool(namedStatementOptions);
     const pipelined = pipelinedPostgres(
