@@ -22,6 +22,7 @@ interface TableOrAlias {
   table?: { identifier?: { name?: string } };
   node?: TableOrAlias;
   parameters?: TableOrAlias[];
+  from?: { froms: TableOrAlias[] };
 }
 
 /** The table's name; a table read by its primary key (sql.ts `byPrimaryKey`) is raw SQL naming it, under an alias. */
@@ -36,6 +37,11 @@ const tableName = (entry: TableOrAlias | undefined): string | undefined => {
   }
   return entry.table?.identifier?.name ?? tableName(entry.node);
 };
+
+/** The table a join reads: a table, or the one table of a subquery (a lateral lookup of asn1, on PostgreSQL). */
+const joinedTableName = (entry: TableOrAlias | undefined): string | undefined =>
+  tableName(entry) ??
+  (entry?.node?.kind === 'SelectQueryNode' ? tableName(entry.node.from?.froms[0]) : undefined);
 
 interface SelectNode {
   kind: string;
@@ -85,7 +91,7 @@ class AsnSelections implements KyselyPlugin {
               : (entry.selection.column?.column?.name ?? '?'),
           ),
       );
-    } else if (select.joins?.some((join) => tableName(join.table) === 'asns')) {
+    } else if (select.joins?.some((join) => joinedTableName(join.table) === 'asns')) {
       const joined = selections
         .map((entry) => entry.selection.alias?.name)
         .filter((alias): alias is string => alias?.startsWith('asn1__') === true);
