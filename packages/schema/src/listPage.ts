@@ -216,6 +216,28 @@ function nullableInMonth<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>)
 }
 
 /**
+ * The two stretches of a list sorted by one nullable column (nulls last either way): its records with a value, and
+ * their order, then those without. Among valued records the column's nulls need no place: without `nulls last`,
+ * PostgreSQL reads a descending page of a column with few ties from the column's ascending index backwards, each
+ * value's few records sorted again by the key (with it, it sorted every valued record of each month). A column with
+ * many ties (`source`) has a descending index of its own (migration 018), declared `nulls last`, which only the order
+ * with it matches.
+ */
+function valuedStretches<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>, column: string) {
+  const sortKey = spec.keys[0]!.key;
+  const sortColumn = spec.columns[sortKey]!;
+  const valuedColumns = sortColumn.fewTies
+    ? { ...spec.columns, [sortKey]: { ...sortColumn, nullable: false } }
+    : spec.columns;
+  return {
+    valued: (records: ListQuery<TB>) => records.where(sql.ref(column), 'is not', null),
+    unvalued: (records: ListQuery<TB>) => records.where(sql.ref(column), 'is', null),
+    valuedOrder: (options: { keyLookup?: boolean; table?: string } = {}) =>
+      orderByList(spec.dialect, spec.keys, valuedColumns, spec.order, options),
+  };
+}
+
+/**
  * Over several months (bookmarks at hand), the client's order as one nullable column (`rank`), which sorts its nulls
  * last in both directions: its records with a value then read as seekableOverMonths reads a non-null column.
  */
@@ -568,20 +590,8 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
     if (nullable) {
       // Its records with a value first (nulls last either way), which the months' bookmarks serve, then the others,
       // which follow by month and key: a deep page by `rank` over 12 generated months sorted every record (1.1-1.6 s).
-      const valued = (records: ListQuery<TB>) => records.where(sql.ref(nullable.column), 'is not', null);
-      const unvalued = (records: ListQuery<TB>) => records.where(sql.ref(nullable.column), 'is', null);
+      const { valued, unvalued, valuedOrder } = valuedStretches(spec, nullable.column);
       const valuedSeek = { term: nullable, name: `valued ${nullable.column} ${nullable.direction}` };
-      // Among valued records the column's nulls need no place: without `nulls last`, PostgreSQL reads a descending
-      // page from the column's ascending index backwards (with it, it sorted every valued record of each month). A
-      // column with many ties (`source`) has a descending index of its own (migration 018), declared `nulls last`,
-      // which only the order with it matches.
-      const sortKey = spec.keys[0]!.key;
-      const sortColumn = spec.columns[sortKey]!;
-      const valuedColumns = sortColumn.fewTies
-        ? { ...spec.columns, [sortKey]: { ...sortColumn, nullable: false } }
-        : spec.columns;
-      const valuedOrder = (options: { keyLookup?: boolean; table?: string } = {}) =>
-        orderByList(dialect, spec.keys, valuedColumns, spec.order, options);
       return nullsLastPage(page, {
         nonNull: (limit, offset) =>
           rowsOfKeyPage(
@@ -603,14 +613,7 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
     const nullableColumn = nullableInMonth(spec);
     if (nullableColumn) {
       const { column, direction } = nullableColumn;
-      const valued = (records: ListQuery<TB>) => records.where(sql.ref(column), 'is not', null);
-      const unvalued = (records: ListQuery<TB>) => records.where(sql.ref(column), 'is', null);
-      // Among valued records the column's nulls need no place, so the order is the plain one PostgreSQL reads from
-      // the (date, column, key) index backwards, each value's few records sorted again by the key.
-      const sortKey = spec.keys[0]!.key;
-      const valuedColumns = { ...spec.columns, [sortKey]: { ...spec.columns[sortKey]!, nullable: false } };
-      const valuedOrder = (options: { keyLookup?: boolean; table?: string } = {}) =>
-        orderByList(dialect, [{ key: sortKey, direction }], valuedColumns, spec.order, options);
+      const { valued, unvalued, valuedOrder } = valuedStretches(spec, column);
       // Among unvalued records only the key orders them (as in the default order's unranked range).
       const keyColumns = { [spec.key]: { column: spec.key } };
       const byKey = { defaults: [], unique: [{ key: spec.key, direction: 'asc' as const }] };

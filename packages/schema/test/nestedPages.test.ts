@@ -17,7 +17,7 @@ import {
   STORE_KINDS,
   type LoadedStore,
 } from './support/store';
-import { throughPlugin } from './support/statementCounter';
+import { StatementCounter, throughPlugin } from './support/statementCounter';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -109,18 +109,6 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
   });
 
   it("answers an organization's neighbour and link totals alone from the counts its row keeps", async () => {
-    /** Statements reading nested totals by parent (keptOrganizationCounts). */
-    class TotalStatements implements KyselyPlugin {
-      read = 0;
-      transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-        const text = JSON.stringify(args.node);
-        if (text.includes('"parent_key"') && text.includes('"total"')) this.read += 1;
-        return args.node;
-      }
-      async transformResult(args: PluginTransformResultArgs) {
-        return args.result;
-      }
-    }
     interface Totals {
       organizations: {
         edges: {
@@ -129,7 +117,10 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
       };
     }
     const totalsOf = async (nested: string) => {
-      const recorder = new TotalStatements();
+      // Statements reading nested totals by parent (keptOrganizationCounts).
+      const recorder = new StatementCounter(
+        (tree) => tree.includes('"parent_key"') && tree.includes('"total"'),
+      );
       const data = await queryData<Totals>(
         throughPlugin(store.handle, recorder),
         `{ organizations(first: 40) { edges { node { orgId neighbors(first: 1) { ${nested} }
@@ -140,7 +131,7 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
         node.neighbors.totalCount,
         node.asnLinks.totalCount,
       ]);
-      return { totals, read: recorder.read };
+      return { totals, read: recorder.executed };
     };
     const fromRows = await totalsOf('totalCount');
     const byKey = await totalsOf('totalCount edges { node { __typename } }');

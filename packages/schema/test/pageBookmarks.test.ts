@@ -466,6 +466,18 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
     return edges.map(({ node }) => `${node.asn0!.asn}-${node.asn1!.asn}`);
   };
 
+  /** Every page of `sort` around the bookmarks and past them, in pages of 1, 3 and two steps and one, as `expected`. */
+  const expectEveryLinkPage = async (facts: StoreFacts, expected: readonly string[], sort = '') => {
+    for (const offset of offsetsFor(expected.length))
+      for (const first of [1, 3, 2 * STEP + 1])
+        expect({ sort, offset, first, links: await linkPage(facts, first, offset, sort) }).toEqual({
+          sort,
+          offset,
+          first,
+          links: expected.slice(offset, offset + first),
+        });
+  };
+
   it('answers every page of the links in rank order as the plain offset does, wherever the page starts', async () => {
     // Every page reads its keys first, so even shallow ones may start from a bookmark.
     linkPageTuning.keyedPageMinOffset = 0;
@@ -478,13 +490,7 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
       .sort((a, b) => a.rank - b.rank || a.asn0 - b.asn0 || a.asn1 - b.asn1)
       .map((link) => `${link.asn0}-${link.asn1}`);
     const facts = createStoreFacts(store.handle, undefined, WAITING);
-    for (const offset of offsetsFor(links.length))
-      for (const first of [1, 3, 2 * STEP + 1])
-        expect({ offset, first, links: await linkPage(facts, first, offset) }).toEqual({
-          offset,
-          first,
-          links: expected.slice(offset, offset + first),
-        });
+    await expectEveryLinkPage(facts, expected);
     expect(facts.pageBookmarks.count()).toBeGreaterThan(Math.floor(links.length / STEP) - 2);
   });
 
@@ -511,14 +517,7 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
           )
           .map((link) => `${link.asn0}-${link.asn1}`);
         const sort = `, sort: "${direction > 0 ? '' : '-'}relationship"`;
-        for (const offset of offsetsFor(links.length))
-          for (const first of [1, 3, 2 * STEP + 1])
-            expect({ sort, offset, first, links: await linkPage(facts, first, offset, sort) }).toEqual({
-              sort,
-              offset,
-              first,
-              links: expected.slice(offset, offset + first),
-            });
+        await expectEveryLinkPage(facts, expected, sort);
       }
       // Each relationship's links were read from bookmarks of their own (both directions share them).
       expect(facts.pageBookmarks.count()).toBeGreaterThan(
@@ -555,14 +554,7 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
         .map((link) => `${link.asn0}-${link.asn1}`);
       const sort = `, sort: "${direction < 0 ? '-' : ''}numberPaths"`;
       const facts = createStoreFacts(store.handle, undefined, WAITING);
-      for (const offset of offsetsFor(links.length))
-        for (const first of [1, 3, 2 * STEP + 1])
-          expect({ sort, offset, first, links: await linkPage(facts, first, offset, sort) }).toEqual({
-            sort,
-            offset,
-            first,
-            links: expected.slice(offset, offset + first),
-          });
+      await expectEveryLinkPage(facts, expected, sort);
       // Both stretches were read from bookmarks.
       expect(facts.pageBookmarks.count()).toBeGreaterThan(Math.floor(links.length / STEP) - 4);
     }

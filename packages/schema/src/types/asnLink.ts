@@ -969,6 +969,14 @@ builder.queryFields((t) => ({
           );
         }
       };
+      /** One month's links of a part (`within`) by the pair, from that month's bookmarks of the part (`seek`). */
+      const pairPageOfMonth = (
+        month: string,
+        limit: number,
+        offset: number,
+        within: (links: ReturnType<typeof linksQuery>) => ReturnType<typeof linksQuery>,
+        seek: LinkSeek,
+      ) => linksPage([month], BY_PAIR_KEYS, false, limit, offset, within, false, seek);
       const query = linksQuery();
       const everyLink = asn === null && asnList === null;
       const linkTotals = monthTotals(context, 'asn_links', {}, (month) =>
@@ -996,14 +1004,11 @@ builder.queryFields((t) => ({
           // A block's links by the pair from the month's bookmarks of that block: its OFFSET walked the relationship's
           // index (PostgreSQL at 408,096 of a generated month: 34-42 ms every time; SQLite 12-15 ms).
           ({ relationship, month }, limit, offset) =>
-            linksPage(
-              [month],
-              BY_PAIR_KEYS,
-              false,
+            pairPageOfMonth(
+              month,
               limit,
               offset,
               (links) => links.where('relationship', '=', relationship),
-              false,
               byPairWithin(relationship),
             ),
         );
@@ -1027,16 +1032,7 @@ builder.queryFields((t) => ({
             // A month's links without a value from its bookmarks by the pair: one month's OFFSET walked the index
             // (PostgreSQL at 315,078: 186 ms).
             pageMonthByMonth([...months].sort(), limit, offset, unvaluedTotals.of, (month, limit, offset) =>
-              linksPage(
-                [month],
-                BY_PAIR_KEYS,
-                false,
-                limit,
-                offset,
-                unvalued,
-                false,
-                BY_PAIR_WITHOUT[column],
-              ),
+              pairPageOfMonth(month, limit, offset, unvalued, BY_PAIR_WITHOUT[column]),
             ),
           countNonNull: () => valuedTotals.sum(months),
         });

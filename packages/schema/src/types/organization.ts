@@ -1,8 +1,9 @@
 // Organization: an AS-owning organization in one month; root fields `organization` and `organizations`.
+import type { GraphQLResolveInfo } from 'graphql';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
-import { intervalOf, loadInMonth, monthNow, monthsIn, pageOf } from '../args';
+import { intervalOf, loadInMonth, monthNow, monthsIn, pageOf, type PageArgs } from '../args';
 import { listTotal, monthListScope, monthTotals, rankedListTotal } from '../listTotals';
 import {
   boundDateIn,
@@ -122,17 +123,22 @@ function neighborsOfOrganizations(
 }
 
 /**
- * Whether a nested connection's total can come from the count the organization's row keeps (migration 017): the
- * client reads only the total, and the row was read with the count (ORGANIZATION_FIELD_COLUMNS). A list of 1,000
- * organizations with their neighbour counts otherwise read them again by key in a second statement (the real month
- * on PostgreSQL: 14 ms of its 40).
+ * An organization's nested connection (its links, its neighbours). When the client reads only the total and the row
+ * was read with the count it keeps for it (migration 017, ORGANIZATION_FIELD_COLUMNS), the total is the row's and no
+ * statement runs: a list of 1,000 organizations with their neighbour counts otherwise read them again by key in a
+ * second statement (the real month on PostgreSQL: 14 ms of its 40). The sort is checked either way.
  */
-function keptTotalServes(kept: number | null | undefined, needs: ConnectionNeeds): kept is number {
-  return !needs.nodes && kept !== undefined && kept !== null;
-}
-
-/** A page of no nodes whose total is the organization's kept count. */
-function keptTotalPage(kept: number, page: { first: number; offset: number }): ConnectionPage<never> {
+function organizationConnection<T>(
+  kept: number | null | undefined,
+  sortedAs: 'asns' | 'asnLinks',
+  args: PageArgs & { sort?: string | null },
+  info: GraphQLResolveInfo,
+  load: (page: { first: number; offset: number }, needs: ConnectionNeeds) => Promise<ConnectionPage<T>>,
+): ConnectionPage<T> | Promise<ConnectionPage<T>> {
+  const page = pageOf(args);
+  const needs = connectionNeeds(info);
+  if (needs.nodes || kept === undefined || kept === null) return load(page, needs);
+  parseSort(args.sort, sortedAs, { argument: 'sort' });
   return { nodes: [], totalCount: Number(kept), ...page };
 }
 
@@ -155,15 +161,10 @@ OrganizationRef.implement({
       type: AsnLinkConnection,
       description: 'Links from the organization’s ASNs (asn0) to ASNs of other organizations (asn1).',
       args: { first: t.arg.int(), offset: t.arg.int(), sort: t.arg.string() },
-      resolve: (org, args, context, info) => {
-        const page = pageOf(args);
-        const needs = connectionNeeds(info);
-        if (keptTotalServes(org.number_asn_links, needs)) {
-          parseSort(args.sort, 'asnLinks', { argument: 'sort' });
-          return keptTotalPage(org.number_asn_links, page);
-        }
-        return asnLinksOfOrganizations(context, org.date, page, args.sort, needs).load(org.org_id);
-      },
+      resolve: (org, args, context, info) =>
+        organizationConnection(org.number_asn_links, 'asnLinks', args, info, (page, needs) =>
+          asnLinksOfOrganizations(context, org.date, page, args.sort, needs).load(org.org_id),
+        ),
     }),
     neighbors: t.field({
       type: AsnConnection,
@@ -173,15 +174,10 @@ OrganizationRef.implement({
         offset: t.arg.int(),
         sort: t.arg.string({ description: 'The sort keys of `asns`.' }),
       },
-      resolve: (org, args, context, info) => {
-        const page = pageOf(args);
-        const needs = connectionNeeds(info);
-        if (keptTotalServes(org.number_neighbors, needs)) {
-          parseSort(args.sort, 'asns', { argument: 'sort' });
-          return keptTotalPage(org.number_neighbors, page);
-        }
-        return neighborsOfOrganizations(context, org.date, page, args.sort, needs).load(org.org_id);
-      },
+      resolve: (org, args, context, info) =>
+        organizationConnection(org.number_neighbors, 'asns', args, info, (page, needs) =>
+          neighborsOfOrganizations(context, org.date, page, args.sort, needs).load(org.org_id),
+        ),
     }),
     cone: t.field({ type: ConeRef, ...PARENT_ITSELF }),
     asnDegree: t.field({
