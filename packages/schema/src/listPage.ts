@@ -586,39 +586,21 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
     const form = `sorted ${sortKeysNamed(spec.keys)} then ${sortKeysNamed(spec.order.unique)}`;
     const innerOrder = () => orderOf(spec.keys);
     const outerOrder = () => orderOf(spec.keys, { keyLookup: true, table: spec.table });
-    const nullable = nullableOverMonths(spec);
+    // By one nullable column: its records with a value first (nulls last either way), then the others. Over several
+    // months the months' bookmarks serve the first, and the others follow by month and key: a deep page by `rank` over
+    // 12 generated months sorted every record (1.1-1.6 s). In one month (`-rank`) the month's bookmarks serve both,
+    // the others by key alone, as the default order's unranked range.
+    const overMonths = nullableOverMonths(spec);
+    const nullable = overMonths ?? nullableInMonth(spec);
     if (nullable) {
-      // Its records with a value first (nulls last either way), which the months' bookmarks serve, then the others,
-      // which follow by month and key: a deep page by `rank` over 12 generated months sorted every record (1.1-1.6 s).
-      const { valued, unvalued, valuedOrder } = valuedStretches(spec, nullable.column);
-      const valuedSeek = { term: nullable, name: `valued ${nullable.column} ${nullable.direction}` };
-      return nullsLastPage(page, {
-        nonNull: (limit, offset) =>
-          rowsOfKeyPage(
-            spec,
-            valued,
-            `${form} valued`,
-            () => valuedOrder(),
-            () => valuedOrder({ keyLookup: true, table: spec.table }),
-            limit,
-            offset,
-            undefined,
-            valuedSeek,
-          ),
-        nulls: (limit, offset) =>
-          rowsOfKeyPage(spec, unvalued, `${form} unvalued`, innerOrder, outerOrder, limit, offset),
-        countNonNull: () => spec.monthQuery!.valuedTotal(nullable.column),
-      });
-    }
-    const nullableColumn = nullableInMonth(spec);
-    if (nullableColumn) {
-      const { column, direction } = nullableColumn;
+      const { column, direction } = nullable;
       const { valued, unvalued, valuedOrder } = valuedStretches(spec, column);
-      // Among unvalued records only the key orders them (as in the default order's unranked range).
+      // One seek serves either: a month's own bookmarks (one month), or every month's (several); the other is absent.
+      const valuedSeek = { term: nullable, name: `valued ${column} ${direction}` };
       const keyColumns = { [spec.key]: { column: spec.key } };
       const byKey = { defaults: [], unique: [{ key: spec.key, direction: 'asc' as const }] };
-      const keyOnlyOrder = (options: { keyLookup?: boolean; table?: string } = {}) =>
-        orderByList(dialect, [], keyColumns, byKey, options);
+      const unvaluedOrder = (options: { keyLookup?: boolean; table?: string } = {}) =>
+        overMonths ? orderOf(spec.keys, options) : orderByList(dialect, [], keyColumns, byKey, options);
       return nullsLastPage(page, {
         nonNull: (limit, offset) =>
           rowsOfKeyPage(
@@ -629,21 +611,26 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
             () => valuedOrder({ keyLookup: true, table: spec.table }),
             limit,
             offset,
-            { term: nullableColumn, name: `valued ${column} ${direction}` },
+            valuedSeek,
+            valuedSeek,
           ),
         nulls: (limit, offset) =>
           rowsOfKeyPage(
             spec,
             unvalued,
             `${form} unvalued`,
-            () => keyOnlyOrder(),
-            () => keyOnlyOrder({ keyLookup: true, table: spec.table }),
+            () => unvaluedOrder(),
+            () => unvaluedOrder({ keyLookup: true, table: spec.table }),
             limit,
             offset,
-            { term: null, name: `unvalued ${column}` },
+            overMonths ? undefined : { term: null, name: `unvalued ${column}` },
           ),
         countNonNull: () =>
-          column === 'rank' && spec.rankedTotal ? spec.rankedTotal(valued(query)) : countRows(valued(query)),
+          overMonths
+            ? spec.monthQuery!.valuedTotal(column)
+            : column === 'rank' && spec.rankedTotal
+              ? spec.rankedTotal(valued(query))
+              : countRows(valued(query)),
       });
     }
     return rowsOfKeyPage(
