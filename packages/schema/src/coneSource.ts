@@ -546,6 +546,34 @@ async function groupPrefixes<Cone extends WalkCone>(
 }
 
 /**
+ * Cones that a group's read found to have more than `largeConeAsns` members, though their counts call them small
+ * (cone_asns from CAIDA's files: AS7713's is 274 in December 2017, its members 36,948; 104 ASes of that month are
+ * counted under the bound with more members). Read as small, such a cone's whole member list came in a group of its
+ * own on every page that reached it (29-45 ms on PostgreSQL for the first page of a walk by `-asnName`). Remembered
+ * per handle by data version and month, so later walks read it as the large cone it is (its lists computed once and
+ * kept, conePrefixIndex.ts).
+ */
+class UnderstatedCones {
+  private readonly members = new LRUCache<string, number>({ max: 4096 });
+
+  private static key(scope: WalkScope, cone: WalkCone): string {
+    return `${scope.dataVersion}\u0000${cone.date}\u0000${cone.asn}`;
+  }
+
+  found(scope: WalkScope, cone: WalkCone, members: number): void {
+    if (members > coneStreamTuning.largeConeAsns && !isLargeCone(cone))
+      this.members.set(UnderstatedCones.key(scope, cone), members);
+  }
+
+  asRead<Cone extends WalkCone>(scope: WalkScope, cone: Cone): Cone {
+    const members = this.members.get(UnderstatedCones.key(scope, cone));
+    return members === undefined ? cone : { ...cone, coneAsns: members };
+  }
+}
+
+const understatedConesOf = perHandle<object, UnderstatedCones>(() => new UnderstatedCones());
+
+/**
  * A walk's small cones read a group at a time (groupMembers, groupPrefixes), from the cone the paginator asks for
  * on: the cones after it in its chunk of the cone list are the ones the page goes on with, as far as the page's
  * `budget` of items (the paginator's count: what is left of the page, and the one item it peeks past it) reaches by
@@ -553,7 +581,7 @@ async function groupPrefixes<Cone extends WalkCone>(
  * CAIDA's files: AS1251's cone_asns is 19 in December 2017, its members 6,934): a cone the estimate left out is read
  * in a group of its own when the walk gets there. Per walk (one request).
  */
-function smallConeGroups(scope: WalkScope) {
+function smallConeGroups(scope: WalkScope, understated: UnderstatedCones) {
   let chunk: readonly StreamCone[] = [];
   let position = -1;
   const members = new Map<StreamCone, number[]>();
@@ -577,6 +605,8 @@ function smallConeGroups(scope: WalkScope) {
     for (const [groupCone, list] of await read(scope, group)) lists.set(groupCone, list);
     return lists.get(cone);
   }
+  /** `cone` as large when an earlier read found it so, though its counts call it small. */
+  const asRead = (cone: StreamCone) => understated.asRead(scope, cone);
   return {
     /** The walk now stands at `cones[index]`. */
     at(cones: readonly StreamCone[], index: number) {
@@ -588,17 +618,21 @@ function smallConeGroups(scope: WalkScope) {
       listOf(
         cone,
         members,
-        (small) => !isLargeCone(small),
+        (small) => !isLargeCone(asRead(small)),
         (small) => small.coneAsns,
         (_next, itemsBefore) => itemsBefore < budget,
-        groupMembers,
+        async (walkScope, group) => {
+          const lists = await groupMembers(walkScope, group);
+          for (const [groupCone, list] of lists) understated.found(walkScope, groupCone, list.length);
+          return lists;
+        },
       ),
     /** `cone`'s prefixes; `budget`: the items the page may still place, its prefixes among them. */
     prefixes: (cone: StreamCone, budget: number) =>
       listOf(
         cone,
         prefixes,
-        (small) => !hasManyPrefixes(small),
+        (small) => !hasManyPrefixes(asRead(small)),
         (small) => small.conePrefixes,
         // A later cone's prefixes come after its members: a page full within them never reads its prefixes.
         (next, itemsBefore) => itemsBefore + asnsOf(next) < budget,
@@ -620,7 +654,9 @@ export function coneStreamSource(
   coneChunk: (offset: number, limit: number, after: StreamCone | null) => Promise<StreamCone[]>,
 ): ConeStreamSource<StreamCone, StreamMember, PrefixRecord> {
   const chunks = coneChunksOf(scope.db);
-  const groups = smallConeGroups(scope);
+  const understated = understatedConesOf(scope.db);
+  const groups = smallConeGroups(scope, understated);
+  const asRead = (cone: StreamCone) => understated.asRead(scope, cone);
   const chunkKey = (offset: number, rows: number) => `${scope.dataVersion}|${walkKey}|${rows}|${offset}`;
   const chunkAt = async (offset: number, rows: number): Promise<StreamCone[]> => {
     const key = chunkKey(offset, rows);
@@ -645,11 +681,11 @@ export function coneStreamSource(
         if (cones.length < rows) return;
       }
     },
-    asns: (cone, fromIndex) => coneMembers(scope, cone, fromIndex),
-    prefixes: (cone, fromIndex) => conePrefixes(scope, cone, fromIndex),
+    asns: (cone, fromIndex) => coneMembers(scope, asRead(cone), fromIndex),
+    prefixes: (cone, fromIndex) => conePrefixes(scope, asRead(cone), fromIndex),
     async asnSlice(cone, fromIndex, count) {
       const members = await groups.members(cone, count);
-      if (!members) return coneMemberSlice(scope, cone, fromIndex, count);
+      if (!members) return coneMemberSlice(scope, asRead(cone), fromIndex, count);
       return sliceOf(members.length, fromIndex, count, (index) => ({
         date: cone.date,
         asn: members[index]!,
@@ -657,7 +693,7 @@ export function coneStreamSource(
     },
     async prefixSlice(cone, fromIndex, count) {
       const prefixes = await groups.prefixes(cone, count);
-      if (!prefixes) return conePrefixSlice(scope, cone, fromIndex, count);
+      if (!prefixes) return conePrefixSlice(scope, asRead(cone), fromIndex, count);
       return prefixes.slice(fromIndex, fromIndex + count);
     },
   };

@@ -539,6 +539,44 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
     }
   });
 
+  it('walks a cone whose counts understate its members as the large cone it is, once a walk found it', async () => {
+    const [asn, members] = [...membersOf.entries()].sort((a, b) => b[1].length - a[1].length)[0]!;
+    // Large from one member past the bound, but counted as one ASN with one prefix (as CAIDA's counts may say).
+    coneStreamTuning.largeConeAsns = members.length - 1;
+    const cone = () => store.handle.db.updateTable('asns').where('date', '=', latest).where('asn', '=', asn);
+    const stored = await store.handle.db
+      .selectFrom('asns')
+      .select(['cone_asns', 'cone_prefixes'])
+      .where('date', '=', latest)
+      .where('asn', '=', asn)
+      .executeTakeFirstOrThrow();
+    await cone().set({ cone_asns: 1, cone_prefixes: 1 }).execute();
+    try {
+      // One handle for every walk: what a walk learns is kept per handle, as in the service.
+      const memberRows = new StatementCounter((tree) => tree.includes('"cone_members"'));
+      const traced = throughPlugin(store.handle, memberRows);
+      const walkOnce = async () => {
+        const before = memberRows.rows;
+        const data = await queryData<StreamPage>(traced, STREAM, { asns: [String(asn)], first: 10000 });
+        return { data, rows: memberRows.rows - before };
+      };
+      // Read as small, whole, in a group of its own; then as large, its lists computed once; then from those lists.
+      const [first, second, third] = [await walkOnce(), await walkOnce(), await walkOnce()];
+      expect(first.rows).toBeGreaterThanOrEqual(members.length);
+      expect(third.rows).toBeLessThan(members.length);
+      expect(second.data).toEqual(first.data);
+      expect(third.data).toEqual(first.data);
+      const walked = first.data.asnConesStream.pages.flatMap((page) => page.asns.map((member) => member.asn));
+      expect(walked).toEqual(members.map(String));
+      const prefixes = first.data.asnConesStream.pages.flatMap((page) =>
+        page.prefixes.map((prefix) => `${prefix.network}/${prefix.length}`),
+      );
+      expect(prefixes).toEqual(conePrefixesOf(asn));
+    } finally {
+      await cone().set({ cone_asns: stored.cone_asns, cone_prefixes: stored.cone_prefixes }).execute();
+    }
+  });
+
   it("asnCone reads a small cone's members once for its pages and counts", async () => {
     const [asn] = [...membersOf.entries()].find(
       ([owner, list]) => list.length > 1 && list.length <= 256 && (prefixIdsOf.get(owner)?.length ?? 0) > 0,
