@@ -509,9 +509,14 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
     ]);
   }
 
-  it('asnCone reads a cone whose counts understate its members as the large cone it is', async () => {
+  /**
+   * Runs `check` on the largest cone of the latest month, large from one member past the bound but counted as one ASN
+   * with one prefix, as CAIDA's counts may say of a cone of thousands; its stored counts are put back after.
+   */
+  async function withUnderstatedCone(
+    check: (asn: number, members: number[]) => Promise<void>,
+  ): Promise<void> {
     const [asn, members] = [...membersOf.entries()].sort((a, b) => b[1].length - a[1].length)[0]!;
-    // Large from one member past the bound; the SQL count of a small cone's prefixes is a count of distinct ids.
     coneStreamTuning.largeConeAsns = members.length - 1;
     const cone = () => store.handle.db.updateTable('asns').where('date', '=', latest).where('asn', '=', asn);
     const stored = await store.handle.db
@@ -520,38 +525,33 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
       .where('date', '=', latest)
       .where('asn', '=', asn)
       .executeTakeFirstOrThrow();
-    const ask = async () => {
-      const distinctCounts = new StatementCounter(
-        (tree) => tree.includes('"AggregateFunctionNode"') && tree.includes('"distinct":true'),
-      );
-      await expectWholeCone(throughPlugin(store.handle, distinctCounts), asn);
-      return distinctCounts.executed;
-    };
-    // Counted as one ASN with one prefix, as CAIDA's counts may say of a cone of thousands.
     await cone().set({ cone_asns: 1, cone_prefixes: 1 }).execute();
     try {
+      await check(asn, members);
+    } finally {
+      await cone().set({ cone_asns: stored.cone_asns, cone_prefixes: stored.cone_prefixes }).execute();
+    }
+  }
+
+  it('asnCone reads a cone whose counts understate its members as the large cone it is', async () => {
+    await withUnderstatedCone(async (asn, members) => {
+      // The SQL count of a small cone's prefixes is a count of distinct ids.
+      const ask = async () => {
+        const distinctCounts = new StatementCounter(
+          (tree) => tree.includes('"AggregateFunctionNode"') && tree.includes('"distinct":true'),
+        );
+        await expectWholeCone(throughPlugin(store.handle, distinctCounts), asn);
+        return distinctCounts.executed;
+      };
       expect(await ask()).toBe(0);
       // Small indeed (the bound above its members): its prefixes counted in SQL.
       coneStreamTuning.largeConeAsns = members.length;
       expect(await ask()).toBeGreaterThan(0);
-    } finally {
-      await cone().set({ cone_asns: stored.cone_asns, cone_prefixes: stored.cone_prefixes }).execute();
-    }
+    });
   });
 
   it('walks a cone whose counts understate its members as the large cone it is, once a walk found it', async () => {
-    const [asn, members] = [...membersOf.entries()].sort((a, b) => b[1].length - a[1].length)[0]!;
-    // Large from one member past the bound, but counted as one ASN with one prefix (as CAIDA's counts may say).
-    coneStreamTuning.largeConeAsns = members.length - 1;
-    const cone = () => store.handle.db.updateTable('asns').where('date', '=', latest).where('asn', '=', asn);
-    const stored = await store.handle.db
-      .selectFrom('asns')
-      .select(['cone_asns', 'cone_prefixes'])
-      .where('date', '=', latest)
-      .where('asn', '=', asn)
-      .executeTakeFirstOrThrow();
-    await cone().set({ cone_asns: 1, cone_prefixes: 1 }).execute();
-    try {
+    await withUnderstatedCone(async (asn, members) => {
       // One handle for every walk: what a walk learns is kept per handle, as in the service.
       const memberRows = new StatementCounter((tree) => tree.includes('"cone_members"'));
       const traced = throughPlugin(store.handle, memberRows);
@@ -572,9 +572,7 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
         page.prefixes.map((prefix) => `${prefix.network}/${prefix.length}`),
       );
       expect(prefixes).toEqual(conePrefixesOf(asn));
-    } finally {
-      await cone().set({ cone_asns: stored.cone_asns, cone_prefixes: stored.cone_prefixes }).execute();
-    }
+    });
   });
 
   it("asnCone reads a small cone's members once for its pages and counts", async () => {
