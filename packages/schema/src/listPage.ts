@@ -167,15 +167,27 @@ interface Seekable {
  * key (the seek compares values, which nulls would complicate; text compares byte-wise, see keyOrder).
  */
 function seekableSort<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): Seekable | undefined {
+  const sole = soleSortColumn(spec);
+  if (!sole) return undefined;
+  const { target, direction } = sole;
+  if (target.nullable || target.column === spec.key || target.column === 'date') return undefined;
+  return { term: { column: target.column, direction }, name: `sort ${target.column} ${direction}` };
+}
+
+/**
+ * The client's order as one sort column then the list's one key (a key the client repeats after it, in its own
+ * direction, counts as the tie-break), with its direction; undefined for any other order.
+ */
+function soleSortColumn<TB extends ListTable, Row>(
+  spec: ListPageSpec<TB, Row>,
+): { target: SortColumn; direction: SortKey['direction'] } | undefined {
   const [unique] = spec.order.unique;
   if (!unique || !keyOrder(spec)) return undefined;
   const keys = spec.keys.filter(
     (key, index) => !(index > 0 && key.key === unique.key && key.direction === unique.direction),
   );
   const target = keys.length === 1 ? spec.columns[keys[0]!.key] : undefined;
-  if (!target || target.nullable || target.column === spec.key || target.column === 'date') return undefined;
-  const direction = keys[0]!.direction;
-  return { term: { column: target.column, direction }, name: `sort ${target.column} ${direction}` };
+  return target ? { target, direction: keys[0]!.direction } : undefined;
 }
 
 /**
@@ -205,14 +217,10 @@ function seekableOverMonths<TB extends ListTable, Row>(spec: ListPageSpec<TB, Ro
  * (12-20 ms at four fifths of it).
  */
 function nullableInMonth<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): SeekTerm | undefined {
-  if (!spec.singleMonth || spec.monthQuery || !keyOrder(spec)) return undefined;
-  const [unique] = spec.order.unique;
-  const keys = spec.keys.filter(
-    (key, index) => !(index > 0 && key.key === unique!.key && key.direction === unique!.direction),
-  );
-  const target = keys.length === 1 ? spec.columns[keys[0]!.key] : undefined;
-  if (!target?.nullable || !target.fewTies) return undefined;
-  return { column: target.column, direction: keys[0]!.direction };
+  if (!spec.singleMonth || spec.monthQuery) return undefined;
+  const sole = soleSortColumn(spec);
+  if (!sole?.target.nullable || !sole.target.fewTies) return undefined;
+  return { column: sole.target.column, direction: sole.direction };
 }
 
 /**

@@ -37,7 +37,7 @@ function literalPhrase(needle: string): string {
 /**
  * The keys (ASN or organization id) of `table`'s records in `months` whose search text may contain `needle` (already
  * lower case), from SQLite's trigram index (a needle of fewer than three characters: from one pass over the rows, which
- * no trigram index answers; on PostgreSQL over several months only); null when they cannot narrow the list: on
+ * no trigram index answers, on either dialect); null when they cannot narrow the list: on
  * PostgreSQL otherwise (its planner takes its trigram index itself), or more candidates than `maxIndexedMatches`.
  */
 export async function indexedNameMatches(
@@ -47,13 +47,12 @@ export async function indexedNameMatches(
   months: readonly string[],
 ): Promise<readonly (number | string)[] | null> {
   if (months.length === 0) return null;
-  if (context.dialect !== 'sqlite') {
-    // A short needle's records are named by one pass, kept per data version (see holdsNeedle): each page and count
-    // of `zz` in a generated month took 56-62 ms, the trigram index rechecking every record; twelve months, ten times
-    // that. PostgreSQL's planner takes its trigram index itself for longer needles.
-    return [...needle].length < TRIGRAM ? shortNeedleMatches(context, table, needle, months) : null;
-  }
+  // A short needle's records are named by one pass, kept per data version (see holdsNeedle), on either dialect: on
+  // PostgreSQL each page and count of `zz` in a generated month took 56-62 ms, the trigram index rechecking every
+  // record; twelve months, ten times that.
   if ([...needle].length < TRIGRAM) return shortNeedleMatches(context, table, needle, months);
+  // PostgreSQL's planner takes its trigram index itself for longer needles.
+  if (context.dialect !== 'sqlite') return null;
   const indexes = months.map((date) => nameSearchIndex(table, date));
   // Every loaded month has its index (ingest and migration 006 write them), but a missing one must never hide a
   // month's records: without all of them the list tests every row.
