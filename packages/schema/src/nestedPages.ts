@@ -28,6 +28,12 @@ export interface NestedPageQuery<P extends string | number> {
    * organization's 32 ASNs by rank took 83 ms that way against 1.6 ms windowed.
    */
   perParentPages?: boolean;
+  /**
+   * One parent's rows for the per-parent form, enough for any page that ends by row `end` in `order`, where the
+   * relation reads them better than `rows([parent])` sorted: stretches each cut at `end` by an index (their union is
+   * sorted again, at most a few of those).
+   */
+  parentRows?(parent: P, end: number): Expression<unknown>;
 }
 
 export const nestedPageTuning = {
@@ -63,9 +69,11 @@ function perParentRows<P extends string | number, R>(
   parents: P[],
   page: { first: number; offset: number },
 ) {
+  const rowsOf = (parent: P) =>
+    query.parentRows ? query.parentRows(parent, page.offset + page.first) : query.rows([parent]);
   const pageOfParent = (parent: P) =>
     sql`select cut.*, ${page.offset} + row_number() over (order by ${query.order}) as position_in_parent
-      from (select * from ${query.rows([parent])} w order by ${query.order}
+      from (select * from ${rowsOf(parent)} w order by ${query.order}
         ${boundLimit(page.first)} offset ${page.offset}) cut`;
   const pages = parents.map(pageOfParent);
   return sql<

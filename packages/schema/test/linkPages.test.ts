@@ -13,6 +13,7 @@ import {
   STORE_KINDS,
   type LoadedStore,
 } from './support/store';
+import { StatementCounter, throughPlugin } from './support/statementCounter';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -263,6 +264,65 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
             );
           }
     expect(compared).toBeGreaterThan(100);
+  });
+
+  it("pages one ASN's links by a nullable column alone, valued links then the others, as one statement orders them", async () => {
+    const [first, latest] = [store.dates[0]!, store.dates.at(-1)!];
+    const busiest = await busiestAsns(store.handle, latest, 2);
+    const [asn, otherAsn] = busiest.map((row) => Number(row.asn)) as [number, number];
+    const degree = Number(busiest[0]!.degree_total);
+    // The sample's links carry no path count or correction: two in three of the busiest ASes' links get a path count
+    // with ties, one in four a correction, the same on both of a link's rows (asn0 + asn1 is), in every month.
+    const ofBusiest = sql<boolean>`(asn0 in (${asn}, ${otherAsn}) or asn1 in (${asn}, ${otherAsn}))`;
+    await store.handle.db
+      .updateTable('asn_links')
+      .set({
+        number_paths: sql<number | null>`case when (asn0 + asn1) % 3 <> 0 then (asn0 + asn1) % 5 + 1 end`,
+        corrected_by: sql<number | null>`case when (asn0 + asn1) % 4 = 0 then 64500 + (asn0 + asn1) % 3 end`,
+      })
+      .where(ofBusiest)
+      .execute();
+    const valued = Number(
+      (
+        await store.handle.db
+          .selectFrom('asn_links')
+          .select((eb) => eb.fn.count<number>('number_paths').as('n'))
+          .where('date', '=', latest)
+          .where('asn0', '=', asn)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+    expect(valued).toBeGreaterThan(degree / 2);
+    expect(valued).toBeLessThan(degree);
+    // Statements that read a stretch of valued links (`is not null`): none unless the links are read apart.
+    const stretches = new StatementCounter((tree) => tree.includes('"is not"'));
+    const handle = throughPlugin(store.handle, stretches);
+    const node = 'edges { node { date asn1 { asn asnName } numberPaths correctedBy } }';
+    const queries = (sort: string, offset: number, pageSize: number) => [
+      `{ asnLinks(asn: "${asn}", first: ${pageSize}, offset: ${offset}, sort: "${sort}") { ${node} } }`,
+      `{ asnLinks(asn: "${asn}", first: ${pageSize}, offset: ${offset}, sort: "${sort}", dateStart: "${first}",
+        dateEnd: "${latest}") { ${node} } }`,
+      `{ asn(asn: "${asn}") { asnLinks(first: ${pageSize}, offset: ${offset}, sort: "${sort}") { ${node} } } }`,
+      `{ asns(asns: ["${asn}", "${otherAsn}"]) { edges { node { asnLinks(first: ${pageSize}, offset: ${offset},
+        sort: "${sort}") { ${node} } } } } }`,
+    ];
+    let compared = 0;
+    for (const sort of ['numberPaths', '-numberPaths', 'correctedBy', '-correctedBy'])
+      for (const offset of [0, 2, valued - 3, valued, valued + 1, degree - 2, degree + 3])
+        for (const pageSize of [4, 60])
+          for (const query of queries(sort, offset, pageSize)) {
+            linkPageTuning.oneAsnValuedApart = false;
+            const before = stretches.executed;
+            const whole = await queryData(handle, query);
+            expect(stretches.executed).toBe(before);
+            linkPageTuning.oneAsnValuedApart = true;
+            const split = await queryData(handle, query);
+            expect([query, split]).toEqual([query, whole]);
+            compared += JSON.stringify(whole).split('numberPaths').length - 1;
+          }
+    expect(compared).toBeGreaterThan(1000);
+    // Every query above read its valued links apart (some pages need the others only, and one statement counts them).
+    expect(stretches.executed).toBeGreaterThanOrEqual(4 * 7 * 2 * 4);
   });
 });
 
