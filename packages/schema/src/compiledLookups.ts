@@ -35,14 +35,26 @@ const compiledShapesOf = perHandle<Kysely<Database>, Map<string, CompiledShape>>
 /** Shapes kept per database: the selected columns make the shape, so hostile variety must not grow it. */
 const MAX_SHAPES = 256;
 
+/**
+ * How often a named statement's text is expected to run: `frequent` (lookups, a month's pages) or `occasional`
+ * (pages over several months, whose texts vary with the months, the order and the columns).
+ */
+export type PreparedKind = 'frequent' | 'occasional';
+
 /** Names of the prepared statements, by SQL text (pg requires one text per name on a connection). */
 const preparedNames = new Map<string, string>();
-/** Prepared statements per connection at most; texts beyond run unnamed. */
-const MAX_PREPARED = 256;
+/**
+ * Prepared statements per connection at most, by kind; texts beyond run unnamed. The occasional ones have a budget
+ * of their own, so that however many shapes of several months' pages a client asks, they never take the names the
+ * point lookups need (unnamed, W1's statements cost three times the server's time).
+ */
+const MAX_PREPARED: Record<PreparedKind, number> = { frequent: 256, occasional: 128 };
+const namedOfKind: Record<PreparedKind, number> = { frequent: 0, occasional: 0 };
 
-function preparedName(text: string): string | undefined {
+function preparedName(text: string, kind: PreparedKind): string | undefined {
   let name = preparedNames.get(text);
-  if (name === undefined && preparedNames.size < MAX_PREPARED) {
+  if (name === undefined && namedOfKind[kind] < MAX_PREPARED[kind]) {
+    namedOfKind[kind] += 1;
     name = `asrank_prepared_${preparedNames.size + 1}`;
     preparedNames.set(text, name);
   }
@@ -60,12 +72,13 @@ async function rowsOf<Row>(
   handle: PreparedHandle,
   compiled: CompiledQuery<Row>,
   values: readonly unknown[],
+  kind: PreparedKind,
 ): Promise<Row[]> {
   // better-sqlite3 runs synchronously anyway; Kysely's driver wraps the call in a connection mutex and a promise
   // chain, 7-10 µs of CPU per point lookup (docs/performance.md, sixteenth round). The service never opens a
   // transaction on its read-only connection, which is what that mutex would serialize.
   if (handle.readRows) return handle.readRows(compiled.sql, values) as Row[];
-  const name = handle.postgres ? preparedName(compiled.sql) : undefined;
+  const name = handle.postgres ? preparedName(compiled.sql, kind) : undefined;
   if (handle.postgres && name !== undefined) {
     // As arrays, made objects here: pg's own row objects get a hidden class per result (@asrank/db row-objects.ts).
     const result = await handle.postgres.query<unknown[]>({
@@ -76,8 +89,10 @@ async function rowsOf<Row>(
     });
     return result.rows.map(rowObjectBuilder(result.fields.map((field) => field.name))) as Row[];
   }
-  return (await handle.db.executeQuery<Row>({ ...compiled, parameters: values, queryId: createQueryId() }))
-    .rows;
+  // Run with the values it was compiled with, the statement is its query's own execution, and the handle's plugins
+  // see it under that query's id; a compiled shape bound again is a new execution.
+  const queryId = values === compiled.parameters ? compiled.queryId : createQueryId();
+  return (await handle.db.executeQuery<Row>({ ...compiled, parameters: values, queryId })).rows;
 }
 
 /**
@@ -91,10 +106,11 @@ export async function runPrepared<Row>(
   table: string,
   values: readonly unknown[] = compiled.parameters,
   observe?: StatementObserver,
+  kind: PreparedKind = 'frequent',
 ): Promise<Row[]> {
   // performance.now(), not hrtime.bigint(): a double, no BigInt allocated twice per statement on the hot path.
   const started = observe ? performance.now() : 0;
-  const rows = await rowsOf(handle, compiled, values);
+  const rows = await rowsOf(handle, compiled, values, kind);
   observe?.('select', table, (performance.now() - started) / 1000);
   return rows;
 }

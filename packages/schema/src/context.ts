@@ -25,6 +25,7 @@ import {
   runCompiled,
   runCompiledNow,
   runPrepared,
+  type PreparedKind,
   type PreparedHandle,
   type StatementObserver,
 } from './compiledLookups';
@@ -68,7 +69,7 @@ export interface AsrankContext {
    * Runs a statement whose plan does not depend on its values: a named prepared statement on PostgreSQL, parsed and
    * planned once per connection (compiledLookups.ts). `table` names it in the statement metric.
    */
-  prepared<Row>(query: Compilable<Row>, table: string): Promise<Row[]>;
+  prepared<Row>(query: Compilable<Row>, table: string, kind?: PreparedKind): Promise<Row[]>;
   /**
    * Runs the statement `build` makes from `placeholders`, compiled once per `shape` and database, with `values` bound
    * in the placeholders' places (compiledLookups.ts runCompiled); like `prepared`, only for statements whose plan does
@@ -719,8 +720,8 @@ class RequestContext implements AsrankContext {
       .then((countriesByIso) => countriesByIso.get(iso) ?? null);
   }
 
-  prepared<Row>(query: Compilable<Row>, table: string): Promise<Row[]> {
-    return runPrepared(this.handle, query.compile(), table, undefined, this.observe);
+  prepared<Row>(query: Compilable<Row>, table: string, kind: PreparedKind = 'frequent'): Promise<Row[]> {
+    return runPrepared(this.handle, query.compile(), table, undefined, this.observe, kind);
   }
 
   compiled<Row>(

@@ -1,9 +1,9 @@
 // Lookups run from SQL compiled once per shape: each call binds its own values, the statement observer sees every
 // execution, a placeholder is bound wherever the statement uses it, and a shape that binds anything but its placeholders
 // is refused at its first use.
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import pg from 'pg';
-import { runCompiled } from '../src/compiledLookups';
+import { runCompiled, runPrepared } from '../src/compiledLookups';
 import { createContext, type AsrankContext } from '../src/context';
 import { LOAD_TIMEOUT_MS, withLoadedStore, STORE_KINDS, type LoadedStore } from './support/store';
 
@@ -233,6 +233,35 @@ describe.each(STORE_KINDS)('compiled lookups on %s', (kind) => {
         expect(lookups[0]!.statement).toMatch(
           /select "asn", "asn_name" from "asns" where "date" = \$1 and "asn" = \$2/,
         );
+      } finally {
+        await pool.end();
+      }
+    });
+
+    it('names occasional statements from a budget of their own, so that they never take the lookups’ names', async () => {
+      const pool = new pg.Pool({ connectionString: store.url, max: 1 });
+      try {
+        const handle = { db: store.handle.db, postgres: pool };
+        // More occasional texts than their budget (128): each answers, the later ones unnamed.
+        for (let text = 0; text < 140; text += 1) {
+          const rows = await runPrepared<{ n: number }>(
+            handle,
+            CompiledQuery.raw(`select ${text} + $1::int as n`, [1]),
+            'none',
+            undefined,
+            undefined,
+            'occasional',
+          );
+          expect(rows).toEqual([{ n: text + 1 }]);
+        }
+        // A lookup's shape still gets a name of its own.
+        await lookUpFirstAsns(handle, `after-occasional-${Date.now()}`);
+        const prepared = await pool.query<{ statement: string }>(
+          "select statement from pg_prepared_statements where name like 'asrank_prepared_%'",
+        );
+        const statements = prepared.rows.map((row) => row.statement);
+        expect(statements.filter((text) => /^select \d+ \+ \$1::int as n$/.test(text))).toHaveLength(128);
+        expect(statements.filter((text) => text.includes('"asn_name" from "asns"'))).toHaveLength(1);
       } finally {
         await pool.end();
       }

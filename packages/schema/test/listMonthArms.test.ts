@@ -2,6 +2,7 @@
 // reads its keys as one arm per month (listPage.ts, monthArms.ts). The pages are the same as one statement's
 // ORDER BY ... OFFSET over the months, for every sort key in both directions, on SQLite and PostgreSQL.
 import { SORT_KEYS } from '@asrank/domain';
+import pg from 'pg';
 import { monthArmsTuning, servedByIndex } from '../src/monthArms';
 import { LOAD_TIMEOUT_MS, withLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
 import { StatementCounter, throughPlugin } from './support/statementCounter';
@@ -64,6 +65,37 @@ describe.each(STORE_KINDS)('lists over several months, one arm per month, on %s'
     expect(await servedByIndex(store.handle.db, store.handle.dialect, unindexed)).toBe(false);
   });
 
+  if (kind === 'postgres')
+    it("runs a page merged from the months' arms as a named statement on PostgreSQL, planned once per connection", async () => {
+      // One connection, so the statements it prepared are the ones pg_prepared_statements lists.
+      const pool = new pg.Pool({ connectionString: store.url, max: 1 });
+      try {
+        const handle = { ...store.handle, postgres: pool, postgresPipelined: undefined };
+        const [first, latest] = [store.dates[0]!, store.dates.at(-1)!];
+        const months = `dateStart: "${first}", dateEnd: "${latest}"`;
+        Object.assign(monthArmsTuning, { enabled: true, forced: true });
+        for (const query of [
+          `{ asns(first: 20, offset: 3, sort: "-asnDegree.total", ${months}) { edges { node { asn date } } } }`,
+          `{ organizations(first: 20, sort: "orgName", ${months}) { edges { node { orgId date } } } }`,
+          `{ asnLinks(first: 20, sort: "relationship", ${months}) { edges { node { asn0 { asn } asn1 { asn asnName } } } } }`,
+        ]) {
+          const page = await queryData<ListPage>(handle, query);
+          expect(Object.values(page)[0]!.edges).toHaveLength(20);
+        }
+        const prepared = await pool.query<{ statement: string }>(
+          "select statement from pg_prepared_statements where name like 'asrank_prepared_%'",
+        );
+        const merged = prepared.rows.map((row) => row.statement).filter((text) => text.includes('"arm_1"'));
+        expect(merged.map((text) => /from "(asns|organizations|asn_links)"/.exec(text)?.[1]).sort()).toEqual([
+          'asn_links',
+          'asns',
+          'organizations',
+        ]);
+      } finally {
+        await pool.end();
+      }
+    });
+
   it.each([
     ['asns', '-asnName'],
     ['asns', '-rank'],
@@ -72,9 +104,10 @@ describe.each(STORE_KINDS)('lists over several months, one arm per month, on %s'
   ] as const)(
     'reads %s by %s with one arm per month, each month read backwards and only its ties sorted by the key',
     async (list, sort) => {
-      // Statements through a fresh Kysely instance (none compiled and kept by another test) that merge arms (a UNION).
+      // Statements through a fresh Kysely instance (none compiled and kept by another test) that merge arms (a UNION),
+      // without the service's statement cache, which runs them past Kysely's plugins.
       const arms = new StatementCounter((statement) => statement.includes('"SetOperationNode"'));
-      const handle = throughPlugin(store.handle, arms);
+      const handle = { ...throughPlugin(store.handle, arms), readRows: undefined };
       const [first, latest] = [store.dates[0]!, store.dates.at(-1)!];
       const query = `{ ${list}(first: 30, sort: "${sort}", dateStart: "${first}", dateEnd: "${latest}") {
         edges { node { date } } } }`;

@@ -18,6 +18,7 @@ import {
   type SortColumn,
 } from '../sql';
 import { nestedPage } from '../nestedPages';
+import type { PreparedKind } from '../compiledLookups';
 import { monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { mergedArms, readsByMonthArms, servedByIndex } from '../monthArms';
 import { connectionOf, type ConnectionPage } from './pageInfo';
@@ -272,15 +273,15 @@ async function linksWithAsn1(
   keys: readonly SortKey[],
   historic: boolean,
   columns: readonly AsnColumn[],
-  oneAsnOneMonth: boolean,
+  preparedKind: PreparedKind | null,
   lookupEachRow = false,
 ): Promise<AsnLinkRow[]> {
   const query = linksWithAsn1Query(context, pageQuery, keys, historic, columns, lookupEachRow);
   // One ASN's neighbours in one month are planned alike for any ASN, month and page (its links sorted and cut, then
   // a key lookup per row), so PostgreSQL keeps the plan: planning took 1.9 ms of this statement's 6 ms (the asns
-  // indexes to weigh). Other link lists are planned per call.
-  const rows = (oneAsnOneMonth
-    ? await context.prepared(query, 'asn_links')
+  // indexes to weigh); so are pages merged from arms (`occasional`). Other link lists are planned per call.
+  const rows = (preparedKind
+    ? await context.prepared(query, 'asn_links', preparedKind)
     : await query.execute()) as unknown as Record<string, unknown>[];
   return linkRowsWithAsn1(rows, columns);
 }
@@ -885,17 +886,25 @@ builder.queryFields((t) => ({
           const keyColumns = otherEnd
             ? (['date', KEY_FROM_OTHER_END.asn0, KEY_FROM_OTHER_END.asn1] as const)
             : (['date', 'asn0', 'asn1'] as const);
+          const bookmarkedKeys =
+            keyedPage && seek
+              ? await bookmarkedLinkKeys(context, range, pageMonths, seek, { limit, offset })
+              : null;
+          // Keys merged from arms (a month's, a relationship's): each arm one index range in the order, however the
+          // values bound, so PostgreSQL may keep the statement's plan (planning 48 arms took 7 ms of 12).
+          const mergedKeys =
+            keyedPage && !bookmarkedKeys && monthRange
+              ? ((await monthArmKeys(monthRange, limit, offset, otherEnd)) ??
+                // One month's too, where no bookmarks of its own serve the order (the pair either way, and `asn1`
+                // either way from the reversed rows): PostgreSQL's OFFSET at 408,096 of a generated month took
+                // 225-265 ms. Not with `within`, whose part of the links the bookmarks' scope does not name.
+                (asn === null && asnList === null && (pageMonths.length > 1 || within === null)
+                  ? await monthsBookmarkKeys(monthRange, limit, offset, otherEnd)
+                  : null))
+              : null;
           const pageKeys = keyedPage
-            ? ((seek
-                ? await bookmarkedLinkKeys(context, range, pageMonths, seek, { limit, offset })
-                : null) ??
-              (monthRange ? await monthArmKeys(monthRange, limit, offset, otherEnd) : null) ??
-              // One month's too, where no bookmarks of its own serve the order (the pair either way, and `asn1` either
-              // way from the reversed rows): PostgreSQL's OFFSET at 408,096 of a generated month took 225-265 ms. Not
-              // with `within`, whose part of the links the bookmarks' scope does not name.
-              (monthRange && asn === null && asnList === null && (pageMonths.length > 1 || within === null)
-                ? await monthsBookmarkKeys(monthRange, limit, offset, otherEnd)
-                : null) ??
+            ? (bookmarkedKeys ??
+              mergedKeys ??
               range
                 .select(keyColumns)
                 .orderBy(otherEnd ? otherEnd.sql : order)
@@ -926,10 +935,16 @@ builder.queryFields((t) => ({
                 asn1Columns,
                 // Not a part of them (`within`): the generic plan, which expects an AS's few dozen links, read a
                 // part of 18,037 through the neighbour index and sorted it (PostgreSQL: 3.3-8.4 ms against 0.1-0.3).
-                asn != null && asnList === null && pageMonths.length === 1 && within === null,
+                asn != null && asnList === null && pageMonths.length === 1 && within === null
+                  ? 'frequent'
+                  : mergedKeys
+                    ? 'occasional'
+                    : null,
                 pageKeys !== null && context.dialect === 'postgres',
               )
-            : pageQuery.execute();
+            : mergedKeys
+              ? (context.prepared(pageQuery, 'asn_links', 'occasional') as Promise<AsnLinkRow[]>)
+              : pageQuery.execute();
         };
         const allLinks = asn === null && asnList === null && !historic && within === null;
         const oneAsnNullable =
