@@ -170,14 +170,17 @@ interface Seekable {
 }
 
 /**
- * The client's order as one sort column then the key, when bookmarks can serve it: a non-null column other than the
- * key (the seek compares values, which nulls would complicate; text compares byte-wise, see keyOrder).
+ * The client's order as one sort column then the key, when bookmarks can serve it: a non-null column (the seek
+ * compares values, which nulls would complicate; text compares byte-wise, see keyOrder), the key itself included. By
+ * the key alone an OFFSET walked the month: on PostgreSQL the plan read the rank index's copy of every record and
+ * sorted the month on disk (`asns` by `asn` at 70,322 of a generated month: 24.7 ms a page; organizations by `orgId`
+ * 11.5), on SQLite it skipped every record before the page (7.7 ms).
  */
 function seekableSort<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): Seekable | undefined {
   const sole = soleSortColumn(spec);
   if (!sole) return undefined;
   const { target, direction } = sole;
-  if (target.nullable || target.column === spec.key || target.column === 'date') return undefined;
+  if (target.nullable || target.column === 'date') return undefined;
   return { term: { column: target.column, direction }, name: `sort ${target.column} ${direction}` };
 }
 
