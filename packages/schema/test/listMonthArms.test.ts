@@ -4,7 +4,14 @@
 import { SORT_KEYS } from '@asrank/domain';
 import pg from 'pg';
 import { monthArmsTuning, servedByIndex } from '../src/monthArms';
-import { LOAD_TIMEOUT_MS, withLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
+import {
+  LOAD_TIMEOUT_MS,
+  busiestAsns,
+  withLoadedStore,
+  queryData,
+  STORE_KINDS,
+  type LoadedStore,
+} from './support/store';
 import { StatementCounter, throughPlugin } from './support/statementCounter';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
@@ -82,6 +89,13 @@ describe.each(STORE_KINDS)('lists over several months, one arm per month, on %s'
           const page = await queryData<ListPage>(handle, query);
           expect(Object.values(page)[0]!.edges).toHaveLength(20);
         }
+        // One AS's links merged from arms stay planned per call: their plans depend on how many links the AS has.
+        const [busiest] = await busiestAsns(store.handle, latest, 1);
+        const ofOneAs = await queryData<ListPage>(
+          handle,
+          `{ asnLinks(asn: "${busiest!.asn}", first: 20, sort: "relationship", ${months}) { edges { node { date } } } }`,
+        );
+        expect(ofOneAs['asnLinks']!.edges).toHaveLength(20);
         const prepared = await pool.query<{ statement: string }>(
           "select statement from pg_prepared_statements where name like 'asrank_prepared_%'",
         );
@@ -91,6 +105,7 @@ describe.each(STORE_KINDS)('lists over several months, one arm per month, on %s'
           'asns',
           'organizations',
         ]);
+        expect(merged.filter((text) => /"asn0" = \$\d/.test(text))).toEqual([]);
       } finally {
         await pool.end();
       }
