@@ -112,6 +112,19 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
     );
   };
 
+  /** The organizations' ids of a page of the latest month's organizations in `sort`. */
+  const organizationPage = async (facts: StoreFacts, sort: string, first: number, offset: number) => {
+    const result = await graphql({
+      schema,
+      source: `{ organizations(first: ${first}, offset: ${offset}, sort: "${sort}") { edges { node { orgId } } } }`,
+      contextValue: createContext(store.handle, { facts }),
+    });
+    expect(result.errors).toBeUndefined();
+    return (
+      result.data as { organizations: { edges: { node: { orgId: string } }[] } }
+    ).organizations.edges.map((edge) => edge.node.orgId);
+  };
+
   it('answers every page of every order as the plain offset does, wherever the page starts', async () => {
     const rows = await storedRows();
     expect(rows.length).toBeGreaterThan(20 * STEP);
@@ -135,49 +148,35 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
     expect(facts.pageBookmarks.count()).toBeGreaterThan(4 * Math.floor(rows.length / STEP) - 8);
   });
 
-  it('reads ASNs by their number alone, either way, from bookmarks of the number', async () => {
-    // An OFFSET by the key alone walked PostgreSQL's whole month and sorted it on disk (24.7 ms at 70,322).
-    const asns = (await storedRows()).map((row) => row.asn).sort((a, b) => a - b);
-    const facts = createStoreFacts(store.handle, undefined, WAITING);
-    for (const [sort, expected] of [
-      ['asn', asns],
-      ['-asn', [...asns].reverse()],
-    ] as const)
-      for (const offset of offsetsFor(asns.length))
-        expect({ sort, offset, found: await page(facts, sort, 3, offset) }).toEqual({
-          sort,
-          offset,
-          found: expected.slice(offset, offset + 3),
-        });
-    expect(facts.pageBookmarks.count()).toBeGreaterThan(2 * Math.floor(asns.length / STEP) - 4);
-  });
+  /** The latest month's organization ids in byte order (ASCII here), as the store's keys compare. */
+  const storedOrgIds = async () =>
+    (await store.handle.db.selectFrom('organizations').select('org_id').where('date', '=', latest).execute())
+      .map((row) => row.org_id)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
-  it('reads organizations by their id alone, either way, from bookmarks of the id', async () => {
-    const orgIds = (
-      await store.handle.db.selectFrom('organizations').select('org_id').where('date', '=', latest).execute()
-    ).map((row) => row.org_id);
-    expect(orgIds.length).toBeGreaterThan(4 * STEP);
-    // Organization ids compare byte-wise (ASCII here), as the store's keys do.
-    const ascending = [...orgIds].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const facts = createStoreFacts(store.handle, undefined, WAITING);
-    for (const [sort, expected] of [
-      ['orgId', ascending],
-      ['-orgId', [...ascending].reverse()],
-    ] as const)
-      for (const offset of offsetsFor(orgIds.length)) {
-        const result = await graphql({
-          schema,
-          source: `{ organizations(first: 3, offset: ${offset}, sort: "${sort}") { edges { node { orgId } } } }`,
-          contextValue: createContext(store.handle, { facts }),
-        });
-        expect(result.errors).toBeUndefined();
-        const found = (
-          result.data as { organizations: { edges: { node: { orgId: string } }[] } }
-        ).organizations.edges.map((edge) => edge.node.orgId);
-        expect({ sort, offset, found }).toEqual({ sort, offset, found: expected.slice(offset, offset + 3) });
-      }
-    expect(facts.pageBookmarks.count()).toBeGreaterThan(2 * Math.floor(orgIds.length / STEP) - 4);
-  });
+  // By the key alone an OFFSET walked PostgreSQL's whole month and sorted it on disk (ASNs at 70,322: 24.7 ms).
+  it.each([
+    ['ASNs', 'asn', async () => (await storedRows()).map((row) => row.asn).sort((a, b) => a - b), page],
+    ['organizations', 'orgId', storedOrgIds, organizationPage],
+  ] as const)(
+    'reads %s by their key alone, either way, from bookmarks of the key',
+    async (_list, key, storedKeys, read) => {
+      const ascending: readonly unknown[] = await storedKeys();
+      expect(ascending.length).toBeGreaterThan(4 * STEP);
+      const facts = createStoreFacts(store.handle, undefined, WAITING);
+      for (const [sort, expected] of [
+        [key, ascending],
+        [`-${key}`, [...ascending].reverse()],
+      ] as const)
+        for (const offset of offsetsFor(ascending.length))
+          expect({ sort, offset, found: await read(facts, sort, 3, offset) }).toEqual({
+            sort,
+            offset,
+            found: expected.slice(offset, offset + 3),
+          });
+      expect(facts.pageBookmarks.count()).toBeGreaterThan(2 * Math.floor(ascending.length / STEP) - 4);
+    },
+  );
 
   it('reads pages by descending rank, of ASNs and organizations, from bookmarks of the ranked and the unranked', async () => {
     const rows = await storedRows();
@@ -212,18 +211,11 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
         return a.orgId < b.orgId ? -1 : a.orgId > b.orgId ? 1 : 0;
       })
       .map((row) => row.orgId);
-    for (const offset of offsetsFor(organizations.length)) {
-      const result = await graphql({
-        schema,
-        source: `{ organizations(first: 3, offset: ${offset}, sort: "-rank") { edges { node { orgId } } } }`,
-        contextValue: createContext(store.handle, { facts }),
+    for (const offset of offsetsFor(organizations.length))
+      expect({ offset, orgIds: await organizationPage(facts, '-rank', 3, offset) }).toEqual({
+        offset,
+        orgIds: expectedOrganizations.slice(offset, offset + 3),
       });
-      expect(result.errors).toBeUndefined();
-      const orgIds = (
-        result.data as { organizations: { edges: { node: { orgId: string } }[] } }
-      ).organizations.edges.map((edge) => edge.node.orgId);
-      expect({ offset, orgIds }).toEqual({ offset, orgIds: expectedOrganizations.slice(offset, offset + 3) });
-    }
     expect(facts.pageBookmarks.count()).toBeGreaterThan(
       bookmarksOfAsns + Math.floor(organizations.length / STEP) - 4,
     );
