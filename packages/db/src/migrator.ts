@@ -20,6 +20,7 @@ import * as m016 from './migrations/016_search_text_separator';
 import * as m017 from './migrations/017_organization_link_counts';
 import * as m018 from './migrations/018_source_desc_index';
 import * as m019 from './migrations/019_dataset_listed_totals';
+import * as m020 from './migrations/020_asn_link_counts';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '017_organization_link_counts': m017,
   '018_source_desc_index': m018,
   '019_dataset_listed_totals': m019,
+  '020_asn_link_counts': m020,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

@@ -101,13 +101,18 @@ export interface AsnsTable {
    */
   org_name: string | null;
   org_rank: number | null;
+  /**
+   * The ASN's links in the month (asn_links rows with asn0 = asn, each neighbour once): its `asnLinks` total,
+   * counted at load (020), so a large AS's total over many months reads a row a month, not every link.
+   */
+  number_asn_links: number;
 }
 
 /** The asns columns copied from the ASN's organization row, and that row's column each copies. */
 export const ASN_ORGANIZATION_COPY = { org_name: 'org_name', org_rank: 'rank' } as const;
 
-/** An asns row as a loader builds it: the organization's copies are filled where the month is written. */
-export type AsnRecord = Omit<AsnsTable, keyof typeof ASN_ORGANIZATION_COPY>;
+/** An asns row as a loader builds it: the organization's copies and its link count are filled where the month is written. */
+export type AsnRecord = Omit<AsnsTable, keyof typeof ASN_ORGANIZATION_COPY | 'number_asn_links'>;
 
 export interface OrganizationsTable {
   date: string;

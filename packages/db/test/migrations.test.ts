@@ -178,6 +178,42 @@ async function expectLinkCountsFilled(handle: DatabaseHandle): Promise<void> {
 }
 
 /**
+ * Migrates `handle`, at 019, to the latest with two months of ASNs and links (each link once per direction, as loads
+ * write them), and checks that 020 counted each ASN's links of each month, 0 for an ASN without links; a link whose
+ * end has no ASN row is counted for the end that has one.
+ */
+async function expectAsnLinkCountsFilled(handle: DatabaseHandle): Promise<void> {
+  const { error } = await migrator(handle.db, handle.dialect).migrateTo('019_dataset_listed_totals');
+  expect(error).toBeUndefined();
+  await sql`insert into asns (date, asn) values
+    ('2024-01-01', 1), ('2024-01-01', 2), ('2024-01-01', 3), ('2024-01-01', 4),
+    ('2024-02-01', 1), ('2024-02-01', 2)`.execute(handle.db);
+  // January: 1-2, 1-3, 1-5 (AS5 has no row), 2-3; AS4 has none. February: 1-2.
+  const pairs: [string, number, number][] = [
+    ['2024-01-01', 1, 2],
+    ['2024-01-01', 1, 3],
+    ['2024-01-01', 1, 5],
+    ['2024-01-01', 2, 3],
+    ['2024-02-01', 1, 2],
+  ];
+  for (const [date, asn0, asn1] of pairs) {
+    await sql`insert into asn_links (date, asn0, asn1, relationship, canonical) values
+      (${date}, ${asn0}, ${asn1}, 'peer', 1), (${date}, ${asn1}, ${asn0}, 'peer', 0)`.execute(handle.db);
+  }
+  await migrateToLatest(handle.db, handle.dialect);
+  const counts = await sql<{ date: string; asn: unknown; number_asn_links: unknown }>`
+    select date, asn, number_asn_links from asns order by date, asn`.execute(handle.db);
+  expect(counts.rows.map((row) => [row.date, Number(row.asn), Number(row.number_asn_links)])).toEqual([
+    ['2024-01-01', 1, 3],
+    ['2024-01-01', 2, 2],
+    ['2024-01-01', 3, 2],
+    ['2024-01-01', 4, 0],
+    ['2024-02-01', 1, 1],
+    ['2024-02-01', 2, 1],
+  ]);
+}
+
+/**
  * Migrates `handle`, at 018, to the latest with two months of ASNs, organizations and links (each once per direction,
  * as loads write them) and a month with none, and checks that 019 counted each month's lists as the API lists them.
  */
@@ -275,6 +311,7 @@ describe('migrations on a real SQLite file', () => {
         '017_organization_link_counts',
         '018_source_desc_index',
         '019_dataset_listed_totals',
+        '020_asn_link_counts',
       ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);
@@ -373,12 +410,12 @@ describe('migrations on a real SQLite file', () => {
         sqlite.prepare(`pragma index_info('${ASN_HISTORY_INDEX}')`).all() as { name: string }[]
       ).map((column) => column.name);
       expect(indexed).toEqual(['asn', 'date', ...ASN_HISTORY_COLUMNS]);
-      // Every column of the table but search_text and the organization's copies (012, which an AS's history does not
-      // read): a column added to asns later must be added here too.
+      // Every column of the table but search_text, the organization's copies (012) and the link count (020), which an
+      // AS's history does not read: a column added to asns later must be added here too.
       const tableColumns = (sqlite.prepare(`pragma table_info('asns')`).all() as { name: string }[]).map(
         (column) => column.name,
       );
-      const notIndexed = ['search_text', ...Object.keys(ASN_ORGANIZATION_COPY)];
+      const notIndexed = ['search_text', ...Object.keys(ASN_ORGANIZATION_COPY), 'number_asn_links'];
       expect([...indexed].sort()).toEqual(tableColumns.filter((name) => !notIndexed.includes(name)).sort());
       // Two ASNs' history over a range of months is one range of the index per ASN, read from the index alone.
       const history = `select asn, date, asn_name, rank, cone_asns from asns
@@ -424,6 +461,15 @@ describe('migrations on a real SQLite file', () => {
     const handle = openDatabase(path.join(dir, 'listed-totals.db'));
     try {
       await expectListedTotalsCounted(handle);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("counts each ASN's links of the months already loaded", async () => {
+    const handle = openDatabase(path.join(dir, 'asn-link-counts.db'));
+    try {
+      await expectAsnLinkCountsFilled(handle);
     } finally {
       await handle.close();
     }
@@ -681,6 +727,10 @@ describe('migrations on a real SQLite file', () => {
 
   it("counts each month's lists of the months already loaded", async () => {
     await inOwnDatabase('listed_totals', expectListedTotalsCounted);
+  });
+
+  it("counts each ASN's links of the months already loaded", async () => {
+    await inOwnDatabase('asn_link_counts', expectAsnLinkCountsFilled);
   });
 
   it("copies each ASN's organization name and rank of the month, byte-ordered as the original", async () => {

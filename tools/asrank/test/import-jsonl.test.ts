@@ -180,6 +180,18 @@ describe('import-jsonl with dumps shaped as the spec nodes', () => {
       [3356, 64512, 'customer', 1, 1200],
       [64512, 3356, 'provider', 0, 1200],
     ]);
+    // Each ASN's links counted on its row (020): AS64999 has none.
+    const counts = await handle.db
+      .selectFrom('asns')
+      .select(['asn', 'number_asn_links'])
+      .orderBy('asn')
+      .execute();
+    expect(counts.map((row) => [Number(row.asn), row.number_asn_links])).toEqual([
+      [1299, 1],
+      [3356, 2],
+      [64512, 1],
+      [64999, 0],
+    ]);
     const [dataset] = await listDatasets(handle);
     expect(dataset).toMatchObject({
       date: '2019-08-01',

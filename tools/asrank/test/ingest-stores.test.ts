@@ -104,6 +104,22 @@ describe('ingest of the generated dataset into SQLite', () => {
     );
   });
 
+  it("keeps every ASN's link count of every month as its links give them", async () => {
+    const kept = await handle.db
+      .selectFrom('asns')
+      .select(['date', 'asn', 'number_asn_links'])
+      .orderBy('date')
+      .orderBy('asn')
+      .execute();
+    const counted = await sql<{ date: string; asn0: number; links: number }>`
+      select date, asn0, count(*) as links from asn_links group by date, asn0`.execute(handle.db);
+    const countOf = new Map(counted.rows.map((row) => [`${row.date}|${row.asn0}`, Number(row.links)]));
+    expect(kept.filter((row) => row.number_asn_links > 1).length).toBeGreaterThan(kept.length / 4);
+    expect(kept.map((row) => [row.date, row.asn, row.number_asn_links])).toEqual(
+      kept.map((row) => [row.date, row.asn, countOf.get(`${row.date}|${row.asn}`) ?? 0]),
+    );
+  });
+
   it('ranks exactly the seen ASNs, 1..n by competition ranking, with cone sizes matching cone_members', async () => {
     const [latest] = (await listDatasets(handle)).slice(-1);
     const rows = await handle.db.selectFrom('asns').selectAll().where('date', '=', latest!.date).execute();

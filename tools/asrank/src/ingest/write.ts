@@ -68,22 +68,26 @@ function coneSource(month: MonthData): TableSource {
 
 /**
  * The month's ASN rows with their organizations' name and rank copied in (AsnsTable's org_name and org_rank): null
- * where the ASN has no organization row that month, as the join the copies stand for would read.
+ * where the ASN has no organization row that month, as the join the copies stand for would read; and with their links
+ * counted (number_asn_links), as the API's `asnLinks(asn)` counts them.
  */
 function asnSource(month: MonthData, columns: readonly (keyof AsnRecord & string)[]): TableSource {
   const organizations = new Map(
     month.organizations.map((organization) => [organization.org_id, organization]),
   );
   const copies = Object.entries(ASN_ORGANIZATION_COPY) as [string, keyof OrganizationRecord][];
+  const linksOf = new Map<number, number>();
+  for (const { asn0 } of month.asnLinks) linksOf.set(asn0, (linksOf.get(asn0) ?? 0) + 1);
   return {
     table: 'asns',
-    columns: [...columns, ...copies.map(([column]) => column)],
+    columns: [...columns, ...copies.map(([column]) => column), 'number_asn_links'],
     count: month.asns.length,
     rows: function* () {
       for (const row of month.asns) {
         const organization = row.org_id === null ? undefined : organizations.get(row.org_id);
         const cells = columns.map((column) => row[column] as Cell);
         for (const [, copied] of copies) cells.push(organization ? (organization[copied] as Cell) : null);
+        cells.push(linksOf.get(row.asn) ?? 0);
         yield cells;
       }
     },
