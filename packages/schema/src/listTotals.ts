@@ -5,8 +5,9 @@
 // month (17 ms for "net" on the real month). A list over several months without a name filter is the sum of its
 // months' totals (12 generated months of links: 183 ms a request before); with one, whose candidates are looked up over
 // the months together, its total is kept whole under the months and the name (12 generated months of ASNs named
-// "net": 190-210 ms a request before, all of it the count). Key lists and one ASN's links are counted
-// per request (their counts are index ranges, and their variety would only churn the totals). The totals of a month's
+// "net": 190-210 ms a request before, all of it the count). Key lists are counted per request (their counts are
+// index ranges, and their variety would only churn the totals); one ASN's links are summed from the counts its rows
+// keep (asnLink.ts, keptAsnLinkTotal). The totals of a month's
 // whole lists (every ASN or organization, the seen or unseen ones, every link) are kept by the store with its month
 // (DatasetListedTotals, written by the loads), read once per data version: a process's first total of 12 generated
 // months of links counted 6 million rows (0.5-0.7 s).

@@ -263,13 +263,14 @@ describe.each(STORE_KINDS)('list totals on %s', (kind) => {
     }
   });
 
-  it('counts key lists, one ASN and very long names on every request', async () => {
+  // One ASN's links are totalled from its rows' kept counts (asnLinkTotals.test.ts); an ASN with others, counted.
+  it('counts key lists, one ASN with others and very long names on every request', async () => {
     const facts = createStoreFacts(store.handle);
     const lastMonth = store.dates.at(-1)!;
-    const busiest = (await busiestAsns(store.handle, lastMonth, 1))[0]!;
+    const [busiest, next] = await busiestAsns(store.handle, lastMonth, 2);
     for (const [list, args] of [
-      ['asns', `, asns: ["${busiest.asn}"]`],
-      ['asnLinks', `, asn: "${busiest.asn}"`],
+      ['asns', `, asns: ["${busiest!.asn}"]`],
+      ['asnLinks', `, asn: "${busiest!.asn}", asns: ["${next!.asn}", "1"]`],
       ['asns', `, name: "${'a'.repeat(2000)}"`],
     ] as const) {
       const first = await totalOf(facts, list, args);

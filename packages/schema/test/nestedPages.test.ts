@@ -24,13 +24,13 @@ jest.setTimeout(LOAD_TIMEOUT_MS);
 /** Which form each nested page statement took, read from the SQL text Kysely is given. */
 class PageFormRecorder implements KyselyPlugin {
   forms: string[] = [];
-  /** Statements counting each parent's rows. */
+  /** Statements reading each parent's total (counted, or as its row keeps it). */
   counts = 0;
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
     const text = JSON.stringify(args.node);
     if (text.includes('position_in_parent'))
       this.forms.push(text.includes('partition by') ? 'windowed' : 'per parent');
-    else if (text.includes('"parent_key"') && text.includes('"count"')) this.counts += 1;
+    else if (text.includes('"parent_key"') && text.includes('"total"')) this.counts += 1;
     return args.node;
   }
   async transformResult(args: PluginTransformResultArgs) {

@@ -142,6 +142,8 @@ export function placeholderAsn(date: string, asn: number): AsnRow {
     search_text: '',
     org_name: null,
     org_rank: null,
+    // Not read for it: its `asnLinks` total counts its links, as it has no row that keeps them.
+    number_asn_links: 0,
   };
 }
 

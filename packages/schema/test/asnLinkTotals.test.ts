@@ -1,0 +1,132 @@
+// One AS's link totals (root `asnLinks(asn)` and nested `Asn.asnLinks`) come from the counts its rows keep (migration
+// 020), without counting its links, and equal the links the store holds for it, one month or several; an AS without a
+// row in a month has its links of that month counted.
+import { linkPageTuning } from '../src';
+import {
+  LOAD_TIMEOUT_MS,
+  asnsOfMonth,
+  busiestAsns,
+  queryData,
+  withLoadedStore,
+  STORE_KINDS,
+  type LoadedStore,
+} from './support/store';
+import { StatementCounter, throughPlugin } from './support/statementCounter';
+
+jest.setTimeout(LOAD_TIMEOUT_MS);
+
+interface Total {
+  totalCount: number;
+}
+
+describe.each(STORE_KINDS)('one AS’s link totals on %s', (kind) => {
+  let store: LoadedStore;
+
+  withLoadedStore(kind, (opened) => (store = opened), linkPageTuning);
+
+  /** The links the store holds with asn0 = `asn` in `months`. */
+  async function storedLinks(asn: number, months: readonly string[]): Promise<number> {
+    const row = await store.handle.db
+      .selectFrom('asn_links')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('asn0', '=', asn)
+      .where('date', 'in', months)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** The totals `asn` gets at the root (its latest month, every month) and nested, in one request. */
+  async function totalsOf(asn: number, handle = store.handle) {
+    const interval = `dateStart: "${store.dates[0]}", dateEnd: "${store.dates.at(-1)}"`;
+    const data = await queryData<{ latest: Total; every: Total; asn: { asnLinks: Total } | null }>(
+      handle,
+      `{ latest: asnLinks(asn: "${asn}", first: 1) { totalCount }
+         every: asnLinks(asn: "${asn}", first: 1, ${interval}) { totalCount }
+         asn(asn: "${asn}") { asnLinks(first: 1) { totalCount } } }`,
+    );
+    return {
+      latest: data.latest.totalCount,
+      every: data.every.totalCount,
+      nested: data.asn?.asnLinks.totalCount,
+    };
+  }
+
+  /** Statements that count links (the totals' old path). */
+  const linkCounts = () =>
+    new StatementCounter((tree) => tree.includes('"asn_links"') && tree.includes('"func":"count"'));
+
+  it('reads them from the counts the rows keep, equal to the links stored, for large and small ASes', async () => {
+    const latest = store.dates.at(-1)!;
+    const busiest = (await busiestAsns(store.handle, latest, 3)).map((row) => Number(row.asn));
+    const sampled = (await asnsOfMonth(store.handle, latest, 2)).map(Number);
+    for (const asn of [...busiest, ...sampled]) {
+      const kept = linkCounts();
+      const totals = await totalsOf(asn, throughPlugin(store.handle, kept));
+      const expected = {
+        latest: await storedLinks(asn, [latest]),
+        every: await storedLinks(asn, store.dates),
+        nested: await storedLinks(asn, [latest]),
+      };
+      expect([asn, totals]).toEqual([asn, expected]);
+      expect(kept.executed).toBe(0);
+      linkPageTuning.keptAsnLinkCounts = false;
+      const counted = linkCounts();
+      expect(await totalsOf(asn, throughPlugin(store.handle, counted))).toEqual(expected);
+      expect(counted.executed).toBeGreaterThan(0);
+      linkPageTuning.keptAsnLinkCounts = true;
+    }
+    // The largest AS has more links than one page of the sample reads, and more over every month than in one.
+    const top = await totalsOf(busiest[0]!);
+    expect(top.latest).toBeGreaterThan(10);
+    expect(top.every).toBeGreaterThan(top.latest);
+  });
+
+  it('pages many ASes’ link totals from their rows in one statement', async () => {
+    const latest = store.dates.at(-1)!;
+    const kept = linkCounts();
+    const data = await queryData<{ asns: { edges: { node: { asn: string; asnLinks: Total } }[] } }>(
+      throughPlugin(store.handle, kept),
+      `{ asns(first: 60, sort: "-asnDegree.total") { edges { node { asn asnLinks(first: 2) { totalCount } } } } }`,
+    );
+    expect(data.asns.edges).toHaveLength(60);
+    for (const { node } of data.asns.edges)
+      expect([node.asn, node.asnLinks.totalCount]).toEqual([
+        node.asn,
+        await storedLinks(Number(node.asn), [latest]),
+      ]);
+    expect(kept.executed).toBe(0);
+  });
+
+  it('counts the links of an AS in a month where it has no row', async () => {
+    const latest = store.dates.at(-1)!;
+    const rowless = Number((await busiestAsns(store.handle, latest, 1))[0]!.asn);
+    const before = await totalsOf(rowless);
+    const neighbour = await store.handle.db
+      .selectFrom('asn_links')
+      .select('asn1')
+      .where('date', '=', latest)
+      .where('asn0', '=', rowless)
+      .orderBy('asn1')
+      .executeTakeFirstOrThrow();
+    await store.handle.db.deleteFrom('asns').where('date', '=', latest).where('asn', '=', rowless).execute();
+    const links = await storedLinks(rowless, [latest]);
+    expect(links).toBeGreaterThan(0);
+    expect(await totalsOf(rowless)).toEqual({
+      latest: links,
+      every: before.every,
+      // No record in its latest month: `asn(asn)` answers null.
+      nested: undefined,
+    });
+    // As a link's far end it is a placeholder record, whose own links are counted.
+    const linked = await queryData<{
+      asnLinks: { edges: { node: { asn1: { asn: string; asnLinks: Total } } }[] };
+    }>(
+      store.handle,
+      `{ asnLinks(asn: "${neighbour.asn1}", asns: ["${rowless}"], first: 1) {
+           edges { node { asn1 { asn asnLinks(first: 1) { totalCount } } } } } }`,
+    );
+    expect(linked.asnLinks.edges.map((edge) => edge.node.asn1)).toEqual([
+      { asn: String(rowless), asnLinks: { totalCount: links } },
+    ]);
+  });
+});
