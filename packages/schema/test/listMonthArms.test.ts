@@ -89,23 +89,35 @@ describe.each(STORE_KINDS)('lists over several months, one arm per month, on %s'
           const page = await queryData<ListPage>(handle, query);
           expect(Object.values(page)[0]!.edges).toHaveLength(20);
         }
-        // One AS's links merged from arms stay planned per call: their plans depend on how many links the AS has.
+        // One AS's links merged from arms by relationship stay planned per call: their plans depend on how many links
+        // the AS has. In the default order and by asn1 each arm is a range of an index that starts with (date, asn0),
+        // whatever the AS: named.
         const [busiest] = await busiestAsns(store.handle, latest, 1);
-        const ofOneAs = await queryData<ListPage>(
-          handle,
-          `{ asnLinks(asn: "${busiest!.asn}", first: 20, sort: "relationship", ${months}) { edges { node { date } } } }`,
-        );
-        expect(ofOneAs['asnLinks']!.edges).toHaveLength(20);
+        for (const sort of ['relationship', '-asn1', null])
+          expect(
+            (
+              await queryData<ListPage>(
+                handle,
+                `{ asnLinks(asn: "${busiest!.asn}", first: 20${sort ? `, sort: "${sort}"` : ''}, ${months}) {
+                  edges { node { date } } } }`,
+              )
+            )['asnLinks']!.edges,
+          ).toHaveLength(20);
         const prepared = await pool.query<{ statement: string }>(
           "select statement from pg_prepared_statements where name like 'asrank_prepared_%'",
         );
         const merged = prepared.rows.map((row) => row.statement).filter((text) => text.includes('"arm_1"'));
-        expect(merged.map((text) => /from "(asns|organizations|asn_links)"/.exec(text)?.[1]).sort()).toEqual([
-          'asn_links',
-          'asns',
-          'organizations',
-        ]);
-        expect(merged.filter((text) => /"asn0" = \$\d/.test(text))).toEqual([]);
+        const ofOneAs = merged.filter((text) => /"asn0" = \$\d/.test(text));
+        expect(
+          merged
+            .filter((text) => !ofOneAs.includes(text))
+            .map((text) => /from "(asns|organizations|asn_links)"/.exec(text)?.[1])
+            .sort(),
+        ).toEqual(['asn_links', 'asns', 'organizations']);
+        expect(
+          ofOneAs.map((text) => (/order by "date" asc, "rank" asc/.test(text) ? 'rank' : 'asn1')).sort(),
+        ).toEqual(['asn1', 'rank']);
+        expect(ofOneAs.filter((text) => text.includes('"relationship" = $'))).toEqual([]);
       } finally {
         await pool.end();
       }

@@ -95,7 +95,21 @@ export const linkPageTuning = {
   oneAsnValuedApart: true,
   /** One AS's link totals read from the counts its rows keep, migration 020 (off only to compare, in tests). */
   keptAsnLinkCounts: true,
+  /**
+   * One AS's links over several months in an order of its (date, asn0, ...) indexes (isOneAsnIndexKey) merged from
+   * the months' arms as a named statement on PostgreSQL (off only to compare, in tests).
+   */
+  oneAsnNamedMerge: true,
 };
+
+/**
+ * A key whose order one AS's links of a month are read in from an index that starts with (date, asn0): the neighbour
+ * index (005) by rank, the primary key by asn1 (either way). A month's arm of such an order is one range of that index
+ * for any AS, so a plan kept for the statement serves every AS alike.
+ */
+function isOneAsnIndexKey(key: SortKey): boolean {
+  return key.key === 'rank' || key.key === 'asn1' || key.key === 'asn0' || key.key === 'date';
+}
 
 export const AsnLinkConnection = connectionOf('AsnLink', AsnLinkRef, 'A page of AS links.');
 
@@ -950,7 +964,11 @@ builder.queryFields((t) => ({
           // order, however the values bound, so PostgreSQL may keep the statement's plan (planning 48 arms took 7 ms
           // of 12). Not one AS's or a list's links, whose plans depend on how many links each AS has (AS2503's
           // twelve months by relationship: 79 ms planned per call, 120 with the generic plan).
-          const namedMerge = asn === null && asnList === null;
+          // One AS's links in an order of its key's indexes (rank, asn1) are the same index ranges whatever its size.
+          const namedMerge =
+            asnList === null &&
+            (asn === null ||
+              (within === null && linkPageTuning.oneAsnNamedMerge && keys.every(isOneAsnIndexKey)));
           const mergedKeys =
             keyedPage && !bookmarkedKeys && monthRange
               ? ((await monthArmKeys(monthRange, limit, offset, otherEnd)) ??
