@@ -118,6 +118,17 @@ async function expectSearchTextsSeparated(handle: DatabaseHandle): Promise<void>
   expect(version.rows[0]?.value).toBe('8');
 }
 
+/** Inserts each (date, asn0, asn1) of `pairs` as a peering link once per direction, as loads write them. */
+async function insertPeerLinks(
+  handle: DatabaseHandle,
+  pairs: readonly [string, number, number][],
+): Promise<void> {
+  for (const [date, asn0, asn1] of pairs) {
+    await sql`insert into asn_links (date, asn0, asn1, relationship, canonical) values
+      (${date}, ${asn0}, ${asn1}, 'peer', 1), (${date}, ${asn1}, ${asn0}, 'peer', 0)`.execute(handle.db);
+  }
+}
+
 /**
  * Migrates `handle`, at 016, to the latest with two months of organizations, ASNs and links (each link once per
  * direction, as loads write them), and checks that 017 counted each organization's links of that month to ASNs outside
@@ -145,10 +156,7 @@ async function expectLinkCountsFilled(handle: DatabaseHandle): Promise<void> {
     ['2024-02-01', 1, 2],
     ['2024-02-01', 2, 3],
   ];
-  for (const [date, asn0, asn1] of pairs) {
-    await sql`insert into asn_links (date, asn0, asn1, relationship, canonical) values
-      (${date}, ${asn0}, ${asn1}, 'peer', 1), (${date}, ${asn1}, ${asn0}, 'peer', 0)`.execute(handle.db);
-  }
+  await insertPeerLinks(handle, pairs);
   await migrateToLatest(handle.db, handle.dialect);
   const counts = await sql<{
     date: string;
@@ -196,10 +204,7 @@ async function expectAsnLinkCountsFilled(handle: DatabaseHandle): Promise<void> 
     ['2024-01-01', 2, 3],
     ['2024-02-01', 1, 2],
   ];
-  for (const [date, asn0, asn1] of pairs) {
-    await sql`insert into asn_links (date, asn0, asn1, relationship, canonical) values
-      (${date}, ${asn0}, ${asn1}, 'peer', 1), (${date}, ${asn1}, ${asn0}, 'peer', 0)`.execute(handle.db);
-  }
+  await insertPeerLinks(handle, pairs);
   await migrateToLatest(handle.db, handle.dialect);
   const counts = await sql<{ date: string; asn: unknown; number_asn_links: unknown }>`
     select date, asn, number_asn_links from asns order by date, asn`.execute(handle.db);
