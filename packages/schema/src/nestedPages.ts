@@ -13,7 +13,7 @@ import { boundLimit } from './sql';
 import type { ConnectionPage } from './types/pageInfo';
 import type { ConnectionNeeds } from './asnColumns';
 
-export interface NestedPageQuery<P extends string | number> {
+export interface NestedPageQuery<P extends string | number, R = unknown> {
   /** A query that selects the node columns plus `parent_key`, restricted to the given parents and month. */
   rows(parents: P[]): Expression<unknown>;
   /** A query that selects `parent_key` and `total` (count per parent). */
@@ -34,6 +34,11 @@ export interface NestedPageQuery<P extends string | number> {
    * sorted again, at most a few of those).
    */
   parentRows?(parent: P, end: number): Expression<unknown>;
+  /**
+   * A batch of one parent's page (its rows, without `parent_key`), where the relation reads one parent's page better
+   * alone than either form: `asn(asn) { asnLinks }`, whose neighbours' records come with the page as the root list's.
+   */
+  singleParentPage?(parent: P): Promise<R[]>;
 }
 
 export const nestedPageTuning = {
@@ -90,7 +95,7 @@ export function nestedPage<P extends string | number, R>(
   context: AsrankContext,
   loaderKey: string,
   page: { first: number; offset: number },
-  build: () => NestedPageQuery<P>,
+  build: () => NestedPageQuery<P, R>,
   needs: ConnectionNeeds = { nodes: true, total: true },
 ): DataLoader<P, ConnectionPage<R>> {
   const key = `${loaderKey}|${page.first}|${page.offset}|${needs.nodes ? 'nodes' : ''}|${needs.total ? 'total' : ''}`;
@@ -99,22 +104,26 @@ export function nestedPage<P extends string | number, R>(
     loader = new DataLoader<P, ConnectionPage<R>>(async (parents) => {
       const query = build();
       const unique = [...new Set(parents)];
-      const rowsQuery =
-        query.perParentPages === true && unique.length <= nestedPageTuning.perParentMaxParents
-          ? perParentRows<P, R>(query, unique, page)
-          : windowedRows<P, R>(query, unique, page);
-      const [rows, counts] = await Promise.all([
-        needs.nodes ? rowsQuery.execute(context.db) : { rows: [] },
-        needs.total ? query.counts(unique).execute() : [],
-      ]);
       const nodesByParent = new Map<string, R[]>();
-      // Kysely parenthesises an embedded query, so `from ${rows} w` is a derived table.
-      for (const { position_in_parent: _position, ...row } of rows.rows) {
-        const parentKey = String(row.parent_key);
-        const list = nodesByParent.get(parentKey) ?? [];
-        list.push(row as unknown as R);
-        nodesByParent.set(parentKey, list);
-      }
+      const readNodes = async () => {
+        if (!needs.nodes) return;
+        if (unique.length === 1 && query.singleParentPage) {
+          nodesByParent.set(String(unique[0]), await query.singleParentPage(unique[0]!));
+          return;
+        }
+        const rowsQuery =
+          query.perParentPages === true && unique.length <= nestedPageTuning.perParentMaxParents
+            ? perParentRows<P, R>(query, unique, page)
+            : windowedRows<P, R>(query, unique, page);
+        // Kysely parenthesises an embedded query, so `from ${rows} w` is a derived table.
+        for (const { position_in_parent: _position, ...row } of (await rowsQuery.execute(context.db)).rows) {
+          const parentKey = String(row.parent_key);
+          const list = nodesByParent.get(parentKey) ?? [];
+          list.push(row as unknown as R);
+          nodesByParent.set(parentKey, list);
+        }
+      };
+      const [, counts] = await Promise.all([readNodes(), needs.total ? query.counts(unique).execute() : []]);
       const totals = new Map(counts.map((row) => [String(row.parent_key), Number(row.total)]));
       return parents.map((parent) => ({
         nodes: nodesByParent.get(String(parent)) ?? [],

@@ -7,7 +7,7 @@ import type {
   PluginTransformResultArgs,
   RootOperationNode,
 } from 'kysely';
-import { nestedPageTuning } from '../src';
+import { linkPageTuning, nestedPageTuning } from '../src';
 import {
   busiestAsns,
   LOAD_TIMEOUT_MS,
@@ -50,7 +50,7 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
   let store: LoadedStore;
   const defaultTuning = { ...nestedPageTuning };
 
-  withLoadedStore(kind, (opened) => (store = opened), nestedPageTuning);
+  withLoadedStore(kind, (opened) => (store = opened), nestedPageTuning, linkPageTuning);
 
   async function pagesIn(
     query: string,
@@ -64,6 +64,8 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
   }
 
   it('pages the links of one ASN and of several the same in both forms', async () => {
+    // One parent's page with asn1's fields is otherwise read as the root list's (the test below).
+    linkPageTuning.nestedNeighbourPage = false;
     const latest = store.dates.at(-1)!;
     // The ASNs with the most links, and one with a single link, so that offsets fall inside, at and past the end.
     const busiest = await busiestAsns(store.handle, latest, 4);
@@ -97,6 +99,45 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
         }
     // Most pages hold links (some offsets are past the end on purpose).
     expect(compared).toBeGreaterThan(200);
+  });
+
+  it("reads one parent's page with asn1's fields as the root list does, asn1 joined in the same statement", async () => {
+    const latest = store.dates.at(-1)!;
+    const [busiest] = await busiestAsns(store.handle, latest, 1);
+    const largest = Number(busiest!.degree_total);
+    const nodeFields = 'asn1 { asn asnName rank } relationship numberPaths rank date';
+    let compared = 0;
+    for (const sort of [null, '-asn1', 'relationship,-asn1', 'asn0'])
+      for (const offset of [0, 3, largest - 2, largest + 5]) {
+        const args = `first: 6, offset: ${offset}${sort ? `, sort: "${sort}"` : ''}`;
+        const nested = `{ asn(asn: "${busiest!.asn}") { asnLinks(${args}) { totalCount edges { node { ${nodeFields} } } } } }`;
+        const asked = async (joined: boolean) => {
+          linkPageTuning.nestedNeighbourPage = joined;
+          const statements = new StatementCounter();
+          const forms = new PageFormRecorder();
+          const data = await queryData<{ asn: { asnLinks: { totalCount: number; edges: unknown[] } } }>(
+            throughPlugin(throughPlugin(store.handle, forms), statements),
+            nested,
+          );
+          return { data, statements: statements.executed, forms: forms.forms };
+        };
+        const joined = await asked(true);
+        const loaded = await asked(false);
+        expect([nested, joined.data]).toEqual([nested, loaded.data]);
+        // The same page as the root list of the AS's links.
+        const root = await queryData<{ asnLinks: { edges: unknown[] } }>(
+          store.handle,
+          `{ asnLinks(asn: "${busiest!.asn}", ${args}) { edges { node { ${nodeFields} } } } }`,
+        );
+        expect([nested, joined.data.asn.asnLinks.edges]).toEqual([nested, root.asnLinks.edges]);
+        // No nested form, and asn1's records not loaded by a statement of their own.
+        expect(joined.forms).toEqual([]);
+        expect(loaded.forms).toEqual(['per parent']);
+        if (joined.data.asn.asnLinks.edges.length > 0)
+          expect([nested, joined.statements]).toEqual([nested, loaded.statements - 1]);
+        compared += joined.data.asn.asnLinks.edges.length;
+      }
+    expect(compared).toBeGreaterThan(40);
   });
 
   it('reads a batch larger than the per-parent bound windowed', async () => {

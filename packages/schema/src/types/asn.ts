@@ -30,6 +30,7 @@ import {
   type AsnColumn,
   type ConnectionNeeds,
   selectedAsnColumns,
+  selectedAsnColumnsAt,
   selectedAsnNodeColumns,
   selectedOrganizationColumns,
   selectedOrganizationColumnsAt,
@@ -211,9 +212,14 @@ AsnRef.implement({
         }),
       },
       resolve: (row, args, context, info) =>
-        asnLinksOfAsns(context, row.date, pageOf(args), args.sort, connectionNeeds(info)).load(
-          Number(row.asn),
-        ),
+        asnLinksOfAsns(
+          context,
+          row.date,
+          pageOf(args),
+          args.sort,
+          connectionNeeds(info),
+          selectedAsnColumnsAt(info, ['edges', 'node', 'asn1']),
+        ).load(Number(row.asn)),
     }),
   }),
 });

@@ -96,6 +96,11 @@ export const linkPageTuning = {
   /** One AS's link totals read from the counts its rows keep, migration 020 (off only to compare, in tests). */
   keptAsnLinkCounts: true,
   /**
+   * A nested `asnLinks` of one parent with asn1's fields read as the root's neighbour page, asn1 joined (off only to
+   * compare, in tests).
+   */
+  nestedNeighbourPage: true,
+  /**
    * One AS's links over several months in an order of its (date, asn0, ...) indexes (isOneAsnIndexKey) merged from
    * the months' arms as a named statement on PostgreSQL (off only to compare, in tests).
    */
@@ -526,6 +531,8 @@ export function asnLinksOfAsns(
   page: { first: number; offset: number },
   sort: string | null | undefined,
   needs: ConnectionNeeds,
+  // asn1's columns the nodes show (selectedAsnColumnsAt): null for whole records, undefined for none.
+  asn1Columns: readonly AsnColumn[] | null | undefined = null,
 ) {
   const keys = parseSort(sort, 'asnLinks', { argument: 'sort' });
   const order = orderByList(context.dialect, keys, ASN_LINK_SORT_COLUMNS, LINK_ORDER);
@@ -557,9 +564,47 @@ export function asnLinksOfAsns(
             )
             .selectAll(),
         ));
+  // One parent's shallow page with asn1's fields, as the root `asnLinks(asn)` reads it: the compiled neighbour page,
+  // asn1's records joined in the same statement. Read as a nested page, asn1's 500 records came by a second statement
+  // and 500 loads (AS2503's 500 neighbours: about twice the root list's time).
+  const neighbourColumns =
+    linkPageTuning.nestedNeighbourPage &&
+    asn1Columns &&
+    !isAsnKey(asn1Columns) &&
+    !nullable &&
+    page.offset < linkPageTuning.keyedPageMinOffset
+      ? asn1Columns
+      : null;
+  const singleParentPage =
+    neighbourColumns &&
+    (async (asn: number): Promise<AsnLinkRow[]> => {
+      const placeholders = NEIGHBOUR_PAGE_PLACEHOLDERS;
+      const rows = await context.compiled<Record<string, unknown>>(
+        `nested neighbour page|${sortKeysNamed(keys)}|${neighbourColumns.join(',')}`,
+        'asn_links',
+        () =>
+          linksWithAsn1Query(
+            context,
+            context.db
+              .selectFrom('asn_links')
+              .where(boundDateIn(context.dialect, 'date', 1, placeholders.month))
+              .where('asn0', '=', placeholders.asn as unknown as number)
+              .orderBy(order)
+              .limit(placeholders.limit as unknown as number)
+              .offset(placeholders.offset as unknown as number)
+              .selectAll(),
+            keys,
+            false,
+            neighbourColumns,
+          ),
+        [placeholders.month, placeholders.asn, placeholders.limit, placeholders.offset],
+        [date, asn, page.first, page.offset],
+      );
+      return linkRowsWithAsn1(rows, neighbourColumns);
+    });
   return nestedPage<number, AsnLinkRow>(
     context,
-    `asnLinks|${date}|${sort ?? ''}`,
+    `asnLinks|${date}|${sort ?? ''}|${neighbourColumns?.join(',') ?? ''}`,
     page,
     () => ({
       partitionColumn: 'parent_key',
@@ -579,6 +624,7 @@ export function asnLinksOfAsns(
               .where('date', '=', date)
               .where(inValues(context.dialect, 'asn0', asns, 'bigint')),
       ...(parentRows ? { parentRows } : {}),
+      ...(singleParentPage ? { singleParentPage } : {}),
       counts: (asns) => {
         const counted = (asns: readonly number[]) =>
           context.db
