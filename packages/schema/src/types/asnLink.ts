@@ -307,6 +307,51 @@ async function linksWithAsn1(
   return linkRowsWithAsn1(rows, columns);
 }
 
+/**
+ * One AS's neighbours in one month, `limit` from `offset` in the order of `keys`, with asn1's `asn1Columns` read in the
+ * same statement (the root `asnLinks(asn)` of W3 and S3, and a nested `asn(asn) { asnLinks }` of one parent). Its SQL
+ * is compiled once per shape, the month, ASN and page bound at each run, as the point lookups are (compiledLookups.ts);
+ * on PostgreSQL it runs as the named prepared statement of that text (its plan does not depend on the values).
+ * `columns`: the link columns read, null for whole rows.
+ */
+async function neighbourPage(
+  context: AsrankContext,
+  page: { month: string; asn: number; limit: number; offset: number },
+  keys: readonly SortKey[],
+  historic: boolean,
+  columns: readonly AsnLinkColumn[] | null,
+  asn1Columns: readonly AsnColumn[],
+): Promise<AsnLinkRow[]> {
+  const placeholders = NEIGHBOUR_PAGE_PLACEHOLDERS;
+  const order = orderByList(
+    context.dialect,
+    keys,
+    ASN_LINK_SORT_COLUMNS,
+    historic ? LINK_HISTORIC_ORDER : LINK_ORDER,
+  );
+  const rows = await context.compiled<Record<string, unknown>>(
+    `neighbour page|${historic ? 'historic' : ''}|${sortKeysNamed(keys)}|${columns?.join(',') ?? '*'}|${asn1Columns.join(',')}`,
+    'asn_links',
+    () => {
+      const links = context.db
+        .selectFrom('asn_links')
+        .where(boundDateIn(context.dialect, 'date', 1, placeholders.month))
+        .where('asn0', '=', placeholders.asn as unknown as number)
+        .orderBy(order)
+        .limit(placeholders.limit as unknown as number)
+        .offset(placeholders.offset as unknown as number);
+      // The pruned rows carry exactly the columns the selected fields read, though typed as whole rows.
+      const pageQuery = columns
+        ? (links.select(columns) as unknown as ReturnType<typeof links.selectAll>)
+        : links.selectAll();
+      return linksWithAsn1Query(context, pageQuery, keys, historic, asn1Columns);
+    },
+    [placeholders.month, placeholders.asn, placeholders.limit, placeholders.offset],
+    [page.month, page.asn, page.limit, page.offset],
+  );
+  return linkRowsWithAsn1(rows, asn1Columns);
+}
+
 /** An order of one month's links that bookmarks serve (pageBookmarks.ts), over the (asn0, asn1) key. */
 interface LinkSeek {
   term: SeekTerm | null;
@@ -577,31 +622,15 @@ export function asnLinksOfAsns(
       : null;
   const singleParentPage =
     neighbourColumns &&
-    (async (asn: number): Promise<AsnLinkRow[]> => {
-      const placeholders = NEIGHBOUR_PAGE_PLACEHOLDERS;
-      const rows = await context.compiled<Record<string, unknown>>(
-        `nested neighbour page|${sortKeysNamed(keys)}|${neighbourColumns.join(',')}`,
-        'asn_links',
-        () =>
-          linksWithAsn1Query(
-            context,
-            context.db
-              .selectFrom('asn_links')
-              .where(boundDateIn(context.dialect, 'date', 1, placeholders.month))
-              .where('asn0', '=', placeholders.asn as unknown as number)
-              .orderBy(order)
-              .limit(placeholders.limit as unknown as number)
-              .offset(placeholders.offset as unknown as number)
-              .selectAll(),
-            keys,
-            false,
-            neighbourColumns,
-          ),
-        [placeholders.month, placeholders.asn, placeholders.limit, placeholders.offset],
-        [date, asn, page.first, page.offset],
-      );
-      return linkRowsWithAsn1(rows, neighbourColumns);
-    });
+    ((asn: number) =>
+      neighbourPage(
+        context,
+        { month: date, asn, limit: page.first, offset: page.offset },
+        keys,
+        false,
+        null,
+        neighbourColumns,
+      ));
   return nestedPage<number, AsnLinkRow>(
     context,
     `asnLinks|${date}|${sort ?? ''}|${neighbourColumns?.join(',') ?? ''}`,
@@ -961,31 +990,15 @@ builder.queryFields((t) => ({
             asn1Columns &&
             !isAsnKey(asn1Columns)
           ) {
-            // One ASN's neighbours in one month (W3, S3): SQL compiled once per shape, its month, ASN and page bound at
-            // each run, as the point lookups are (compiledLookups.ts). On PostgreSQL it runs as the named prepared
-            // statement linksWithAsn1 prepares for the same text (its plan does not depend on the values).
-            const placeholders = NEIGHBOUR_PAGE_PLACEHOLDERS;
-            const rows = await context.compiled<Record<string, unknown>>(
-              `neighbour page|${historic ? 'historic' : ''}|${sortKeysNamed(keys)}|${columns?.join(',') ?? '*'}|${asn1Columns.join(',')}`,
-              'asn_links',
-              () =>
-                linksWithAsn1Query(
-                  context,
-                  withRowColumns(
-                    linksQuery(boundDateIn(context.dialect, 'date', 1, placeholders.month), placeholders.asn)
-                      .orderBy(order)
-                      .limit(placeholders.limit as unknown as number)
-                      .offset(placeholders.offset as unknown as number),
-                    columns,
-                  ),
-                  keys,
-                  historic,
-                  asn1Columns,
-                ),
-              [placeholders.month, placeholders.asn, placeholders.limit, placeholders.offset],
-              [pageMonths[0], asn, limit, offset],
+            // One ASN's neighbours in one month (W3, S3): SQL compiled once per shape (neighbourPage).
+            return neighbourPage(
+              context,
+              { month: pageMonths[0]!, asn, limit, offset },
+              keys,
+              historic,
+              columns,
+              asn1Columns,
             );
-            return linkRowsWithAsn1(rows, asn1Columns);
           }
           // A deep page takes its keys from the order's covering index first, then reads only its own rows: an OFFSET
           // over whole rows reads every skipped row (the real month's links in the default order, offset 200,000:
