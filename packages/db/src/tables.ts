@@ -106,13 +106,24 @@ export interface AsnsTable {
    * counted at load (020), so a large AS's total over many months reads a row a month, not every link.
    */
   number_asn_links: number;
+  /**
+   * The rows of the ASN's cone in cone_members that month (the ASN itself included; 0 when it has none): its
+   * `asnCone { asns { totalCount } }`, counted at load (021). cone_asns may come from CAIDA's files and differ.
+   */
+  number_cone_members: number;
 }
 
 /** The asns columns copied from the ASN's organization row, and that row's column each copies. */
 export const ASN_ORGANIZATION_COPY = { org_name: 'org_name', org_rank: 'rank' } as const;
 
-/** An asns row as a loader builds it: the organization's copies and its link count are filled where the month is written. */
-export type AsnRecord = Omit<AsnsTable, keyof typeof ASN_ORGANIZATION_COPY | 'number_asn_links'>;
+/**
+ * An asns row as a loader builds it: the organization's copies, its link count and its cone's member count are filled
+ * where the month is written.
+ */
+export type AsnRecord = Omit<
+  AsnsTable,
+  keyof typeof ASN_ORGANIZATION_COPY | 'number_asn_links' | 'number_cone_members'
+>;
 
 export interface OrganizationsTable {
   date: string;

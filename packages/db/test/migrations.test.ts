@@ -219,6 +219,41 @@ async function expectAsnLinkCountsFilled(handle: DatabaseHandle): Promise<void> 
 }
 
 /**
+ * Migrates `handle`, at 020, to the latest with two months of ASNs and cones, and checks that 021 counted each ASN's
+ * cone members of each month: 0 for an ASN without a cone, and the members, not cone_asns (which CAIDA's files may
+ * understate), for one with.
+ */
+async function expectConeMemberCountsFilled(handle: DatabaseHandle): Promise<void> {
+  const { error } = await migrator(handle.db, handle.dialect).migrateTo('020_asn_link_counts');
+  expect(error).toBeUndefined();
+  await sql`insert into asns (date, asn, cone_asns) values
+    ('2024-01-01', 1, 1), ('2024-01-01', 2, 1), ('2024-01-01', 3, 0),
+    ('2024-02-01', 1, 2)`.execute(handle.db);
+  // January: AS1's cone is 1, 2, 4 (AS4 has no row); AS2's is itself; AS3 has none. February: AS1 and AS2.
+  const members: [string, number, number][] = [
+    ['2024-01-01', 1, 1],
+    ['2024-01-01', 1, 2],
+    ['2024-01-01', 1, 4],
+    ['2024-01-01', 2, 2],
+    ['2024-02-01', 1, 1],
+    ['2024-02-01', 1, 2],
+  ];
+  for (const [date, asn, member] of members)
+    await sql`insert into cone_members (date, asn, member_asn) values (${date}, ${asn}, ${member})`.execute(
+      handle.db,
+    );
+  await migrateToLatest(handle.db, handle.dialect);
+  const counts = await sql<{ date: string; asn: unknown; number_cone_members: unknown }>`
+    select date, asn, number_cone_members from asns order by date, asn`.execute(handle.db);
+  expect(counts.rows.map((row) => [row.date, Number(row.asn), Number(row.number_cone_members)])).toEqual([
+    ['2024-01-01', 1, 3],
+    ['2024-01-01', 2, 1],
+    ['2024-01-01', 3, 0],
+    ['2024-02-01', 1, 2],
+  ]);
+}
+
+/**
  * Migrates `handle`, at 018, to the latest with two months of ASNs, organizations and links (each once per direction,
  * as loads write them) and a month with none, and checks that 019 counted each month's lists as the API lists them.
  */
@@ -317,6 +352,7 @@ describe('migrations on a real SQLite file', () => {
         '018_source_desc_index',
         '019_dataset_listed_totals',
         '020_asn_link_counts',
+        '021_cone_member_counts',
       ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);
@@ -415,12 +451,17 @@ describe('migrations on a real SQLite file', () => {
         sqlite.prepare(`pragma index_info('${ASN_HISTORY_INDEX}')`).all() as { name: string }[]
       ).map((column) => column.name);
       expect(indexed).toEqual(['asn', 'date', ...ASN_HISTORY_COLUMNS]);
-      // Every column of the table but search_text, the organization's copies (012) and the link count (020), which an
-      // AS's history does not read: a column added to asns later must be added here too.
+      // Every column of the table but search_text, the organization's copies (012), the link count (020) and the cone's
+      // member count (021), which an AS's history does not read: a column added to asns later must be added here too.
       const tableColumns = (sqlite.prepare(`pragma table_info('asns')`).all() as { name: string }[]).map(
         (column) => column.name,
       );
-      const notIndexed = ['search_text', ...Object.keys(ASN_ORGANIZATION_COPY), 'number_asn_links'];
+      const notIndexed = [
+        'search_text',
+        ...Object.keys(ASN_ORGANIZATION_COPY),
+        'number_asn_links',
+        'number_cone_members',
+      ];
       expect([...indexed].sort()).toEqual(tableColumns.filter((name) => !notIndexed.includes(name)).sort());
       // Two ASNs' history over a range of months is one range of the index per ASN, read from the index alone.
       const history = `select asn, date, asn_name, rank, cone_asns from asns
@@ -475,6 +516,15 @@ describe('migrations on a real SQLite file', () => {
     const handle = openDatabase(path.join(dir, 'asn-link-counts.db'));
     try {
       await expectAsnLinkCountsFilled(handle);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("counts each ASN's cone members of the months already loaded", async () => {
+    const handle = openDatabase(path.join(dir, 'cone-member-counts.db'));
+    try {
+      await expectConeMemberCountsFilled(handle);
     } finally {
       await handle.close();
     }
@@ -736,6 +786,10 @@ describe('migrations on a real SQLite file', () => {
 
   it("counts each ASN's links of the months already loaded", async () => {
     await inOwnDatabase('asn_link_counts', expectAsnLinkCountsFilled);
+  });
+
+  it("counts each ASN's cone members of the months already loaded", async () => {
+    await inOwnDatabase('cone_member_counts', expectConeMemberCountsFilled);
   });
 
   it("copies each ASN's organization name and rank of the month, byte-ordered as the original", async () => {

@@ -180,17 +180,18 @@ describe('import-jsonl with dumps shaped as the spec nodes', () => {
       [3356, 64512, 'customer', 1, 1200],
       [64512, 3356, 'provider', 0, 1200],
     ]);
-    // Each ASN's links counted on its row (020): AS64999 has none.
+    // Each ASN's links counted on its row (020): AS64999 has none. The dumps carry no cone members, so no ASN's
+    // row counts any (021).
     const counts = await handle.db
       .selectFrom('asns')
-      .select(['asn', 'number_asn_links'])
+      .select(['asn', 'number_asn_links', 'number_cone_members'])
       .orderBy('asn')
       .execute();
-    expect(counts.map((row) => [Number(row.asn), row.number_asn_links])).toEqual([
-      [1299, 1],
-      [3356, 2],
-      [64512, 1],
-      [64999, 0],
+    expect(counts.map((row) => [Number(row.asn), row.number_asn_links, row.number_cone_members])).toEqual([
+      [1299, 1, 0],
+      [3356, 2, 0],
+      [64512, 1, 0],
+      [64999, 0, 0],
     ]);
     const [dataset] = await listDatasets(handle);
     expect(dataset).toMatchObject({

@@ -120,6 +120,22 @@ describe('ingest of the generated dataset into SQLite', () => {
     );
   });
 
+  it("keeps every ASN's cone member count of every month as its cone_members rows give them", async () => {
+    const kept = await handle.db
+      .selectFrom('asns')
+      .select(['date', 'asn', 'number_cone_members'])
+      .orderBy('date')
+      .orderBy('asn')
+      .execute();
+    const counted = await sql<{ date: string; asn: number; members: number }>`
+      select date, asn, count(*) as members from cone_members group by date, asn`.execute(handle.db);
+    const countOf = new Map(counted.rows.map((row) => [`${row.date}|${row.asn}`, Number(row.members)]));
+    expect(kept.filter((row) => row.number_cone_members > 1).length).toBeGreaterThan(0);
+    expect(kept.map((row) => [row.date, row.asn, row.number_cone_members])).toEqual(
+      kept.map((row) => [row.date, row.asn, countOf.get(`${row.date}|${row.asn}`) ?? 0]),
+    );
+  });
+
   it('ranks exactly the seen ASNs, 1..n by competition ranking, with cone sizes matching cone_members', async () => {
     const [latest] = (await listDatasets(handle)).slice(-1);
     const rows = await handle.db.selectFrom('asns').selectAll().where('date', '=', latest!.date).execute();

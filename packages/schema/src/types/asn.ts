@@ -145,6 +145,7 @@ export function placeholderAsn(date: string, asn: number): AsnRow {
     org_rank: null,
     // Not read for it: its `asnLinks` total counts its links, as it has no row that keeps them.
     number_asn_links: 0,
+    number_cone_members: 0,
   };
 }
 

@@ -68,8 +68,9 @@ function coneSource(month: MonthData): TableSource {
 
 /**
  * The month's ASN rows with their organizations' name and rank copied in (AsnsTable's org_name and org_rank): null
- * where the ASN has no organization row that month, as the join the copies stand for would read; and with their links
- * counted (number_asn_links), as the API's `asnLinks(asn)` counts them.
+ * where the ASN has no organization row that month, as the join the copies stand for would read; with their links
+ * counted (number_asn_links), as the API's `asnLinks(asn)` counts them; and with their cones' members counted
+ * (number_cone_members), as coneSource writes them.
  */
 function asnSource(month: MonthData, columns: readonly (keyof AsnRecord & string)[]): TableSource {
   const organizations = new Map(
@@ -80,7 +81,7 @@ function asnSource(month: MonthData, columns: readonly (keyof AsnRecord & string
   for (const { asn0 } of month.asnLinks) linksOf.set(asn0, (linksOf.get(asn0) ?? 0) + 1);
   return {
     table: 'asns',
-    columns: [...columns, ...copies.map(([column]) => column), 'number_asn_links'],
+    columns: [...columns, ...copies.map(([column]) => column), 'number_asn_links', 'number_cone_members'],
     count: month.asns.length,
     rows: function* () {
       for (const row of month.asns) {
@@ -88,6 +89,7 @@ function asnSource(month: MonthData, columns: readonly (keyof AsnRecord & string
         const cells = columns.map((column) => row[column] as Cell);
         for (const [, copied] of copies) cells.push(organization ? (organization[copied] as Cell) : null);
         cells.push(linksOf.get(row.asn) ?? 0);
+        cells.push(month.coneMembers.get(row.asn)?.length ?? 0);
         yield cells;
       }
     },
