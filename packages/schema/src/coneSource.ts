@@ -134,6 +134,11 @@ export interface WalkCone {
   conePrefixes?: number;
   /** Every member in ASN order, when already read whole (withCheckedSize, a cone of at most `fewMembers`). */
   members?: readonly number[];
+  /**
+   * Its member rows as the ASN's row keeps them (number_cone_members, migration 021); 0 or absent when not known (a
+   * row written without it), and then counted.
+   */
+  memberCount?: number;
 }
 
 function isLargeCone(cone: WalkCone): boolean {
@@ -164,6 +169,11 @@ export async function withCheckedSize(scope: WalkScope, cone: WalkCone): Promise
   if (cone.coneAsns === undefined || isLargeCone(cone)) return cone;
   const bound = coneStreamTuning.largeConeAsns;
   const few = coneStreamTuning.fewMembers;
+  // The kept count says what the statements below would find, but for the members of a cone of few, which its pages
+  // read from the list.
+  const kept = cone.memberCount ?? 0;
+  if (kept > bound) return { ...cone, coneAsns: kept };
+  if (kept > 0 && (few <= 0 || kept > few)) return cone;
   if (few > 0) {
     const members = await membersUpTo(scope, cone, few);
     if (members.length <= few)

@@ -51,6 +51,14 @@ export async function memberRecords(
   });
 }
 
+/**
+ * The cone's member rows as its ASN's row keeps them (migration 021), or 0 when the row does not say: a cone always
+ * holds its own ASN, so 0 is a row written without the count (or an ASN with no cone), and the members are counted.
+ */
+function keptMemberCount(cone: AsnConeRecord): number {
+  return Number(cone.asn.number_cone_members ?? 0);
+}
+
 /** The cones of the request as the walks need them, checked once for both lists (per record of the request). */
 const checkedCones = new WeakMap<AsnConeRecord, Promise<WalkCone>>();
 
@@ -66,6 +74,7 @@ function walkConeOf(scope: WalkScope, cone: AsnConeRecord): Promise<WalkCone> {
       asn: Number(cone.asn.asn),
       coneAsns: Number(cone.asn.cone_asns),
       conePrefixes: Number(cone.asn.cone_prefixes),
+      memberCount: keptMemberCount(cone),
     });
     checkedCones.set(cone, checked);
   }
@@ -99,6 +108,8 @@ AsnConeRef.implement({
           ...page,
           totalCount: async () => {
             if (key.members) return key.members.length;
+            const kept = keptMemberCount(cone);
+            if (kept > 0) return kept;
             const row = await context.db
               .selectFrom('cone_members')
               .select((eb) => eb.fn.countAll().as('total'))
@@ -155,17 +166,19 @@ builder.queryFields((t) => ({
       const date =
         wanted.length === 0 ? available.at(-1) : available.filter((month) => wanted.includes(month)).at(-1);
       if (!date) return null;
-      const [row, member] = await Promise.all([
-        context.loaders.asn.load({ date, id: asn }),
-        context.db
-          .selectFrom('cone_members')
-          .select('member_asn')
-          .where('date', '=', date)
-          .where('asn', '=', asn)
-          .limit(1)
-          .executeTakeFirst(),
-      ]);
-      return row && member ? { date, asn: row } : null;
+      const row = await context.loaders.asn.load({ date, id: asn });
+      if (!row) return null;
+      const cone = { date, asn: row };
+      if (keptMemberCount(cone) > 0) return cone;
+      // No count kept: whether the cone has a member row says whether there is one.
+      const member = await context.db
+        .selectFrom('cone_members')
+        .select('member_asn')
+        .where('date', '=', date)
+        .where('asn', '=', asn)
+        .limit(1)
+        .executeTakeFirst();
+      return member ? cone : null;
     },
   }),
 }));
