@@ -39,8 +39,11 @@ export interface StreamCone {
   date: string;
   asn: number;
   rank: number | null;
+  /** Its members: the count its row keeps (memberCount) where it keeps one, else cone_asns, which only estimates them. */
   coneAsns: number;
   conePrefixes: number;
+  /** Its member rows as its ASN's row keeps them (migration 021), when it keeps them. */
+  memberCount?: number;
   /** The value of the walk's one sort column, where the next chunk of the list continues after this cone. */
   sortValue?: unknown;
 }
@@ -475,7 +478,13 @@ async function groupMembers<Cone extends WalkCone>(
   group: readonly Cone[],
 ): Promise<Map<Cone, number[]>> {
   const lists = new Map<Cone, number[]>();
-  for (const [date, cones] of byMonth(group)) {
+  for (const [date, monthCones] of byMonth(group)) {
+    // A cone of one member is its own ASN: every load writes a cone with its ASN in it (CAIDA's cone files list the
+    // AS first and the parser adds it where not, a computed cone starts from it, an AS without either is its own
+    // cone). Most cones of a walk's far end are such stubs: their members need no statement.
+    const cones = monthCones.filter((cone) => cone.memberCount !== 1);
+    for (const cone of monthCones) if (cone.memberCount === 1) lists.set(cone, [cone.asn]);
+    if (cones.length === 0) continue;
     const rows = await scope.db
       .selectFrom('cone_members')
       .select(['asn', 'member_asn'])

@@ -213,6 +213,26 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
     });
   });
 
+  it('reads no member row for a cone of one member, its own ASN, by the count its row keeps', async () => {
+    // The smallest cones first: a page of stubs (cones of their own ASN alone) and a few cones of more.
+    const memberRows = new StatementCounter((tree) => tree.includes('"cone_members"'));
+    const data = await queryData<StreamPage>(throughPlugin(store.handle, memberRows), STREAM, {
+      first: 400,
+      sort: '-rank',
+    });
+    const walked = data.asnConesStream.pages;
+    const stubs = walked.filter((item) => membersOf.get(Number(item.asn.asn))?.length === 1);
+    expect(stubs.length).toBeGreaterThan(10);
+    for (const item of walked)
+      expect([item.asn.asn, item.asns.map((member) => member.asn)]).toEqual([
+        item.asn.asn,
+        // A page's last cone may be cut within its members.
+        (membersOf.get(Number(item.asn.asn)) ?? []).map(String).slice(0, item.asns.length),
+      ]);
+    const readCones = new Set(memberRows.returned.map((row) => Number(row.asn)));
+    expect(stubs.filter((item) => readCones.has(Number(item.asn.asn)))).toEqual([]);
+  });
+
   it('resumes exactly across small pages and chunk edges, with both prefix strategies', async () => {
     const largest = [...membersOf.entries()]
       .sort((a, b) => b[1].length - a[1].length)
@@ -515,64 +535,109 @@ describe.each(STORE_KINDS)('cone stream on %s', (kind) => {
    */
   async function withUnderstatedCone(
     check: (asn: number, members: number[]) => Promise<void>,
+    { keptCount }: { keptCount: boolean } = { keptCount: true },
   ): Promise<void> {
     const [asn, members] = [...membersOf.entries()].sort((a, b) => b[1].length - a[1].length)[0]!;
     coneStreamTuning.largeConeAsns = members.length - 1;
     const cone = () => store.handle.db.updateTable('asns').where('date', '=', latest).where('asn', '=', asn);
     const stored = await store.handle.db
       .selectFrom('asns')
-      .select(['cone_asns', 'cone_prefixes'])
+      .select(['cone_asns', 'cone_prefixes', 'number_cone_members'])
       .where('date', '=', latest)
       .where('asn', '=', asn)
       .executeTakeFirstOrThrow();
-    await cone().set({ cone_asns: 1, cone_prefixes: 1 }).execute();
+    expect(Number(stored.number_cone_members)).toBe(members.length);
+    // Without the kept count (0), as a row written without it reads: only the walk's reads tell the cone's size.
+    await cone()
+      .set({ cone_asns: 1, cone_prefixes: 1, ...(keptCount ? {} : { number_cone_members: 0 }) })
+      .execute();
     try {
       await check(asn, members);
     } finally {
-      await cone().set({ cone_asns: stored.cone_asns, cone_prefixes: stored.cone_prefixes }).execute();
+      await cone()
+        .set({
+          cone_asns: stored.cone_asns,
+          cone_prefixes: stored.cone_prefixes,
+          number_cone_members: stored.number_cone_members,
+        })
+        .execute();
     }
   }
 
-  it('asnCone reads a cone whose counts understate its members as the large cone it is', async () => {
-    await withUnderstatedCone(async (asn, members) => {
-      // The SQL count of a small cone's prefixes is a count of distinct ids.
-      const ask = async () => {
-        const distinctCounts = new StatementCounter(
-          (tree) => tree.includes('"AggregateFunctionNode"') && tree.includes('"distinct":true'),
-        );
-        await expectWholeCone(throughPlugin(store.handle, distinctCounts), asn);
-        return distinctCounts.executed;
-      };
-      expect(await ask()).toBe(0);
-      // Small indeed (the bound above its members): its prefixes counted in SQL.
-      coneStreamTuning.largeConeAsns = members.length;
-      expect(await ask()).toBeGreaterThan(0);
-    });
-  });
+  it.each([
+    ['with', true],
+    ['without', false],
+  ])(
+    'asnCone reads a cone whose counts understate its members as the large cone it is, %s its kept count',
+    async (_label, keptCount) => {
+      await withUnderstatedCone(
+        async (asn, members) => {
+          // The SQL count of a small cone's prefixes is a count of distinct ids.
+          const ask = async () => {
+            const distinctCounts = new StatementCounter(
+              (tree) => tree.includes('"AggregateFunctionNode"') && tree.includes('"distinct":true'),
+            );
+            await expectWholeCone(throughPlugin(store.handle, distinctCounts), asn);
+            return distinctCounts.executed;
+          };
+          expect(await ask()).toBe(0);
+          // Small indeed (the bound above its members): its prefixes counted in SQL.
+          coneStreamTuning.largeConeAsns = members.length;
+          expect(await ask()).toBeGreaterThan(0);
+        },
+        { keptCount },
+      );
+    },
+  );
 
-  it('walks a cone whose counts understate its members as the large cone it is, once a walk found it', async () => {
+  it('walks a cone whose counts understate its members as large from the first walk, by the count its row keeps', async () => {
     await withUnderstatedCone(async (asn, members) => {
-      // One handle for every walk: what a walk learns is kept per handle, as in the service.
       const memberRows = new StatementCounter((tree) => tree.includes('"cone_members"'));
-      const traced = throughPlugin(store.handle, memberRows);
-      const walkOnce = async () => {
-        const before = memberRows.rows;
-        const data = await queryData<StreamPage>(traced, STREAM, { asns: [String(asn)], first: 10000 });
-        return { data, rows: memberRows.rows - before };
-      };
-      // Read as small, whole, in a group of its own; then as large, its lists computed once; then from those lists.
-      const [first, second, third] = [await walkOnce(), await walkOnce(), await walkOnce()];
-      expect(first.rows).toBeGreaterThanOrEqual(members.length);
-      expect(third.rows).toBeLessThan(members.length);
-      expect(second.data).toEqual(first.data);
-      expect(third.data).toEqual(first.data);
-      const walked = first.data.asnConesStream.pages.flatMap((page) => page.asns.map((member) => member.asn));
+      const data = await queryData<StreamPage>(throughPlugin(store.handle, memberRows), STREAM, {
+        asns: [String(asn)],
+        first: 10000,
+        // Its own walk key: a walk's cone list is kept per key and data version, which these edits do not change.
+        sort: '-asn',
+      });
+      // Its lists computed once and kept (or kept already), never read whole as a small cone's.
+      expect(memberRows.rows).toBeLessThan(members.length);
+      const walked = data.asnConesStream.pages.flatMap((page) => page.asns.map((member) => member.asn));
       expect(walked).toEqual(members.map(String));
-      const prefixes = first.data.asnConesStream.pages.flatMap((page) =>
+      const prefixes = data.asnConesStream.pages.flatMap((page) =>
         page.prefixes.map((prefix) => `${prefix.network}/${prefix.length}`),
       );
       expect(prefixes).toEqual(conePrefixesOf(asn));
     });
+  });
+
+  it('walks a cone whose counts understate its members and whose row keeps no count as large, once a walk found it', async () => {
+    await withUnderstatedCone(
+      async (asn, members) => {
+        // One handle for every walk: what a walk learns is kept per handle, as in the service.
+        const memberRows = new StatementCounter((tree) => tree.includes('"cone_members"'));
+        const traced = throughPlugin(store.handle, memberRows);
+        const walkOnce = async () => {
+          const before = memberRows.rows;
+          const data = await queryData<StreamPage>(traced, STREAM, { asns: [String(asn)], first: 10000 });
+          return { data, rows: memberRows.rows - before };
+        };
+        // Read as small, whole, in a group of its own; then as large, its lists computed once; then from those lists.
+        const [first, second, third] = [await walkOnce(), await walkOnce(), await walkOnce()];
+        expect(first.rows).toBeGreaterThanOrEqual(members.length);
+        expect(third.rows).toBeLessThan(members.length);
+        expect(second.data).toEqual(first.data);
+        expect(third.data).toEqual(first.data);
+        const walked = first.data.asnConesStream.pages.flatMap((page) =>
+          page.asns.map((member) => member.asn),
+        );
+        expect(walked).toEqual(members.map(String));
+        const prefixes = first.data.asnConesStream.pages.flatMap((page) =>
+          page.prefixes.map((prefix) => `${prefix.network}/${prefix.length}`),
+        );
+        expect(prefixes).toEqual(conePrefixesOf(asn));
+      },
+      { keptCount: false },
+    );
   });
 
   it("asnCone reads a small cone's members once for its pages and counts", async () => {

@@ -63,7 +63,35 @@ function coneSeekTerm(keys: readonly SortKey[]): SeekTerm | null {
 }
 
 /** The columns of a cone besides its month, its ASN and the sort column. */
-const CONE_COLUMNS = ['rank', 'cone_asns', 'cone_prefixes'];
+const CONE_COLUMNS = ['rank', 'cone_asns', 'cone_prefixes', 'number_cone_members'];
+
+/** A row of a walk's cone list, as its columns (CONE_COLUMNS) give it. */
+interface ConeRow {
+  date: string;
+  asn: number | string;
+  rank: number | string | null;
+  cone_asns: number | string;
+  cone_prefixes: number | string;
+  number_cone_members: number | string;
+}
+
+/**
+ * A cone of the walk's list: its size the members its row keeps (migration 021), exact, where it keeps them; else
+ * cone_asns, which may come from CAIDA's files and only estimates them (a cone it understates is found large later,
+ * coneSource.ts's UnderstatedCones).
+ */
+function streamCone(row: ConeRow, sortValue: unknown): StreamCone {
+  const memberCount = Number(row.number_cone_members);
+  return {
+    date: String(row.date),
+    asn: Number(row.asn),
+    rank: row.rank == null ? null : Number(row.rank),
+    coneAsns: memberCount > 0 ? memberCount : Number(row.cone_asns),
+    conePrefixes: Number(row.cone_prefixes),
+    ...(memberCount > 0 ? { memberCount } : {}),
+    sortValue,
+  };
+}
 
 /**
  * The chunks of an unfiltered walk over several months in one sort column (`term`): the first read as one arm a month,
@@ -127,15 +155,8 @@ function seekingConeChunks(
           CONE_COLUMNS,
         )
       : monthsFirstPage(db, ranges, columns, order, limit, CONE_COLUMNS);
-    const rows = (await page.execute()) as Record<string, unknown>[];
-    return rows.map((row) => ({
-      date: String(row.date),
-      asn: Number(row.asn),
-      rank: row.rank == null ? null : Number(row.rank),
-      coneAsns: Number(row.cone_asns),
-      conePrefixes: Number(row.cone_prefixes),
-      sortValue: row[term.column],
-    }));
+    const rows = (await page.execute()) as (ConeRow & Record<string, unknown>)[];
+    return rows.map((row) => streamCone(row, row[term.column]));
   };
 }
 
@@ -359,7 +380,7 @@ builder.queryFields((t) => ({
         const seekColumn = coneSeekTerm(chunkKeys)?.column;
         const chunkOf = (values: ConesQueryValues, limit: unknown, offset: unknown) =>
           conesQuery(context, chunkFilters, values)
-            .select(['a.date', 'a.asn', 'a.rank', 'a.cone_asns', 'a.cone_prefixes'])
+            .select(['a.date', 'a.asn', 'a.rank', 'a.cone_asns', 'a.cone_prefixes', 'a.number_cone_members'])
             .$if(seekColumn !== undefined, (query) =>
               query.select(sql.ref(`a.${seekColumn}`).as('sort_value')),
             )
@@ -388,14 +409,7 @@ builder.queryFields((t) => ({
           if (chunkFilters.months.length === 0) return [];
           const chunkLimit = compiled ? compiledLimit(context.dialect, limit, limitPlaceholder) : null;
           const rows = chunkLimit
-            ? await context.compiled<{
-                date: string;
-                asn: number | string;
-                rank: number | string | null;
-                cone_asns: number | string;
-                cone_prefixes: number | string;
-                sort_value?: unknown;
-              }>(
+            ? await context.compiled<ConeRow & { sort_value?: unknown }>(
                 `${shape}${chunkLimit.shape}`,
                 'asns',
                 () => chunkOf(placeholderValues, chunkLimit.bound, offsetPlaceholder),
@@ -410,14 +424,7 @@ builder.queryFields((t) => ({
                 [values.months, values.seen, values.asns, limit, offset],
               )
             : await chunkOf(values, limit, offset).execute();
-          return rows.map((row) => ({
-            date: row.date,
-            asn: Number(row.asn),
-            rank: row.rank == null ? null : Number(row.rank),
-            coneAsns: Number(row.cone_asns),
-            conePrefixes: Number(row.cone_prefixes),
-            sortValue: (row as { sort_value?: unknown }).sort_value,
-          }));
+          return rows.map((row) => streamCone(row, (row as { sort_value?: unknown }).sort_value));
         };
       };
       // Every cone of several months in an order that starts with the month: month by month (monthByMonth.ts).

@@ -16,6 +16,8 @@ import type { DatabaseHandle } from '@asrank/db';
 export class StatementCounter implements KyselyPlugin {
   executed = 0;
   rows = 0;
+  /** The rows of every statement counted, in the order they came. */
+  readonly returned: UnknownRow[] = [];
   private readonly counted = new WeakSet<object>();
   constructor(private readonly counts?: (tree: string) => boolean) {}
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
@@ -27,6 +29,7 @@ export class StatementCounter implements KyselyPlugin {
     if (!this.counts || this.counted.has(args.queryId)) {
       this.executed += 1;
       this.rows += args.result.rows.length;
+      this.returned.push(...args.result.rows);
     }
     return args.result;
   }
