@@ -26,6 +26,9 @@ import {
   type SeekTerm,
 } from './pageBookmarks';
 
+/** Lets tests compare a page started from the threshold's later bookmarks of its value with one started before them. */
+export const monthsBookmarksTuning = { withinTies: true };
+
 /** One month's range of the list, its records in the order's sort column then key (`term` must be set). */
 export interface MonthSeekRange {
   month: string;
@@ -272,11 +275,30 @@ export async function monthsBookmarkStart(
       return bracketCount(db, month, monthIndex, from, found).then((bracket) => notAfter * step + bracket);
     }),
   );
-  const notAfterThresholdTotal = counts.reduce((sum, count) => sum + count, 0);
+  let notAfterThresholdTotal = counts.reduce((sum, count) => sum + count, 0);
+  // The threshold was placed by the bookmarks' bounds, which leave up to a step of doubt a month, so the rest of the
+  // offset may be months x step, and every arm reads that far. Within a value the months' order keeps each month's ties
+  // together (value, then month, then key): the threshold's later bookmarks of its own value leave every other month's
+  // count as it is, and each adds exactly a step of its own month. Moved along them, the arms start that much nearer
+  // the page (12 generated months of `asns` by `-cone.numberAsns` at offset 817,806, deep in the ties at one member:
+  // the merge read ~12 x 3,000 rows, 12 ms of PostgreSQL's; docs/performance.md, sixty-fifth round).
+  const own = known[found.monthIndex]!.bookmarks;
+  let moved = thresholdIndex;
+  while (
+    monthsBookmarksTuning.withinTies &&
+    offset - notAfterThresholdTotal >= step &&
+    moved + 1 < own.length &&
+    compareValues(own[moved + 1]!.value, found.bookmark.value) === 0
+  ) {
+    moved += 1;
+    notAfterThresholdTotal += step;
+  }
+  const startAfter =
+    moved === thresholdIndex ? found : { monthIndex: found.monthIndex, bookmark: own[moved]! };
   // The arms stop at the page's end too: cut at the rest of the offset plus the page alone, they read months times that
   // (12 months of `asns` by a numeric column at offset 817,806 on PostgreSQL: ~23,000 rows, 35-100 ms).
   const end = pointReaching(term, step, known, offset + limit);
-  return { threshold: found, skip: offset - notAfterThresholdTotal, end };
+  return { threshold: startAfter, skip: offset - notAfterThresholdTotal, end };
 }
 
 /** An arm's columns, as pageAfter selects them (the sort column may be the key itself), and `carried` ones. */
@@ -305,7 +327,8 @@ export function monthsPageAfter(
       ? { ...monthRange, range: monthRange.range.where(notAfterEnd(term, monthIndex, end)) }
       : monthRange;
     if (monthIndex === start.threshold.monthIndex)
-      return pageAfter(range, start.threshold.bookmark, reach, 0, carried);
+      // Its statement is planned once, generically (a named merge, monthArms.ts): the bookmark's tie by equality.
+      return pageAfter(range, start.threshold.bookmark, reach, 0, carried, { tieByEquality: true });
     return range.range
       .where(afterThreshold(range.term, monthIndex, start.threshold))
       .select(armColumns(range, carried))

@@ -6,8 +6,13 @@
 import { graphql } from 'graphql';
 import { createContext, createSchema, createStoreFacts, type StoreFacts } from '../src';
 import { monthArmsTuning } from '../src/monthArms';
-import { compareByteOrder } from '../src/monthsBookmarks';
-import { pageBookmarksTuning } from '../src/pageBookmarks';
+import {
+  compareByteOrder,
+  monthsBookmarkStart,
+  monthsBookmarksTuning,
+  type MonthSeekRange,
+} from '../src/monthsBookmarks';
+import { PageBookmarks, pageBookmarksTuning } from '../src/pageBookmarks';
 import { LOAD_TIMEOUT_MS, withLoadedStore, STORE_KINDS, type LoadedStore } from './support/store';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
@@ -51,7 +56,13 @@ const LISTS = {
 describe.each(STORE_KINDS)('deep pages of ASNs and organizations from bookmarks, on %s', (kind) => {
   let store: LoadedStore;
 
-  withLoadedStore(kind, (opened) => (store = opened), monthArmsTuning, pageBookmarksTuning);
+  withLoadedStore(
+    kind,
+    (opened) => (store = opened),
+    monthArmsTuning,
+    pageBookmarksTuning,
+    monthsBookmarksTuning,
+  );
 
   const page = async (
     facts: StoreFacts,
@@ -241,6 +252,50 @@ describe.each(STORE_KINDS)('deep pages of ASNs and organizations from bookmarks,
         }
     }
     expect(compared).toBeGreaterThan(4 * 7 * 5);
+  });
+
+  it("starts a deep page in a tie from the threshold month's later bookmarks of its value, nearer the page", async () => {
+    // ASNs over every month by descending cone: most of each month ties at the smallest cones, and the months' order
+    // keeps each month's ties together, so a page deep in them lies in one month's bookmarks of one value.
+    const months = [...store.dates].sort();
+    const bookmarks = new PageBookmarks({ step: STEP, waitedHops: Number.MAX_SAFE_INTEGER });
+    const ranges: MonthSeekRange[] = months.map((month) => ({
+      month,
+      range: {
+        db: store.handle.db,
+        dialect: store.handle.dialect,
+        range: store.handle.db.selectFrom('asns').where('date', '=', month),
+        keyColumns: ['asn'],
+        term: { column: 'cone_asns', direction: 'desc' },
+        bookmarks,
+        step: STEP,
+        scope: `ties\u0000${month}`,
+      },
+    }));
+    const [{ total, tied }] = (await store.handle.db
+      .selectFrom('asns')
+      .select((eb) => [
+        eb.fn.countAll<number>().as('total'),
+        eb.fn.sum<number>(eb.case().when('cone_asns', '=', 1).then(1).else(0).end()).as('tied'),
+      ])
+      .where('date', 'in', months)
+      .execute()) as [{ total: number | string; tied: number | string }];
+    const firstTied = Number(total) - Number(tied);
+    expect(Number(tied)).toBeGreaterThan(20 * STEP * months.length);
+    const skips: { offset: number; before: number; after: number }[] = [];
+    for (let offset = firstTied + 2 * STEP; offset < Number(total) - 20; offset += 7) {
+      monthsBookmarksTuning.withinTies = false;
+      const before = await monthsBookmarkStart(store.handle.db, ranges, offset, 10);
+      monthsBookmarksTuning.withinTies = true;
+      const after = await monthsBookmarkStart(store.handle.db, ranges, offset, 10);
+      expect(after).not.toBeNull();
+      skips.push({ offset, before: before!.skip, after: after!.skip });
+    }
+    // Never further from the page, and within a step of it wherever the threshold's month goes on in the tie.
+    expect(skips.filter(({ before, after }) => after > before)).toEqual([]);
+    expect(skips.filter(({ before, after }) => after < before).length).toBeGreaterThan(skips.length / 2);
+    expect(skips.filter(({ after }) => after < STEP).length).toBeGreaterThan(skips.length / 2);
+    // The pages read from either start are the same (the other tests compare every deep page with one statement's).
   });
 
   it('compares text in byte order, as both dialects do', () => {
