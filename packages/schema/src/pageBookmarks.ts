@@ -197,19 +197,31 @@ export interface SeekRange {
   /** The record key's columns, compared in this order (numbers or byte-ordered text, the same on both dialects). */
   keyColumns: readonly string[];
   term: SeekTerm | null;
+  /**
+   * With no term: a column every record of the range holds null in (links without a path count), named first in the
+   * order. PostgreSQL derives no order from an `is null` index condition, so by the key alone it read such a range
+   * through the primary key and each record's row (the generated month's 408,577 links without a path count: 155 ms
+   * against 81 from the column's covering index, and every hop 1,024 rows); SQLite reads it from that index either way.
+   */
+  nullLead?: SeekTerm;
   bookmarks: PageBookmarks;
   /** Keys between this order's bookmarks (the same for every page of the order). */
   step: number;
   scope: string;
 }
 
-/** The range's order: its sort column, then the record key ascending. */
-export function seekOrder(range: Pick<SeekRange, 'keyColumns' | 'term'>): RawBuilder<unknown> {
+/** One column of an order, as its index declares it. */
+export function termOrder(term: SeekTerm): RawBuilder<unknown> {
+  const direction = term.direction === 'desc' ? sql`desc` : sql`asc`;
+  const nulls = term.nullsLast ? sql` nulls last` : sql``;
+  return sql`${sql.ref(term.column)} ${direction}${nulls}`;
+}
+
+/** The range's order: its sort column (or its null lead), then the record key ascending. */
+export function seekOrder(range: Pick<SeekRange, 'keyColumns' | 'term' | 'nullLead'>): RawBuilder<unknown> {
   const key = sql.join(range.keyColumns.map((column) => sql`${sql.ref(column)} asc`));
-  if (!range.term) return key;
-  const direction = range.term.direction === 'desc' ? sql`desc` : sql`asc`;
-  const nulls = range.term.nullsLast ? sql` nulls last` : sql``;
-  return sql`${sql.ref(range.term.column)} ${direction}${nulls}, ${key}`;
+  const lead = range.term ?? range.nullLead;
+  return lead ? sql`${termOrder(lead)}, ${key}` : key;
 }
 
 /** `key > from` over the record key's columns (a row value when there are several). */
@@ -613,6 +625,7 @@ export function pageAfter(
 ) {
   const names = new Set(['date', ...range.keyColumns]);
   if (range.term) names.add(range.term.column);
+  if (range.nullLead) names.add(range.nullLead.column);
   for (const column of carried) names.add(column);
   // Plain column names, not aliases: the result's columns are named as the table's.
   const columns = [...names] as never[];

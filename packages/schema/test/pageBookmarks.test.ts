@@ -596,6 +596,96 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
     }
   });
 
+  if (kind === 'postgres') {
+    it("reads the links without a path count, and those without a correction, from that column's index", async () => {
+      linkPageTuning.keyedPageMinOffset = 0;
+      // Every third link without a path count; loads write no correction, so no link of the month has one.
+      await store.handle.db
+        .updateTable('asn_links')
+        .set({
+          number_paths: sql<number | null>`case when (asn0 + asn1) % 3 = 0 then null else asn0 % 9 end`,
+        })
+        .where('date', '=', latest)
+        .execute();
+      type Compiled = { sql: string; parameters: readonly unknown[] };
+      /**
+       * The statements Kysely runs, with their parameters, to be explained after the pages. A query is compiled as
+       * it is built; its subqueries are built too, but only the statement that runs gets a result.
+       */
+      class RunStatements implements KyselyPlugin {
+        readonly statements: Compiled[] = [];
+        private readonly built = new Map<unknown, Compiled>();
+        constructor(private readonly compile: (args: PluginTransformQueryArgs) => Compiled) {}
+        transformQuery(args: PluginTransformQueryArgs) {
+          this.built.set(args.queryId, this.compile(args));
+          return args.node;
+        }
+        async transformResult({ result, queryId }: PluginTransformResultArgs) {
+          const run = this.built.get(queryId);
+          if (run) this.statements.push(run);
+          return result;
+        }
+      }
+      const executor = store.handle.db.getExecutor();
+      const recorder = new RunStatements(({ node, queryId }) => executor.compileQuery(node, queryId));
+      // Kysely's statements only: the handle's own pools would send the named ones past the recorder.
+      const handle = {
+        ...store.handle,
+        db: store.handle.db.withPlugin(recorder),
+        postgres: undefined,
+        postgresPipelined: undefined,
+      };
+      const links = await storedLinks();
+      const client = await store.handle.postgres!.connect();
+      try {
+        // Plans as on a month of full size, where a sequential scan and a sort of every link cost the most: the
+        // order must come from an index, and reading the null range by the pair alone took the primary key's.
+        await client.query('set enable_seqscan = off');
+        await client.query('set enable_sort = off');
+        for (const [sort, column] of [
+          ['-numberPaths', 'number_paths'],
+          ['correctedBy', 'corrected_by'],
+        ] as const) {
+          recorder.statements.length = 0;
+          // A far first page (its bookmarks read in one statement in the background), then one from them.
+          const facts = createStoreFacts(handle, undefined, { step: STEP, linkStep: STEP, waitedHops: 0 });
+          const deep = links.length - 4;
+          for (const offset of [deep, deep - STEP]) {
+            const result = await graphql({
+              schema,
+              source: `{ asnLinks(first: 2, offset: ${offset}, sort: "${sort}") { edges { node { asn0 { asn } } } } }`,
+              contextValue: createContext(handle, { facts }),
+            });
+            expect(result.errors).toBeUndefined();
+            await facts.pageBookmarks.settled();
+          }
+          expect(facts.pageBookmarks.count()).toBeGreaterThan(0);
+          const nullRange = recorder.statements.filter((statement) =>
+            statement.sql.includes(`"${column}" is null`),
+          );
+          // The plain OFFSET, the bookmarks' recursive read and the page after a bookmark.
+          expect(nullRange.map((statement) => /with recursive/.test(statement.sql))).toContain(true);
+          expect(nullRange.length).toBeGreaterThanOrEqual(3);
+          for (const statement of nullRange) {
+            const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(
+              `explain (format json) ${statement.sql}`,
+              statement.parameters as unknown[],
+            );
+            const plan = JSON.stringify(rows[0]!['QUERY PLAN']);
+            expect({ sort, sql: statement.sql, primaryKey: plan.includes('"asn_links_pk"') }).toEqual({
+              sort,
+              sql: statement.sql,
+              primaryKey: false,
+            });
+            expect(plan).toContain(`"Index Name":"asn_links_date_canonical_${column}`);
+          }
+        }
+      } finally {
+        client.release();
+      }
+    });
+  }
+
   it('keeps the plain offset, and no bookmarks, for a month with an unranked link', async () => {
     const links = await storedLinks();
     const [unranked] = links;
