@@ -13,7 +13,7 @@ import { openDatabase } from '@asrank/db';
 import { createContext, createSchema, createStoreFacts, linkPageTuning, type StoreFacts } from '../src';
 import { asnColumnTuning } from '../src/asnColumns';
 import { monthArmsTuning } from '../src/monthArms';
-import { pageBookmarksTuning } from '../src/pageBookmarks';
+import { pageBookmarksTuning, sortsOnlyLimits, type PlanNode } from '../src/pageBookmarks';
 import {
   LOAD_TIMEOUT_MS,
   reloadThinned,
@@ -147,6 +147,35 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
     // The deep pages really were read from bookmarks: a full month's worth for each of the four one-column sorts.
     expect(facts.pageBookmarks.count()).toBeGreaterThan(4 * Math.floor(rows.length / STEP) - 8);
   });
+
+  if (kind === 'postgres') {
+    it.each(['hops', 'numbered'] as const)(
+      'reads the bookmarks a far first page leaves to the background %s, as every page then shows',
+      async (bulkRead) => {
+        const rows = await storedRows();
+        try {
+          pageBookmarksTuning.bulkRead = bulkRead;
+          for (const { sort, compare } of ORDERS) {
+            const expected = [...rows].sort(compare).map((row) => row.asn);
+            // No page waits for a hop: the first far page leaves every bookmark to one statement.
+            const facts = createStoreFacts(store.handle, undefined, { step: STEP, waitedHops: 0 });
+            const far = rows.length - 3;
+            expect(await page(facts, sort, 3, far)).toEqual(expected.slice(far, far + 3));
+            await facts.pageBookmarks.settled();
+            expect(facts.pageBookmarks.count()).toBeGreaterThan(0);
+            for (const offset of offsetsFor(rows.length))
+              expect({ sort, offset, asns: await page(facts, sort, STEP + 1, offset) }).toEqual({
+                sort,
+                offset,
+                asns: expected.slice(offset, offset + STEP + 1),
+              });
+          }
+        } finally {
+          pageBookmarksTuning.bulkRead = 'planned';
+        }
+      },
+    );
+  }
 
   /** The latest month's organization ids in byte order (ASCII here), as the store's keys compare. */
   const storedOrgIds = async () =>
@@ -660,11 +689,14 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
             await facts.pageBookmarks.settled();
           }
           expect(facts.pageBookmarks.count()).toBeGreaterThan(0);
-          const nullRange = recorder.statements.filter((statement) =>
-            statement.sql.includes(`"${column}" is null`),
+          // The plain OFFSET, the bookmarks' read from the start (as hops or numbered, whichever its plan allows)
+          // and the page after a bookmark; not the read's own plan.
+          const nullRange = recorder.statements.filter(
+            (statement) => statement.sql.includes(`"${column}" is null`) && !/^explain/.test(statement.sql),
           );
-          // The plain OFFSET, the bookmarks' recursive read and the page after a bookmark.
-          expect(nullRange.map((statement) => /with recursive/.test(statement.sql))).toContain(true);
+          expect(nullRange.some((statement) => /with recursive|row_number\(\)/.test(statement.sql))).toBe(
+            true,
+          );
           expect(nullRange.length).toBeGreaterThanOrEqual(3);
           for (const statement of nullRange) {
             const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(
@@ -708,5 +740,27 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
     const keyed = await Promise.all(offsets.map((offset) => linkPage(facts, 7, offset)));
     expect(keyed).toEqual(skipped);
     expect(facts.pageBookmarks.count()).toBe(0);
+  });
+});
+
+describe('which plans of a recursive bookmark read sort only a hop at a time', () => {
+  const scan: PlanNode = { 'Node Type': 'Index Only Scan' };
+  const limited = (...plans: PlanNode[]): PlanNode => ({ 'Node Type': 'Limit', Plans: plans });
+  /** A hop as PostgreSQL plans it: the tie's rows sorted under their LIMIT, merged with the range after it. */
+  const hop = (after: PlanNode): PlanNode => ({
+    'Node Type': 'Merge Append',
+    Plans: [{ 'Node Type': 'Sort', Plans: [limited(scan)] }, limited(after)],
+  });
+  const recursive = (after: PlanNode) =>
+    limited({
+      'Node Type': 'Recursive Union',
+      Plans: [limited(scan), { 'Node Type': 'Nested Loop', Plans: [hop(after)] }],
+    });
+
+  it("accepts sorts of a LIMIT's rows, and refuses an Incremental Sort or a sort of a whole scan anywhere", () => {
+    expect(sortsOnlyLimits(recursive(scan))).toBe(true);
+    expect(sortsOnlyLimits(recursive({ 'Node Type': 'Incremental Sort', Plans: [scan] }))).toBe(false);
+    expect(sortsOnlyLimits(recursive({ 'Node Type': 'Sort', Plans: [scan] }))).toBe(false);
+    expect(sortsOnlyLimits(limited({ 'Node Type': 'Sort', Plans: [limited(scan)] }))).toBe(true);
   });
 });
