@@ -257,12 +257,21 @@ function valuedStretches<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>,
 
 /**
  * Over several months (bookmarks at hand), the client's order as one nullable column (`rank`), which sorts its nulls
- * last in both directions: its records with a value then read as seekableOverMonths reads a non-null column.
+ * last in both directions: its records with a value then read as seekableOverMonths reads a non-null column. A column
+ * with many ties descends `nulls last`, as its own descending index is declared (valuedStretches): as `source desc`,
+ * PostgreSQL read the ascending index backwards and sorted each source's ASNs by ASN, a month's bookmarks read by
+ * numbering 0.3 s a month, and each page's arms sorted the next source's records (docs/performance.md, sixty-sixth
+ * round).
  */
 function nullableOverMonths<TB extends ListTable, Row>(spec: ListPageSpec<TB, Row>): SeekTerm | undefined {
   const target = spec.keys.length === 1 ? spec.columns[spec.keys[0]!.key] : undefined;
   if (!spec.monthQuery || !target?.nullable || spec.order.unique[0]?.key !== 'date') return undefined;
-  return { column: target.column, direction: spec.keys[0]!.direction };
+  const { direction } = spec.keys[0]!;
+  return {
+    column: target.column,
+    direction,
+    nullsLast: direction === 'desc' && !target.fewTies ? true : undefined,
+  };
 }
 
 /**
