@@ -491,6 +491,14 @@ builder.queryFields((t) => ({
       const recordTotals = monthTotals(context, 'asns', { seen: args.seen, name: undefined }, monthRecords);
       // Every record (or the seen ones) over several months in an order that starts with the month: month by month
       // (monthByMonth.ts).
+      // Several months without a name filter: the sum of the months' totals; with one (its candidates are the months'
+      // together), the total over the months, kept whole (monthListScope names the months).
+      const totalCount =
+        months.length > 1 && asnFilter === null && args.name == null
+          ? () => recordTotals.sum(months)
+          : () => listTotal(context, query, totalScope);
+      // Only the total asked (no edges, no pageInfo): no page is read.
+      if (!connectionNeeds(info).nodes) return { nodes: [], totalCount, ...page };
       let nodes: AsnRow[];
       if (asnFilter === null && args.name == null && readsMonthByMonth(months, keys)) {
         const walk = monthWalkOf(months, keys, { key: 'asn', direction: 'asc' });
@@ -503,12 +511,6 @@ builder.queryFields((t) => ({
             pageIn([month], monthRecords(month), walk.monthKeys, false, limit, offset),
         );
       } else nodes = await pageIn(months, query, keys, historic, page.first, page.offset);
-      // Several months without a name filter: the sum of the months' totals; with one (its candidates are the months'
-      // together), the total over the months, kept whole (monthListScope names the months).
-      const totalCount =
-        months.length > 1 && asnFilter === null && args.name == null
-          ? () => recordTotals.sum(months)
-          : () => listTotal(context, query, totalScope);
       return { nodes, totalCount, ...page };
     },
   }),

@@ -27,6 +27,7 @@ import { placeholderAsn } from './asn';
 import { memberKey } from './asnCone';
 import {
   type ConnectionNeeds,
+  connectionNeeds,
   coversColumns,
   selectedAsnColumns,
   selectedAsnColumnsAt,
@@ -1208,6 +1209,18 @@ builder.queryFields((t) => ({
         linksQuery(dateIn(context.dialect, 'date', [month])),
       );
       // Every link over several months in an order that starts with the month: month by month (monthByMonth.ts).
+      // Several months: the sum of the months' totals. One AS's links: the counts its rows keep.
+      const totalCount =
+        everyLink && months.length > 1
+          ? () => linkTotals.sum(months)
+          : asn !== null && asnList === null && linkPageTuning.keptAsnLinkCounts
+            ? () =>
+                keptAsnLinkTotal(context, asn, months, (rowless) =>
+                  countRows(linksQuery(dateIn(context.dialect, 'date', rowless))),
+                )
+            : () => listTotal(context, query, everyLink ? monthListScope('asn_links', months, {}) : null);
+      // Only the total asked (no edges, no pageInfo): no page is read.
+      if (!connectionNeeds(info).nodes) return { nodes: [], totalCount, ...page };
       let nodes: AsnLinkRow[];
       const blocks = everyLink ? relationshipBlocks(keys, months) : null;
       const nullableColumn = everyLink && months.length > 1 ? nullableColumnAlone(keys) : null;
@@ -1271,16 +1284,6 @@ builder.queryFields((t) => ({
           (month, limit, offset) => linksPage([month], walk.monthKeys, false, limit, offset),
         );
       } else nodes = await linksPage(months, keys, historic, page.first, page.offset);
-      // Several months: the sum of the months' totals. One AS's links: the counts its rows keep.
-      const totalCount =
-        everyLink && months.length > 1
-          ? () => linkTotals.sum(months)
-          : asn !== null && asnList === null && linkPageTuning.keptAsnLinkCounts
-            ? () =>
-                keptAsnLinkTotal(context, asn, months, (rowless) =>
-                  countRows(linksQuery(dateIn(context.dialect, 'date', rowless))),
-                )
-            : () => listTotal(context, query, everyLink ? monthListScope('asn_links', months, {}) : null);
       return { nodes, totalCount, ...page };
     },
   }),

@@ -223,7 +223,7 @@ builder.queryFields((t) => ({
       dateStart: t.arg.string(),
       dateEnd: t.arg.string(),
     },
-    resolve: async (_root, args, context): Promise<ConnectionPage<OrganizationRow>> => {
+    resolve: async (_root, args, context, info): Promise<ConnectionPage<OrganizationRow>> => {
       const page = pageOf(args);
       const interval = intervalOf(args);
       const historic = interval !== null;
@@ -303,6 +303,14 @@ builder.queryFields((t) => ({
         { seen: args.seen, name: undefined },
         (month) => seenAsAsked(monthQuery(dateIn(context.dialect, 'date', [month]))),
       );
+      // Several months without a name filter: the sum of the months' totals; with one (its candidates are the months'
+      // together), the total over the months, kept whole (monthListScope names the months).
+      const totalCount =
+        months.length > 1 && args.name == null
+          ? () => organizationTotals.sum(months)
+          : () => listTotal(context, query, totalScope);
+      // Only the total asked (no edges, no pageInfo): no page is read.
+      if (!connectionNeeds(info).nodes) return { nodes: [], totalCount, ...page };
       let nodes: OrganizationRow[];
       if (args.name == null && readsMonthByMonth(months, keys)) {
         const walk = monthWalkOf(months, keys, { key: 'orgId', direction: 'asc' });
@@ -314,12 +322,6 @@ builder.queryFields((t) => ({
           (month, limit, offset) => pageIn([month], walk.monthKeys, false, limit, offset),
         );
       } else nodes = await pageIn(months, keys, historic, page.first, page.offset);
-      // Several months without a name filter: the sum of the months' totals; with one (its candidates are the months'
-      // together), the total over the months, kept whole (monthListScope names the months).
-      const totalCount =
-        months.length > 1 && args.name == null
-          ? () => organizationTotals.sum(months)
-          : () => listTotal(context, query, totalScope);
       return { nodes, totalCount, ...page };
     },
   }),
