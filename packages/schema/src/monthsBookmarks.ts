@@ -331,7 +331,7 @@ export function monthsPageAfter(
       : monthRange;
     if (monthIndex === start.threshold.monthIndex)
       // Its statement is planned once, generically (a named merge, monthArms.ts): the bookmark's tie by equality.
-      return pageAfter(range, start.threshold.bookmark, reach, 0, carried);
+      return pageAfter(range, start.threshold.bookmark, reach, 0, carried, { tieByEquality: true });
     const after = range.range.where(afterThreshold(range.term, monthIndex, start.threshold));
     // Said by equality too: bounded on both sides, the generic plan read the month's whole tie backwards and sorted
     // it (a page running from one month's tie into the next: 77,749 rows, 35 ms; docs/performance.md, sixty-fifth

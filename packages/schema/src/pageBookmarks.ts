@@ -235,21 +235,24 @@ function keyAfter(range: Pick<SeekRange, 'keyColumns'>, from: readonly unknown[]
 export function rangesAfter(
   range: Pick<SeekRange, 'range' | 'keyColumns' | 'term' | 'dialect'>,
   from: Bookmark | null,
+  { tieByEquality = range.dialect !== 'postgres' }: { tieByEquality?: boolean } = {},
 ): RangeQuery[] {
   if (!from) return [range.range];
   if (!range.term) return [range.range.where(keyAfter(range, from.key))];
   const column = sql.ref(range.term.column);
   const after = range.term.direction === 'desc' ? sql`<` : sql`>`;
-  // The bookmark's tie by equality, on both dialects. Written as a closed range (`>= v and <= v`), PostgreSQL kept the
-  // column in the order its index scan gives, so no sort of the tie's rows sat under the merge of the parts (the
-  // forty-fifth round); but a statement planned once, generically, cannot tell a closed range of one value from a wide
-  // one, and read the narrow ascending index backwards, sorting the month's whole tie to give its first rows: a page
-  // of ASNs among the 44,120 of cone size 1 took 22-25 ms (W2's pages, half of which fall there), 1.1 by equality;
-  // the months' merge 14 ms for 15,538 rows. By equality the merge sorts at most the page's reach of the tie's rows,
-  // and planned per call it costs what the closed range did (0.5-1.4 ms either way; docs/performance.md, forty-fifth,
-  // sixty-fifth and sixty-sixth rounds).
+  // PostgreSQL drops a column compared with `=` from the order its subquery's rows come in, so the Merge Append over
+  // the parts sorted the tie's rows again (up to 355 of them, a third of a page's time on the server); compared as a
+  // closed range, the column stays in the order and the index scan feeds the merge as it is (docs/performance.md,
+  // forty-fifth round). A statement planned once, generically, cannot tell a closed range of one value from a wide
+  // one: where its index scan gives the order only with a sort (the months' merge, whose arms read the narrow
+  // ascending index backwards), it sorted the bookmark's whole tie of the month to keep the first rows (15,538 rows,
+  // 14 ms, for a page of 237); there `tieByEquality` keeps the tie's rows in key order from the index itself.
+  const tie = tieByEquality
+    ? sql<boolean>`${column} = ${from.value}`
+    : sql<boolean>`${column} >= ${from.value} and ${column} <= ${from.value}`;
   return [
-    range.range.where(sql<boolean>`${column} = ${from.value}`).where(keyAfter(range, from.key)),
+    range.range.where(tie).where(keyAfter(range, from.key)),
     range.range.where(sql<boolean>`${column} ${after} ${from.value}`),
   ];
 }
@@ -398,7 +401,7 @@ function hopsFromStart(range: SeekRange, wanted: number): RawBuilder<NumberedBoo
     key: range.keyColumns.map((_column, index) => sql.ref(`hops.key_${index}`)),
   };
   const next = range.db
-    .selectFrom(pageAfter(range, last, 1, range.step - 1).as('hop'))
+    .selectFrom(pageAfter(range, last, 1, range.step - 1, [], { tieByEquality: true }).as('hop'))
     .select([...bookmarkColumns(range), sql<number>`${sql.ref('hops.ordinal')} + 1`.as('ordinal')]);
   return sql<NumberedBookmarkRow>`with recursive hops as ((${first}) union all
     (select next.* from hops cross join lateral (${next}) as next)) select * from hops limit ${wanted}`;
@@ -678,6 +681,7 @@ export function pageAfter(
   limit: PageBound,
   skip: PageBound,
   carried: readonly string[] = [],
+  tie: { tieByEquality?: boolean } = {},
 ) {
   const names = new Set(['date', ...range.keyColumns]);
   if (range.term) names.add(range.term.column);
@@ -691,7 +695,7 @@ export function pageAfter(
   // such part again (12% slower).
   const reach =
     typeof limit === 'number' && typeof skip === 'number' ? limit + skip : sql<number>`${limit} + ${skip}`;
-  const [first, ...rest] = rangesAfter(range, from).map((part, partIndex) => {
+  const [first, ...rest] = rangesAfter(range, from, tie).map((part, partIndex) => {
     const ordered = part.select(columns);
     if (range.dialect === 'sqlite') return ordered;
     return range.db

@@ -348,9 +348,8 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
           { afterBookmark: false, limit: true, generic: 3, custom: 0 },
           { afterBookmark: true, limit: true, generic: 3, custom: 0 },
         ]);
-        // The deep page merges its two index ranges, each cut by its LIMIT: the tie's range is read by equality, so
-        // its rows come in key order from the index and whatever sorts them sorts that LIMIT's rows, never the tie
-        // (as a closed range the generic plan read the month's whole tie backwards and sorted it).
+        // The deep page merges its two index ranges as they come: the tie's range keeps the sort column in its order
+        // (compared as a closed range, not with `=`), so no Sort of its rows sits under the Merge Append.
         const deepPage = prepared.rows.find(
           (row) => /"org_name"/.test(row.statement) && /union all/.test(row.statement),
         )!.statement;
@@ -365,12 +364,7 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
           );
           const nodeTypes = JSON.stringify(plans[0]!['QUERY PLAN']).match(/"Node Type":"[^"]+"/g);
           expect(nodeTypes).toContain('"Node Type":"Merge Append"');
-          expect(deepPage).toMatch(/"cone_asns" = \$\d+/);
-          const sortsOverWholeRanges = (node: PlanNode): number =>
-            (node['Node Type'] === 'Sort' && node.Plans?.[0]?.['Node Type'] !== 'Limit' ? 1 : 0) +
-            (node.Plans ?? []).reduce((sum, child) => sum + sortsOverWholeRanges(child), 0);
-          const [explained] = plans[0]!['QUERY PLAN'] as { Plan: PlanNode }[];
-          expect(sortsOverWholeRanges(explained!.Plan)).toBe(0);
+          expect(nodeTypes).not.toContain('"Node Type":"Sort"');
           await client.query('deallocate deep_page');
         } finally {
           client.release();
