@@ -443,7 +443,10 @@ describe('internal errors', () => {
 
   it('keeps errors the same once a repeated query runs JIT-compiled', async () => {
     for (let round = 0; round < 4; round += 1) {
-      const internal = await graphql(broken.baseUrl, '{ organizations(first: 1) { totalCount } }');
+      const internal = await graphql(
+        broken.baseUrl,
+        '{ organizations(first: 1) { totalCount edges { node { orgId } } } }',
+      );
       expect(internal.body.errors?.[0]?.extensions?.['code']).toBe('INTERNAL_SERVER_ERROR');
       expect(JSON.stringify(internal.body)).not.toMatch(/no such table|select |sqlite/i);
       const argument = await graphql(broken.baseUrl, '{ asns(first: -5) { totalCount } }');

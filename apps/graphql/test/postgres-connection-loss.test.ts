@@ -59,7 +59,7 @@ const POINT_LOOKUP =
       asns.slice(0, 4),
     );
     const page = await fetch(
-      `${service.baseUrl}/graphql?query=${encodeURIComponent('{ asns(first: 3) { totalCount } }')}`,
+      `${service.baseUrl}/graphql?query=${encodeURIComponent('{ asns(first: 3) { totalCount edges { node { asn } } } }')}`,
     );
     expect(page.status).toBe(200);
     const ended = await sessions();
@@ -83,7 +83,7 @@ const POINT_LOOKUP =
     }
     expect(answered).not.toBeNull();
     const pageAgain = await fetch(
-      `${service.baseUrl}/graphql?query=${encodeURIComponent('{ asns(first: 3) { totalCount } }')}`,
+      `${service.baseUrl}/graphql?query=${encodeURIComponent('{ asns(first: 3) { totalCount edges { node { asn } } } }')}`,
     );
     expect(pageAgain.status).toBe(200);
     const now = await sessions();
