@@ -410,8 +410,8 @@ function hopsFromStart(range: SeekRange, wanted: number): RawBuilder<NumberedBoo
 /**
  * The first `wanted` bookmarks by numbering the order's rows and keeping every step-th. No ORDER BY: the numbering
  * streams from the order's index and the LIMIT stops it; the rows are sorted by the caller. A frame of rows, not the
- * default range of peers, so the window never compares a row with the one before it (a month's ASNs by descending source: 42 -> 34 ms
- * of the statement).
+ * default range of peers, so the window never compares a row with the one before it (a month's ASNs by descending
+ * source: 42 -> 34 ms for the statement).
  */
 async function numberedFromStart(range: SeekRange, wanted: number): Promise<NumberedBookmarkRow[]> {
   const numbered = range.range.select([

@@ -21,6 +21,7 @@ import {
   STORE_KINDS,
   type LoadedStore,
 } from './support/store';
+import { throughPlugin } from './support/statementCounter';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -658,12 +659,7 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
       const executor = store.handle.db.getExecutor();
       const recorder = new RunStatements(({ node, queryId }) => executor.compileQuery(node, queryId));
       // Kysely's statements only: the handle's own pools would send the named ones past the recorder.
-      const handle = {
-        ...store.handle,
-        db: store.handle.db.withPlugin(recorder),
-        postgres: undefined,
-        postgresPipelined: undefined,
-      };
+      const handle = throughPlugin(store.handle, recorder);
       const links = await storedLinks();
       const client = await store.handle.postgres!.connect();
       try {
