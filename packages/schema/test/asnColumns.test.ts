@@ -340,7 +340,10 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
       // organization is read on its own.
       expect(page.joinedTables.filter((tables) => tables.includes('organizations'))).toEqual([]);
       expect(page.joinedOrganizationColumns.filter((columns) => columns.length > 0)).toEqual([]);
-      expect(page.seen.at(-1)).toEqual(['asn', 'date', 'org_id', 'org_name']);
+      // On PostgreSQL a descending order's page also reads its index's own column, which no narrower index holds
+      // (orderIndexCarries), so that index alone can serve the page.
+      const ownColumn = kind === 'postgres' && args.includes('sort: "-cone.numberAsns"') ? ['rank'] : [];
+      expect(page.seen.at(-1)).toEqual(['asn', 'date', 'org_id', 'org_name', ...ownColumn]);
       expect(organizations.seen).toEqual([]);
       const whole = new AsnSelections('organizations');
       await run(source, false, whole);

@@ -1,6 +1,6 @@
 // Asn: one ASN in one month, with its root fields `asn` and `asns`.
 import type { RawBuilder, SelectQueryBuilder } from 'kysely';
-import { LIST_ORDER_CARRIED_COLUMNS, LIST_ORDER_INDEXES, type Database } from '@asrank/db';
+import { LIST_ORDER_CARRIED_COLUMNS, LIST_ORDER_INDEXES, type Database, type DialectName } from '@asrank/db';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext } from '../context';
@@ -81,27 +81,38 @@ export const ASN_HISTORIC_ORDER = {
 
 /**
  * The columns each list order's index carries (migration 013), by its sort term as the index names it (`rank`,
- * `cone_asns desc`): its keys, the other order's value and a ranking table's columns.
+ * `cone_asns desc`): its keys, the other order's value and a ranking table's columns; and `own`, the one column of
+ * them no other index of the month's order column holds (`rank` for `cone_asns desc`).
  */
-const ORDER_INDEX_COLUMNS = new Map<string, ReadonlySet<string>>(
+const ORDER_INDEXES = new Map<string, { columns: ReadonlySet<string>; own: string }>(
   LIST_ORDER_INDEXES.map((index) => [
     index.keys[1],
-    new Set<string>([
-      ...index.keys.map((key) => key.split(' ')[0]!),
-      index.carried,
-      ...LIST_ORDER_CARRIED_COLUMNS,
-    ]),
+    {
+      columns: new Set<string>([
+        ...index.keys.map((key) => key.split(' ')[0]!),
+        index.carried,
+        ...LIST_ORDER_CARRIED_COLUMNS,
+      ]),
+      own: index.carried,
+    },
   ]),
 );
 
 /**
- * `columns`, when a month's page in the order of `keys` can be read from that order's index alone: the default order
- * (rank; its ranked and unranked ranges both lie in the rank index) or an order migration 013 gave such an index (by
- * customer cone, descending), and every column within what that index carries. (`sort: "asn"` alone counts as the
- * default order here: that order is the table's own key, whose rows carry every column.) Undefined otherwise (the
- * page's keys, then its rows).
+ * The columns a month's page in the order of `keys` reads from that order's index alone: the default order (rank;
+ * its ranked and unranked ranges both lie in the rank index) or an order migration 013 gave such an index (by
+ * customer cone, descending), when every column of `columns` is within what that index carries. (`sort: "asn"` alone
+ * counts as the default order here: that order is the table's own key, whose rows carry every column.) Undefined
+ * otherwise (the page's keys, then its rows).
+ * On PostgreSQL a descending order's page reads that index's own column too, though no field shows it. A page of
+ * keys and cone sizes alone could otherwise be read from the narrow ascending cone index (migration 002) as well, and
+ * the generic plan of the compiled page chose it, backwards, sorting the bookmark's whole tie of the month by key for
+ * each page: 27-60 ms for 100 ASNs of cone size 1, against 0.5 ms from the order's own index (docs/performance.md,
+ * sixty-seventh round). No other index serves the rank order; SQLite reads such a page from the order's index either
+ * way, and the column would cost it ~40 µs a page.
  */
 function orderIndexCarries(
+  dialect: DialectName,
   keys: readonly SortKey[],
   columns: readonly AsnColumn[],
 ): readonly string[] | undefined {
@@ -110,8 +121,10 @@ function orderIndexCarries(
   const [first, ...more] = ordered.length > 0 ? ordered : ASN_ORDER.defaults;
   if (!first || more.length > 0) return undefined;
   const term = `${ASN_SORT_COLUMNS[first.key]?.column}${first.direction === 'desc' ? ' desc' : ''}`;
-  const carried = ORDER_INDEX_COLUMNS.get(term);
-  return carried && columns.every((column) => carried.has(column)) ? columns : undefined;
+  const index = ORDER_INDEXES.get(term);
+  if (!index || !columns.every((column) => index.columns.has(column))) return undefined;
+  const rivalled = dialect === 'postgres' && term.endsWith(' desc');
+  return rivalled && !columns.includes(index.own as AsnColumn) ? [...columns, index.own] : columns;
 }
 
 /** A link may end at an ASN without a record of its own; it is still shown, with only its number and month. */
@@ -447,7 +460,9 @@ builder.queryFields((t) => ({
           dialect: context.dialect,
           table: 'asns',
           indexCarries:
-            columns && !organization && !historicOrder ? orderIndexCarries(pageKeys, columns) : undefined,
+            columns && !organization && !historicOrder
+              ? orderIndexCarries(context.dialect, pageKeys, columns)
+              : undefined,
           rankedTotal: rankedListTotal(
             context,
             asnFilter === null
