@@ -36,20 +36,22 @@ const compiledShapesOf = perHandle<Kysely<Database>, Map<string, CompiledShape>>
 const MAX_SHAPES = 256;
 
 /**
- * How often a named statement's text is expected to run: `frequent` (lookups, a month's pages) or `occasional`
- * (pages over several months, whose texts vary with the months, the order and the columns).
+ * How often a named statement's text is expected to run: `frequent` (lookups, a month's pages), `occasional` (pages
+ * over several months, whose texts vary with the months, the order and the columns) or `bracket` (the counts that
+ * place a deep page over several months, whose texts vary with the threshold's month too: monthsBookmarks.ts).
  */
-export type PreparedKind = 'frequent' | 'occasional';
+export type PreparedKind = 'frequent' | 'occasional' | 'bracket';
 
 /** Names of the prepared statements, by SQL text (pg requires one text per name on a connection). */
 const preparedNames = new Map<string, string>();
 /**
- * Prepared statements per connection at most, by kind; texts beyond run unnamed. The occasional ones have a budget
- * of their own, so that however many shapes of several months' pages a client asks, they never take the names the
- * point lookups need (unnamed, W1's statements cost three times the server's time).
+ * Prepared statements per connection at most, by kind; texts beyond run unnamed. The occasional ones and the
+ * brackets have budgets of their own, so that however many shapes of several months' pages a client asks, they never
+ * take the names the point lookups need (unnamed, W1's statements cost three times the server's time), nor the
+ * brackets those of the pages.
  */
-const MAX_PREPARED: Record<PreparedKind, number> = { frequent: 256, occasional: 128 };
-const namedOfKind: Record<PreparedKind, number> = { frequent: 0, occasional: 0 };
+const MAX_PREPARED: Record<PreparedKind, number> = { frequent: 256, occasional: 128, bracket: 64 };
+const namedOfKind: Record<PreparedKind, number> = { frequent: 0, occasional: 0, bracket: 0 };
 
 function preparedName(text: string, kind: PreparedKind): string | undefined {
   let name = preparedNames.get(text);

@@ -36,7 +36,7 @@ import {
 } from './pageBookmarks';
 import { compiledLimit } from './compiledLookups';
 import { mergedArms, readsByMonthArms, servedByIndex } from './monthArms';
-import { monthsBookmarkStart, monthsPageAfter } from './monthsBookmarks';
+import { monthsBookmarkStart, monthsPageAfter, type MonthsCounter } from './monthsBookmarks';
 import { byPrimaryKey, nullsLastPage, orderByList, sortKeysNamed, type SortColumn } from './sql';
 
 type ListTable = 'asns' | 'organizations';
@@ -122,6 +122,8 @@ export interface ListPageSpec<TB extends ListTable, Row> {
      * ms of 5-10); every month's arm is one index range in the page's order whatever the values bound.
      */
     run: (query: Compilable<unknown>) => Promise<unknown[]>;
+    /** Runs the counts that place a deep page after a threshold (monthsBookmarkStart), as a named statement too. */
+    count: MonthsCounter;
   };
 }
 
@@ -332,6 +334,8 @@ export function monthsOfList<TB extends ListTable>(
         of(month).where(sql.ref(column), 'is not', null),
       ).sum(months),
     run: (query) => context.prepared(query, table, 'occasional'),
+    count: (query) =>
+      context.prepared(query as Compilable<Record<string, number | string>>, table, 'bracket'),
   };
 }
 
@@ -549,7 +553,7 @@ async function monthsBookmarkKeyPage<TB extends ListTable, Row>(
       scope: `${scopes[index]}\u0000${spec.table}\u0000${seekable.name}`,
     },
   }));
-  const start = await monthsBookmarkStart(spec.db, ranges, offset, limit);
+  const start = await monthsBookmarkStart(monthQuery.count, ranges, offset, limit);
   if (!start) return null;
   return monthsPageAfter(
     spec.db,

@@ -12,7 +12,7 @@
 //   are merged and cut.
 // The rest of the offset is under months x step: each arm reads at most that and the page, and all of them together
 // about the rest, the page and months x step once their end cuts them.
-import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { sql, type Compilable, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { toCount, type Database } from '@asrank/db';
 import { mergedArms } from './monthArms';
 import { mapOnStore } from './storeTurns';
@@ -28,6 +28,9 @@ import {
 
 /** Lets tests compare a page started from the threshold's later bookmarks of its value with one started before them. */
 export const monthsBookmarksTuning = { withinTies: true };
+
+/** Runs the statement of the brackets' counts (a column each, as numbers or numeric text): AsrankContext.prepared. */
+export type MonthsCounter = (query: Compilable<unknown>) => Promise<Record<string, number | string>[]>;
 
 /** One month's range of the list, its records in the order's sort column then key (`term` must be set). */
 export interface MonthSeekRange {
@@ -205,14 +208,17 @@ function notAfterEnd(term: SeekTerm, monthIndex: number, end: MonthPoint) {
     : notAfterThreshold(term, monthIndex, end);
 }
 
-/** A month's records after `from` (or from its start) and not after the threshold: fewer than a step of them. */
-async function bracketCount(
+/**
+ * The count of a month's records after `from` (or from its start) and not after the threshold, fewer than a step of
+ * them, as a query for one column of monthsBookmarkStart's statement.
+ */
+function bracketCount(
   db: Kysely<Database>,
   { range }: MonthSeekRange,
   monthIndex: number,
   from: Bookmark | null,
   threshold: MonthPoint,
-): Promise<number> {
+) {
   const parts = rangesAfter(range, from).map((part, index) =>
     // After a bookmark the first part is the bookmark's ties (its value, keys after its key). The bookmark is not after
     // the threshold (bookmarksNotAfter): in an earlier month its value is at most the threshold's, in a later month
@@ -225,11 +231,7 @@ async function bracketCount(
     ),
   );
   const united = parts.slice(1).reduce((union, part) => union.unionAll(part), parts[0]!);
-  const counted = await db
-    .selectFrom(united.as('bracket'))
-    .select((eb) => eb.fn.countAll().as('n'))
-    .executeTakeFirst();
-  return toCount(counted?.n);
+  return db.selectFrom(united.as('bracket')).select((eb) => eb.fn.countAll().as('n'));
 }
 
 /**
@@ -238,7 +240,7 @@ async function bracketCount(
  * to start from. `months` are in date order, each range's scope its own month's.
  */
 export async function monthsBookmarkStart(
-  db: Kysely<Database>,
+  count: MonthsCounter,
   months: readonly MonthSeekRange[],
   offset: number,
   limit: number,
@@ -267,15 +269,24 @@ export async function monthsBookmarkStart(
   });
   if (threshold === null) return null;
   const found: MonthPoint = threshold;
-  const counts = await Promise.all(
-    months.map((month, monthIndex) => {
-      if (monthIndex === found.monthIndex) return (thresholdIndex + 1) * step;
-      const notAfter = bookmarksNotAfter(term, monthIndex, known[monthIndex]!, found);
-      const from = notAfter > 0 ? known[monthIndex]!.bookmarks[notAfter - 1]! : null;
-      return bracketCount(db, month, monthIndex, from, found).then((bracket) => notAfter * step + bracket);
-    }),
-  );
-  let notAfterThresholdTotal = counts.reduce((sum, count) => sum + count, 0);
+  // Every other month's bracket counted in one statement, a column each, and on PostgreSQL a named one: a statement
+  // a month was a round trip and a plan each, and planned at each page the twelve months' brackets took 6 ms of the
+  // server's (docs/performance.md, sixty-seventh round). A bracket counts fewer than a step of records through the
+  // order's index whatever the values bound.
+  const { db } = months[0]!.range;
+  let notAfterThresholdTotal = (thresholdIndex + 1) * step;
+  const brackets: { as: string; count: ReturnType<typeof bracketCount> }[] = [];
+  months.forEach((month, monthIndex) => {
+    if (monthIndex === found.monthIndex) return;
+    const notAfter = bookmarksNotAfter(term, monthIndex, known[monthIndex]!, found);
+    const from = notAfter > 0 ? known[monthIndex]!.bookmarks[notAfter - 1]! : null;
+    notAfterThresholdTotal += notAfter * step;
+    brackets.push({ as: `n${monthIndex}`, count: bracketCount(db, month, monthIndex, from, found) });
+  });
+  if (brackets.length > 0) {
+    const [counted] = await count(db.selectNoFrom(brackets.map(({ as, count: bracket }) => bracket.as(as))));
+    for (const { as } of brackets) notAfterThresholdTotal += toCount(counted?.[as]);
+  }
   // The threshold was placed by the bookmarks' bounds, which leave up to a step of doubt a month, so the rest of the
   // offset may be months x step, and every arm reads that far. Within a value the months' order keeps each month's ties
   // together (value, then month, then key): the threshold's later bookmarks of its own value leave every other month's

@@ -1,7 +1,7 @@
 // AsnLink: a link between two ASNs in one month, seen from asn0; root fields `asnLink` and `asnLinks`.
 import { renamingObjectBuilder, type AsnLinksTable, type Database, type DialectName } from '@asrank/db';
 import { LINK_RELATIONSHIPS, parseSort, type LinkRelationship, type SortKey } from '@asrank/domain';
-import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { sql, type Compilable, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, LocationRow } from '../context';
 import { intervalOf, monthOf, monthsIn, pageOf, parseAsnArgument, parseAsnList } from '../args';
@@ -959,7 +959,13 @@ builder.queryFields((t) => ({
               scope: `${version}\u0000${month}\u0000asn_links\u0000months ${otherEnd ? 'reversed ' : ''}${seek.name}`,
             },
           }));
-          const start = await monthsBookmarkStart(context.db, ranges, offset, limit);
+          const start = await monthsBookmarkStart(
+            (query) =>
+              context.prepared(query as Compilable<Record<string, number | string>>, 'asn_links', 'bracket'),
+            ranges,
+            offset,
+            limit,
+          );
           if (!start) return null;
           // Over the arms' own columns: the reversed rows' order names them as stored, and their ends are traded back
           // only around the merge, whose ORDER BY would otherwise read the traded names.
