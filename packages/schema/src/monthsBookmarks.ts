@@ -29,7 +29,10 @@ import {
 /** Lets tests compare a page started from the threshold's later bookmarks of its value with one started before them. */
 export const monthsBookmarksTuning = { withinTies: true };
 
-/** Runs the statement of the brackets' counts (a column each, as numbers or numeric text): AsrankContext.prepared. */
+/**
+ * Runs the statement of the brackets' counts (a column each, as numbers or numeric text): a named statement where its
+ * generic plan reads each bracket from the order's index (AsrankContext.prepared), else one planned for its values.
+ */
 export type MonthsCounter = (query: Compilable<unknown>) => Promise<Record<string, number | string>[]>;
 
 /** One month's range of the list, its records in the order's sort column then key (`term` must be set). */
@@ -269,10 +272,9 @@ export async function monthsBookmarkStart(
   });
   if (threshold === null) return null;
   const found: MonthPoint = threshold;
-  // Every other month's bracket counted in one statement, a column each, and on PostgreSQL a named one: a statement
-  // a month was a round trip and a plan each, and planned at each page the twelve months' brackets took 6 ms of the
-  // server's (docs/performance.md, sixty-seventh round). A bracket counts fewer than a step of records through the
-  // order's index whatever the values bound.
+  // Every other month's bracket counted in one statement, a column each (`count` says whether named): a statement a
+  // month was a round trip and a plan each, and planned at each page the twelve months' brackets took 6 ms of the
+  // server's (docs/performance.md, sixty-seventh round).
   const { db } = months[0]!.range;
   let notAfterThresholdTotal = (thresholdIndex + 1) * step;
   const brackets: { as: string; count: ReturnType<typeof bracketCount> }[] = [];
