@@ -35,6 +35,11 @@ export const monthsBookmarksTuning = { withinTies: true };
  */
 export type MonthsCounter = (query: Compilable<unknown>) => Promise<Record<string, number | string>[]>;
 
+/** The brackets' statement run through `db`, unnamed: planned for its values at each call. */
+export function plannedEachCall(db: Kysely<Database>): MonthsCounter {
+  return async (query) => (await db.executeQuery(query.compile())).rows as Record<string, number | string>[];
+}
+
 /** One month's range of the list, its records in the order's sort column then key (`term` must be set). */
 export interface MonthSeekRange {
   month: string;

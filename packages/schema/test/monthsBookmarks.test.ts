@@ -4,13 +4,13 @@
 // across months, at offsets around and between bookmarks and past the end, on SQLite and PostgreSQL. A step of 5
 // makes the sample's three months cross many bookmarks.
 import { graphql } from 'graphql';
-import type { Compilable } from 'kysely';
 import { createContext, createSchema, createStoreFacts, type StoreFacts } from '../src';
 import { monthArmsTuning } from '../src/monthArms';
 import {
   compareByteOrder,
   monthsBookmarkStart,
   monthsBookmarksTuning,
+  plannedEachCall,
   type MonthSeekRange,
 } from '../src/monthsBookmarks';
 import { PageBookmarks, pageBookmarksTuning } from '../src/pageBookmarks';
@@ -284,10 +284,7 @@ describe.each(STORE_KINDS)('deep pages of ASNs and organizations from bookmarks,
     const firstTied = Number(total) - Number(tied);
     expect(Number(tied)).toBeGreaterThan(20 * STEP * months.length);
     const skips: { offset: number; before: number; after: number }[] = [];
-    const count = (query: Compilable<unknown>) =>
-      store.handle.db
-        .executeQuery(query.compile())
-        .then(({ rows }) => rows as Record<string, number | string>[]);
+    const count = plannedEachCall(store.handle.db);
     for (let offset = firstTied + 2 * STEP; offset < Number(total) - 20; offset += 7) {
       monthsBookmarksTuning.withinTies = false;
       const before = await monthsBookmarkStart(count, ranges, offset, 10);

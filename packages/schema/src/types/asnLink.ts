@@ -39,7 +39,7 @@ import {
 import { LocationConnection, sortLocations } from './location';
 import { monthBookmarks } from '../listPage';
 import { bookmarkedKeyPage, termOrder, type SeekTerm } from '../pageBookmarks';
-import { compareByteOrder, monthsBookmarkStart, monthsPageAfter } from '../monthsBookmarks';
+import { compareByteOrder, monthsBookmarkStart, monthsPageAfter, plannedEachCall } from '../monthsBookmarks';
 
 /** asn1's record read with the link by the list's own query, and the columns it carries (null: not in the month). */
 export const JOINED_ASN1 = Symbol('asn1 record read with the link');
@@ -375,7 +375,6 @@ const BY_PATHS_ASCENDING: LinkSeek = {
   term: { column: 'number_paths', direction: 'asc' },
   name: 'paths asc',
 };
-/** The links without a path count, by the pair. */
 
 /**
  * `asn0` then `asn1` ascending as `asn0` alone, which is the same order within one month (asn1 breaks asn0's ties
@@ -963,8 +962,7 @@ builder.queryFields((t) => ({
             // Planned for its values: planned once, generically, the links' brackets chose an index of the month's
             // canonical links in another order and read all of them (89 ms for twelve months' brackets, against 2 ms
             // a month planned each time; docs/performance.md, sixty-seventh round).
-            async (query) =>
-              (await context.db.executeQuery(query.compile())).rows as Record<string, number | string>[],
+            plannedEachCall(context.db),
             ranges,
             offset,
             limit,
