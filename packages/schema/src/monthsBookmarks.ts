@@ -47,7 +47,7 @@ export interface MonthSeekRange {
 }
 
 /** A bookmark of one month, placed in the months' order. */
-interface MonthPoint {
+export interface MonthPoint {
   monthIndex: number;
   bookmark: Bookmark;
 }
@@ -62,7 +62,8 @@ export interface MonthsStart {
   end: MonthPoint | null;
 }
 
-type Known = { bookmarks: readonly Bookmark[]; complete: boolean };
+/** A month's bookmarks read so far, and whether they are all it has. */
+export type Known = { bookmarks: readonly Bookmark[]; complete: boolean };
 
 /**
  * Two strings in UTF-8 byte order, as both dialects order text (SQLite's BINARY, PostgreSQL's "C"): code point order.
@@ -103,8 +104,18 @@ function comparePoints(term: SeekTerm, a: MonthPoint, b: MonthPoint): number {
 
 /** How many of a month's bookmarks are not after `point` (they are in the months' order already). */
 function bookmarksNotAfter(term: SeekTerm, monthIndex: number, known: Known, point: MonthPoint): number {
-  let low = 0;
-  let high = known.bookmarks.length;
+  return notAfterWithin(term, monthIndex, known, point, 0, known.bookmarks.length);
+}
+
+/** bookmarksNotAfter when that count is known to lie in [low, high]: a search of that stretch alone. */
+function notAfterWithin(
+  term: SeekTerm,
+  monthIndex: number,
+  known: Known,
+  point: MonthPoint,
+  low: number,
+  high: number,
+): number {
   while (low < high) {
     const middle = (low + high) >> 1;
     if (comparePoints(term, { monthIndex, bookmark: known.bookmarks[middle]! }, point) <= 0) low = middle + 1;
@@ -113,75 +124,108 @@ function bookmarksNotAfter(term: SeekTerm, monthIndex: number, known: Known, poi
   return low;
 }
 
-/**
- * The records of all months not after `point` (a month's bookmark at position (i + 1) x step - 1), bounded from the
- * bookmarks alone: its own month's count is exact; another's is at least its bookmarks not after the point times the
- * step (the last of them at position n x step - 1), and under the position of its first bookmark after the point. The
- * most is infinite when a month's bookmarks stop before the point and the month goes on.
- */
-function notAfterBounds(
-  term: SeekTerm,
-  step: number,
-  months: readonly Known[],
-  point: MonthPoint,
-  index: number,
-): { least: number; most: number } {
-  let least = (index + 1) * step;
-  let most = least;
-  for (let monthIndex = 0; monthIndex < months.length; monthIndex += 1) {
-    if (monthIndex === point.monthIndex) continue;
-    const known = months[monthIndex]!;
-    const notAfter = bookmarksNotAfter(term, monthIndex, known, point);
-    least += notAfter * step;
-    most +=
-      notAfter === known.bookmarks.length && !known.complete
-        ? Number.POSITIVE_INFINITY
-        : (notAfter + 1) * step - 1;
-  }
-  return { least, most };
+/** A point of the months' order, with its place among its own month's bookmarks. */
+export interface PlacedPoint extends MonthPoint {
+  index: number;
 }
 
 /**
- * The first of a month's bookmarks where `reaches` holds, which then holds for every later one (both bounds of
- * notAfterBounds only grow along a month's bookmarks), or the month's count of bookmarks.
+ * The point of rank `rank` (1: the first) among every month's bookmarks in the months' order, or null when there are
+ * fewer. Each month's count of bookmarks among the first `rank` is searched in turn. Once a month's count is found, its
+ * bookmark before the count (of rank at most `rank`) and its bookmark at the count (after it) enclose the answer and
+ * every later probe, so each other month's count lies between its counts of those two bookmarks: the later searches
+ * read a stretch of one or two bookmarks a month instead of every month's whole list. A search of every month's
+ * bookmarks within a search of every other month's took ~0.5 ms of the service's thread for each of a 12-month deep
+ * page's threshold and end (docs/performance.md, sixty-eighth round).
  */
-function firstReaching(
-  monthIndex: number,
-  month: Known,
-  reaches: (point: MonthPoint, index: number) => boolean,
-): number {
-  let low = 0;
-  let high = month.bookmarks.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (reaches({ monthIndex, bookmark: month.bookmarks[middle]! }, middle)) high = middle;
-    else low = middle + 1;
-  }
-  return low;
-}
-
-/**
- * The earliest bookmark of any month with at least `count` records of all months not after it, or null: every record
- * before position `count` of the months' order is then not after it.
- */
-function pointReaching(
-  term: SeekTerm,
-  step: number,
-  months: readonly Known[],
-  count: number,
-): MonthPoint | null {
-  let earliest: MonthPoint | null = null;
+function pointOfRank(term: SeekTerm, months: readonly Known[], rank: number): PlacedPoint | null {
+  const total = months.reduce((sum, month) => sum + month.bookmarks.length, 0);
+  if (!(rank >= 1 && rank <= total)) return null;
+  // Each month's count of bookmarks among the first `rank` lies in [low, high].
+  const low = months.map(() => 0);
+  const high = months.map((month) => month.bookmarks.length);
+  // Each other month's count not after `point`, which becomes its bound (searched within the bounds, it is never
+  // looser than they are).
+  const narrowTo = (point: MonthPoint, bound: number[]) => {
+    months.forEach((month, monthIndex) => {
+      if (monthIndex === point.monthIndex || low[monthIndex] === high[monthIndex]) return;
+      bound[monthIndex] = notAfterWithin(term, monthIndex, month, point, low[monthIndex]!, high[monthIndex]!);
+    });
+  };
   months.forEach((month, monthIndex) => {
-    const first = firstReaching(
-      monthIndex,
-      month,
-      (point, index) => notAfterBounds(term, step, months, point, index).least >= count,
-    );
-    if (first === month.bookmarks.length) return;
-    const point = { monthIndex, bookmark: month.bookmarks[first]! };
-    if (!earliest || comparePoints(term, point, earliest) < 0) earliest = point;
+    let below = low[monthIndex]!;
+    let above = high[monthIndex]!;
+    while (below < above) {
+      const middle = (below + above) >> 1;
+      const point = { monthIndex, bookmark: month.bookmarks[middle]! };
+      // The probe's rank: its own month's bookmarks up to it, and each other month's not after it.
+      let probeRank = middle + 1;
+      months.forEach((other, otherIndex) => {
+        if (otherIndex !== monthIndex)
+          probeRank += notAfterWithin(term, otherIndex, other, point, low[otherIndex]!, high[otherIndex]!);
+      });
+      if (probeRank <= rank) below = middle + 1;
+      else above = middle;
+    }
+    if (below > 0) narrowTo({ monthIndex, bookmark: month.bookmarks[below - 1]! }, low);
+    if (below < month.bookmarks.length) narrowTo({ monthIndex, bookmark: month.bookmarks[below]! }, high);
+    low[monthIndex] = below;
+    high[monthIndex] = below;
   });
-  return earliest;
+  // The point of that rank is the last of the months' bookmarks before their counts.
+  let last: PlacedPoint | null = null;
+  months.forEach((month, monthIndex) => {
+    const count = low[monthIndex]!;
+    if (count === 0) return;
+    const point = { monthIndex, bookmark: month.bookmarks[count - 1]!, index: count - 1 };
+    if (!last || comparePoints(term, point, last) > 0) last = point;
+  });
+  return last;
+}
+
+/** A point's rank (1: the first) among every month's bookmarks in the months' order. */
+function rankOf(term: SeekTerm, months: readonly Known[], point: PlacedPoint): number {
+  let rank = point.index + 1;
+  months.forEach((month, monthIndex) => {
+    if (monthIndex !== point.monthIndex) rank += bookmarksNotAfter(term, monthIndex, month, point);
+  });
+  return rank;
+}
+
+/**
+ * Where a page over the months starts and ends, from their bookmarks alone (`months`, in date order). The records of
+ * all months not after a bookmark of rank r among them (bookmarks[i] is its month's record (i + 1) x step - 1) number
+ * at least r x step, exactly so in its own month and at least so in each other, and at most r x step plus step - 1 for
+ * each other month, unless one of them is known no further and goes on (then any number).
+ * - `threshold`: the furthest bookmark whose most records not after it fit in `offset` (the page starts after it);
+ * - `end`: the earliest bookmark with at least `offset + limit` records not after it (the page does not go past it).
+ */
+export function placeInMonths(
+  term: SeekTerm,
+  step: number,
+  months: readonly Known[],
+  offset: number,
+  limit: number,
+): { threshold: PlacedPoint | null; end: PlacedPoint | null } {
+  // Past the first bookmark of a month known no further and going on, every other month's bookmark may have any number
+  // of that month's records before it.
+  let lastBounded = Number.POSITIVE_INFINITY;
+  months.forEach((month, monthIndex) => {
+    if (month.complete || months.length === 1) return;
+    const count = month.bookmarks.length;
+    lastBounded = Math.min(
+      lastBounded,
+      count === 0
+        ? 0
+        : rankOf(term, months, { monthIndex, bookmark: month.bookmarks[count - 1]!, index: count - 1 }),
+    );
+  });
+  const fitting = Math.floor((offset - (months.length - 1) * (step - 1)) / step);
+  const total = months.reduce((sum, month) => sum + month.bookmarks.length, 0);
+  return {
+    threshold: pointOfRank(term, months, Math.min(fitting, lastBounded, total)),
+    end: pointOfRank(term, months, Math.max(1, Math.ceil((offset + limit) / step))),
+  };
 }
 
 /** The comparison of the sort column that keeps a month's records after `value` (`orEqual`: its ties too). */
@@ -258,25 +302,10 @@ export async function monthsBookmarkStart(
   const known = await mapOnStore(months[0]!.range.dialect, months, ({ range }) =>
     bookmarksThrough(range, Math.floor(offset / step)),
   );
-  // In each month, the last bookmark whose most records not after it fit the offset (that bound only grows along a
-  // month's bookmarks), and of those the furthest in the months' order.
-  let threshold: MonthPoint | null = null;
-  let thresholdIndex = -1;
-  known.forEach((month, monthIndex) => {
-    const low = firstReaching(
-      monthIndex,
-      month,
-      (point, index) => notAfterBounds(term, step, known, point, index).most > offset,
-    );
-    if (low === 0) return;
-    const point = { monthIndex, bookmark: month.bookmarks[low - 1]! };
-    if (!threshold || comparePoints(term, point, threshold) > 0) {
-      threshold = point;
-      thresholdIndex = low - 1;
-    }
-  });
-  if (threshold === null) return null;
-  const found: MonthPoint = threshold;
+  const placed = placeInMonths(term, step, known, offset, limit);
+  if (placed.threshold === null) return null;
+  const thresholdIndex = placed.threshold.index;
+  const found: MonthPoint = { monthIndex: placed.threshold.monthIndex, bookmark: placed.threshold.bookmark };
   // Every other month's bracket counted in one statement, a column each (`count` says whether named): a statement a
   // month was a round trip and a plan each, and planned at each page the twelve months' brackets took 6 ms of the
   // server's (docs/performance.md, sixty-seventh round).
@@ -315,7 +344,7 @@ export async function monthsBookmarkStart(
     moved === thresholdIndex ? found : { monthIndex: found.monthIndex, bookmark: own[moved]! };
   // The arms stop at the page's end too: cut at the rest of the offset plus the page alone, they read months times that
   // (12 months of `asns` by a numeric column at offset 817,806 on PostgreSQL: ~23,000 rows, 35-100 ms).
-  const end = pointReaching(term, step, known, offset + limit);
+  const end = placed.end && { monthIndex: placed.end.monthIndex, bookmark: placed.end.bookmark };
   return { threshold: startAfter, skip: offset - notAfterThresholdTotal, end };
 }
 

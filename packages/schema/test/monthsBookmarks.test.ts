@@ -10,7 +10,9 @@ import {
   compareByteOrder,
   monthsBookmarkStart,
   monthsBookmarksTuning,
+  placeInMonths,
   plannedEachCall,
+  type Known,
   type MonthSeekRange,
 } from '../src/monthsBookmarks';
 import { PageBookmarks, pageBookmarksTuning } from '../src/pageBookmarks';
@@ -311,5 +313,94 @@ describe.each(STORE_KINDS)('deep pages of ASNs and organizations from bookmarks,
       '\u{1F600}',
     ]);
     expect('\u{1F600}' < '\uFF5E').toBe(true);
+  });
+});
+
+describe("a page's place among the months' bookmarks", () => {
+  // Random months of bookmarks, against the bounds each bookmark's counts give, counted bookmark by bookmark: the
+  // threshold is the furthest bookmark whose most records not after it fit the offset, the end the earliest with at
+  // least the offset and the page not after it.
+  const step = 4;
+  let seed = 7;
+  const random = () => {
+    // A small linear congruential generator: the same months at every run.
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const below = (n: number) => Math.floor(random() * n);
+
+  type Point = { monthIndex: number; index: number; value: number | string; key: number };
+  const compareValue = (a: number | string, b: number | string) =>
+    typeof a === 'string' ? compareByteOrder(a, b as string) : a - (b as number);
+
+  it.each([
+    ['numbers ascending', 'asc', false],
+    ['numbers descending', 'desc', false],
+    ['text ascending', 'asc', true],
+    ['text descending', 'desc', true],
+  ] as const)('as the bounds say, for %s', (_label, direction, text) => {
+    const order = (a: Point, b: Point) => {
+      const byValue = compareValue(a.value, b.value);
+      if (byValue !== 0) return direction === 'desc' ? -byValue : byValue;
+      return a.monthIndex - b.monthIndex || a.key - b.key;
+    };
+    let compared = 0;
+    let thresholds = 0;
+    for (let trial = 0; trial < 300; trial += 1) {
+      const monthCount = 1 + below(5);
+      const months: Known[] = [];
+      const points: Point[][] = [];
+      for (let monthIndex = 0; monthIndex < monthCount; monthIndex += 1) {
+        // Few values, so ties run across bookmarks and months; some months much longer than others.
+        const records = Array.from({ length: below(random() < 0.3 ? 200 : 40) }, (_, key) => {
+          const drawn = below(1 + below(12));
+          return { monthIndex, index: 0, key, value: text ? String.fromCharCode(97 + drawn) : drawn };
+        }).sort(order);
+        const bookmarked = records.filter((_, position) => position % step === step - 1);
+        // Some months are known only part of the way.
+        const known = random() < 0.3 ? bookmarked.slice(0, below(bookmarked.length + 1)) : bookmarked;
+        known.forEach((point, index) => (point.index = index));
+        points.push(known);
+        months.push({
+          bookmarks: known.map(({ value, key }) => ({ value, key: [key] })),
+          complete: known.length === bookmarked.length,
+        });
+      }
+      const all = points.flat();
+      const bounds = (point: Point) => {
+        let least = (point.index + 1) * step;
+        let most = least;
+        points.forEach((other, otherIndex) => {
+          if (otherIndex === point.monthIndex) return;
+          const notAfter = other.filter((candidate) => order(candidate, point) <= 0).length;
+          least += notAfter * step;
+          most +=
+            notAfter === other.length && !months[otherIndex]!.complete
+              ? Number.POSITIVE_INFINITY
+              : (notAfter + 1) * step - 1;
+        });
+        return { least, most };
+      };
+      for (let ask = 0; ask < 6; ask += 1) {
+        const offset = below((all.length + 3) * step);
+        const limit = 1 + below(3 * step);
+        const fits = all.filter((point) => bounds(point).most <= offset).sort(order);
+        const reaches = all.filter((point) => bounds(point).least >= offset + limit).sort(order);
+        const expected = { threshold: fits.at(-1) ?? null, end: reaches[0] ?? null };
+        const placed = placeInMonths({ column: 'value', direction }, step, months, offset, limit);
+        const where = (point: { monthIndex: number; index: number } | null) =>
+          point && { monthIndex: point.monthIndex, index: point.index };
+        expect({ threshold: where(placed.threshold), end: where(placed.end) }).toEqual({
+          threshold: where(expected.threshold),
+          end: where(expected.end),
+        });
+        compared += 1;
+        if (expected.threshold) thresholds += 1;
+      }
+    }
+    // The draws reach both outcomes: pages placed after a threshold, and pages too near the start for one.
+    expect(compared).toBe(1800);
+    expect(thresholds).toBeGreaterThan(600);
+    expect(thresholds).toBeLessThan(1700);
   });
 });
