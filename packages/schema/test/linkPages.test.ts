@@ -3,6 +3,7 @@
 // the pages are the same as with one ORDER BY ... OFFSET over whole rows, for every sort, with and without asn1's
 // fields, for one month and several, on SQLite and PostgreSQL.
 import { sql } from 'kysely';
+import { LINK_RELATIONSHIPS } from '@asrank/domain';
 import { createStoreFacts, linkPageTuning, monthByMonthTuning } from '../src';
 import { monthArmsTuning, planLineSorts, servedByIndex } from '../src/monthArms';
 import {
@@ -399,6 +400,37 @@ describe.each(STORE_KINDS)('shallow link pages over several months, one arm per 
     // Hence an arm per relationship too, where the relationship is one value and the index serves the rest.
     const oneRelationship = byRelationship.where('relationship', '=', 'peer');
     expect(await servedByIndex(store.handle.db, store.handle.dialect, oneRelationship)).toBe(true);
+  });
+
+  it('reads every link by -asn0, or by asn1 from the reversed rows, a relationship at a time: the primary key runs against those rows', async () => {
+    const [first, latest] = [store.dates[0]!, store.dates.at(-1)!];
+    // One relationship's canonical links by descending asn0: its index range, each AS's run sorted by asn1.
+    const onePeer = latestMonthArm(store, 'asn0 desc, date asc, asn1 asc').where('relationship', '=', 'peer');
+    expect(await servedByIndex(store.handle.db, store.handle.dialect, onePeer, 'asn0')).toBe(true);
+    const relationshipArms: Record<string, number> = {};
+    for (const sort of ['-asn0', 'asn1', 'asn0', '-asn1']) {
+      const trees: string[] = [];
+      const handle = throughPlugin(store.handle, {
+        transformQuery: (args) => {
+          trees.push(JSON.stringify(args.node));
+          return args.node;
+        },
+        transformResult: async (args) => args.result,
+      });
+      const page = await queryData<LinkPage>(
+        handle,
+        `{ asnLinks(first: 30, offset: 7, dateStart: "${first}", dateEnd: "${latest}", sort: "${sort}") ` +
+          '{ edges { node { date asn0 { asn } asn1 { asn } } } } }',
+      );
+      expect(page.asnLinks.edges).toHaveLength(30);
+      // The page's statement: the largest of those that merge arms (Kysely hands its plugins parts of it too).
+      const [merged] = trees.filter((tree) => tree.includes('"arm_0"')).sort((a, b) => b.length - a.length);
+      expect(merged === undefined).toBe(false);
+      relationshipArms[sort] = (merged!.match(/"value":"(customer|peer|provider|sibling)"/g) ?? []).length;
+    }
+    // An arm per month and relationship against the key's run (canonical rows down, reversed rows up), else one a month.
+    const split = store.dates.length * LINK_RELATIONSHIPS.length;
+    expect(relationshipArms).toEqual({ '-asn0': split, asn1: split, asn0: 0, '-asn1': 0 });
   });
 
   // Last: it gives the store's links corrections.
