@@ -525,6 +525,7 @@ async function monthArmKeyPage<TB extends ListTable, Row>(
   if (!(await servedByIndex(spec.db, spec.dialect, arm(monthQuery.months[0]!), withinFirstKey))) return null;
   return mergedArms(
     spec.db,
+    spec.dialect,
     monthQuery.months.map(arm),
     [
       { column: 'date', as: 'date' },

@@ -100,21 +100,35 @@ export function readsByMonthArms(arms: number, offset: number, first: number): b
  * The page cut from `arms` (each one month's stretch in the page's order, cut at `offset + first`): the arms united,
  * sorted again by `order` (which names only columns every arm selects), and `columns` of the page's rows, each under
  * its own name.
+ *
+ * On SQLite the arms are the plain members of one compound SELECT, ordered and cut as a whole: SQLite merges members
+ * that come in the order (MERGE UNION ALL, each a co-routine walking its index) and stops at the page's end, as
+ * pageAfter's parts do. As subqueries each arm was read to its LIMIT, then sorted again with every other arm's rows:
+ * 12 generated months of links by `-asn0` at offset 4,800 (48 arms of 4,900 links) took ~150 ms, as members ~6 ms.
+ * PostgreSQL keeps each arm's LIMIT (its Merge Append of index scans stops each arm there).
  */
 export function mergedArms(
   db: Kysely<Database>,
+  dialect: DialectName,
   arms: readonly SelectQueryBuilder<Database, keyof Database, object>[],
   columns: readonly { column: string; as: string }[],
   order: RawBuilder<unknown>,
   limit: number,
   offset: number,
 ) {
+  const selectColumns = columns.map(({ column, as }) => sql.ref(column).as(as));
+  if (dialect === 'sqlite') {
+    const members = arms.map((arm) => arm.clearOrderBy().clearLimit().clearOffset());
+    const compound = members
+      .slice(1)
+      .reduce((union, next) => union.unionAll(next), members[0]!)
+      .orderBy(order)
+      .limit(limit)
+      .offset(offset);
+    // The page's rows under their own names, in the order again (a sort of the page alone).
+    return db.selectFrom(compound.as('arms')).select(selectColumns).orderBy(order);
+  }
   const selected = arms.map((arm, index) => db.selectFrom(arm.as(`arm_${index}`)).selectAll());
   const united = selected.slice(1).reduce((union, next) => union.unionAll(next), selected[0]!);
-  return db
-    .selectFrom(united.as('arms'))
-    .select(columns.map(({ column, as }) => sql.ref(column).as(as)))
-    .orderBy(order)
-    .limit(limit)
-    .offset(offset);
+  return db.selectFrom(united.as('arms')).select(selectColumns).orderBy(order).limit(limit).offset(offset);
 }

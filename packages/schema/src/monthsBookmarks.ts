@@ -389,7 +389,7 @@ export function monthsPageAfter(
         : after;
     return tied.select(armColumns(range, carried)).orderBy(seekOrder(range)).limit(reach);
   }) as unknown as SelectQueryBuilder<Database, keyof Database, object>[];
-  return mergedArms(db, arms, columns, order, limit, start.skip);
+  return mergedArms(db, months[0]!.range.dialect, arms, columns, order, limit, start.skip);
 }
 
 /** The first `limit` records of the months' order, one arm a month, as monthsPageAfter reads those after a point. */
@@ -404,5 +404,5 @@ export function monthsFirstPage(
   const arms = months.map(({ range }) =>
     range.range.select(armColumns(range, carried)).orderBy(seekOrder(range)).limit(limit),
   ) as unknown as SelectQueryBuilder<Database, keyof Database, object>[];
-  return mergedArms(db, arms, columns, order, limit, 0);
+  return mergedArms(db, months[0]!.range.dialect, arms, columns, order, limit, 0);
 }

@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import { LINK_RELATIONSHIPS } from '@asrank/domain';
 import { createStoreFacts, linkPageTuning, monthByMonthTuning } from '../src';
-import { monthArmsTuning, planLineSorts, servedByIndex } from '../src/monthArms';
+import { mergedArms, monthArmsTuning, planLineSorts, servedByIndex } from '../src/monthArms';
 import {
   LOAD_TIMEOUT_MS,
   busiestAsns,
@@ -423,15 +423,65 @@ describe.each(STORE_KINDS)('shallow link pages over several months, one arm per 
           '{ edges { node { date asn0 { asn } asn1 { asn } } } } }',
       );
       expect(page.asnLinks.edges).toHaveLength(30);
-      // The page's statement: the largest of those that merge arms (Kysely hands its plugins parts of it too).
-      const [merged] = trees.filter((tree) => tree.includes('"arm_0"')).sort((a, b) => b.length - a.length);
-      expect(merged === undefined).toBe(false);
-      relationshipArms[sort] = (merged!.match(/"value":"(customer|peer|provider|sibling)"/g) ?? []).length;
+      // The page's statement, the largest (Kysely hands its plugins parts of it too).
+      const merged = trees.reduce((largest, tree) => (tree.length > largest.length ? tree : largest), '');
+      expect(merged).toContain('"asn_links"');
+      relationshipArms[sort] = (merged.match(/"value":"(customer|peer|provider|sibling)"/g) ?? []).length;
     }
     // An arm per month and relationship against the key's run (canonical rows down, reversed rows up), else one a month.
     const split = store.dates.length * LINK_RELATIONSHIPS.length;
     expect(relationshipArms).toEqual({ '-asn0': split, asn1: split, asn0: 0, '-asn1': 0 });
   });
+
+  if (kind === 'sqlite')
+    it('merges the arms on SQLite as members of one compound, each walked in the order, none read whole and sorted', async () => {
+      const arms = store.dates.map((date) =>
+        store.handle.db
+          .selectFrom('asn_links')
+          .select(['date', 'asn0', 'asn1'])
+          .where('date', '=', date)
+          .where('canonical', '=', 1)
+          .where('relationship', '=', 'peer')
+          .orderBy(sql.raw('asn0 desc, date asc, asn1 asc'))
+          .limit(37),
+      );
+      const order = sql.raw('asn0 desc, date asc, asn1 asc');
+      const merged = mergedArms(
+        store.handle.db,
+        'sqlite',
+        arms as never,
+        [
+          { column: 'date', as: 'date' },
+          { column: 'asn0', as: 'asn0' },
+          { column: 'asn1', as: 'asn1' },
+        ],
+        order,
+        30,
+        7,
+      ).compile();
+      const plan = store.handle
+        .sqlite!.prepare(`explain query plan ${merged.sql}`)
+        .all(...merged.parameters)
+        .map((row) => String((row as { detail: string }).detail));
+      // One merge step between each two months' members, and no member sorted whole (only each AS's few links).
+      expect(plan.filter((line) => line === 'MERGE (UNION ALL)')).toHaveLength(store.dates.length - 1);
+      expect(plan.filter((line) => planLineSorts('sqlite', line, 'asn0'))).toEqual([]);
+      // The page is the page of the arms read whole and sorted.
+      const page = await store.handle.db.executeQuery<{ date: string; asn0: number; asn1: number }>(merged);
+      const everyPeerLink = await store.handle.db
+        .selectFrom('asn_links')
+        .select(['date', 'asn0', 'asn1'])
+        .where('canonical', '=', 1)
+        .where('relationship', '=', 'peer')
+        .orderBy(order)
+        .limit(30)
+        .offset(7)
+        .execute();
+      expect(page.rows.map((row) => [row.date, Number(row.asn0), Number(row.asn1)])).toEqual(
+        everyPeerLink.map((row) => [row.date, Number(row.asn0), Number(row.asn1)]),
+      );
+      expect(page.rows).toHaveLength(30);
+    });
 
   // Last: it gives the store's links corrections.
   it('pages the corrected links, then the others, as one statement over all links orders them', async () => {

@@ -953,7 +953,7 @@ builder.queryFields((t) => ({
           const arms = pageMonths.flatMap((month) =>
             relationships.map((relationship) => arm(month, relationship)),
           );
-          return mergedArms(context.db, arms, LINK_KEY_COLUMNS, order, limit, offset);
+          return mergedArms(context.db, context.dialect, arms, LINK_KEY_COLUMNS, order, limit, offset);
         };
         // A deep page of every link over several months (or of one month) from each month's bookmarks merged, in an
         // order they serve (linkMonthsSeek); null otherwise.
