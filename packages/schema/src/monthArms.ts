@@ -90,10 +90,13 @@ export function servedByIndex(
 
 /**
  * Whether a page of `first` rows at `offset` is shallow enough to read as `arms` arms (one per month, or per month and
- * value of the order's first key).
+ * value of the order's first key): within maxArmRows, or before `until`, where the caller has no other read of the
+ * order from an index (the months' bookmarks start there).
  */
-export function readsByMonthArms(arms: number, offset: number, first: number): boolean {
-  return monthArmsTuning.enabled && arms > 1 && offset + first <= monthArmsTuning.maxArmRows;
+export function readsByMonthArms(arms: number, offset: number, first: number, until = 0): boolean {
+  return (
+    monthArmsTuning.enabled && arms > 1 && (offset + first <= monthArmsTuning.maxArmRows || offset < until)
+  );
 }
 
 /**

@@ -44,6 +44,18 @@ export function plannedEachCall(db: Kysely<Database>): MonthsCounter {
 export interface MonthSeekRange {
   month: string;
   range: SeekRange & { term: SeekTerm };
+  /**
+   * Read the month's records as these parts apart (each a filter of the range, together all of it), where an index of
+   * each part serves the order better than the range's own: every link by `-asn0` one relationship at a time (the
+   * primary key holds both rows of each link, and walks the other ones: asnLink.ts pairRuns). Bookmarks are the
+   * month's whole range's; brackets and arms are read a part at a time.
+   */
+  parts?: readonly ((records: SeekRange['range']) => SeekRange['range'])[];
+}
+
+/** A month's range as the parts it is read in (the range itself when it has none). */
+function rangeParts({ range, parts }: MonthSeekRange): MonthSeekRange['range'][] {
+  return parts ? parts.map((part) => ({ ...range, range: part(range.range) })) : [range];
 }
 
 /** A bookmark of one month, placed in the months' order. */
@@ -266,20 +278,22 @@ function notAfterEnd(term: SeekTerm, monthIndex: number, end: MonthPoint) {
  */
 function bracketCount(
   db: Kysely<Database>,
-  { range }: MonthSeekRange,
+  month: MonthSeekRange,
   monthIndex: number,
   from: Bookmark | null,
   threshold: MonthPoint,
 ) {
-  const parts = rangesAfter(range, from).map((part, index) =>
-    // After a bookmark the first part is the bookmark's ties (its value, keys after its key). The bookmark is not after
-    // the threshold (bookmarksNotAfter): in an earlier month its value is at most the threshold's, in a later month
-    // before it, so every one of its ties is not after the threshold either. Bound again in SQL, the sort column let
-    // SQLite read the part as a range of the column from the month's first record instead of from the bookmark's key:
-    // organizations by sibling degree over 12 generated months (~55,000 ties at 0 a month), 4 ms a bracket and 40-50
-    // ms a page.
-    (from && index === 0 ? part : part.where(notAfterThreshold(range.term, monthIndex, threshold))).select(
-      sql`1`.as('one'),
+  const parts = rangeParts(month).flatMap((range) =>
+    rangesAfter(range, from).map((part, index) =>
+      // After a bookmark the first part is the bookmark's ties (its value, keys after its key). The bookmark is not after
+      // the threshold (bookmarksNotAfter): in an earlier month its value is at most the threshold's, in a later month
+      // before it, so every one of its ties is not after the threshold either. Bound again in SQL, the sort column let
+      // SQLite read the part as a range of the column from the month's first record instead of from the bookmark's key:
+      // organizations by sibling degree over 12 generated months (~55,000 ties at 0 a month), 4 ms a bracket and 40-50
+      // ms a page.
+      (from && index === 0 ? part : part.where(notAfterThreshold(range.term, monthIndex, threshold))).select(
+        sql`1`.as('one'),
+      ),
     ),
   );
   const united = parts.slice(1).reduce((union, part) => union.unionAll(part), parts[0]!);
@@ -372,7 +386,7 @@ export function monthsPageAfter(
   const thresholdValue = start.threshold.bookmark.value;
   // A page that starts and ends in one value of the sort column: a later month's arm holds that value's tie alone.
   const oneValue = end !== null && compareValues(end.bookmark.value, thresholdValue) === 0;
-  const arms = months.map(({ range: monthRange }, monthIndex) => {
+  const monthArm = (monthRange: MonthSeekRange['range'], monthIndex: number) => {
     const range = end
       ? { ...monthRange, range: monthRange.range.where(notAfterEnd(term, monthIndex, end)) }
       : monthRange;
@@ -388,7 +402,10 @@ export function monthsPageAfter(
         ? after.where(sql<boolean>`${sql.ref(term.column)} = ${thresholdValue}`)
         : after;
     return tied.select(armColumns(range, carried)).orderBy(seekOrder(range)).limit(reach);
-  }) as unknown as SelectQueryBuilder<Database, keyof Database, object>[];
+  };
+  const arms = months.flatMap((month, monthIndex) =>
+    rangeParts(month).map((monthRange) => monthArm(monthRange, monthIndex)),
+  ) as unknown as SelectQueryBuilder<Database, keyof Database, object>[];
   return mergedArms(db, months[0]!.range.dialect, arms, columns, order, limit, start.skip);
 }
 

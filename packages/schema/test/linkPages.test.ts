@@ -192,7 +192,7 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
 
   it('pages every link by relationship alone block by block as one statement orders them', async () => {
     // Blocks at every offset (no arms), against one statement (no blocks).
-    monthArmsTuning.maxArmRows = 0;
+    monthArmsTuning.enabled = false;
     const counts = await store.handle.db
       .selectFrom('asn_links')
       .select(['date', 'relationship', (eb) => eb.fn.countAll<number>().as('links')])
@@ -408,6 +408,9 @@ describe.each(STORE_KINDS)('shallow link pages over several months, one arm per 
     const onePeer = latestMonthArm(store, 'asn0 desc, date asc, asn1 asc').where('relationship', '=', 'peer');
     expect(await servedByIndex(store.handle.db, store.handle.dialect, onePeer, 'asn0')).toBe(true);
     const relationshipArms: Record<string, number> = {};
+    // Every link's arms reach where the months' bookmarks start (a link step a month), whatever maxArmRows says: the
+    // sample's pages all lie before it.
+    monthArmsTuning.maxArmRows = 0;
     for (const sort of ['-asn0', 'asn1', 'asn0', '-asn1']) {
       const trees: string[] = [];
       const handle = throughPlugin(store.handle, {
@@ -431,6 +434,41 @@ describe.each(STORE_KINDS)('shallow link pages over several months, one arm per 
     // An arm per month and relationship against the key's run (canonical rows down, reversed rows up), else one a month.
     const split = store.dates.length * LINK_RELATIONSHIPS.length;
     expect(relationshipArms).toEqual({ '-asn0': split, asn1: split, asn0: 0, '-asn1': 0 });
+  });
+
+  it("reads a deep page by -asn0 near the order's start a relationship at a time, and deeper the months whole", async () => {
+    const [first, latest] = [store.dates[0]!, store.dates.at(-1)!];
+    // Bookmarks every 5 links, so that deep pages start early; deep pages only (no arms).
+    monthArmsTuning.enabled = false;
+    const facts = createStoreFacts(store.handle, undefined, { step: 5, linkStep: 5, waitedHops: 1e9 });
+    const relationshipValues = async (offset: number) => {
+      const trees: string[] = [];
+      const handle = throughPlugin(store.handle, {
+        transformQuery: (args) => {
+          trees.push(JSON.stringify(args.node));
+          return args.node;
+        },
+        transformResult: async (args) => args.result,
+      });
+      const query =
+        `{ asnLinks(first: 10, offset: ${offset}, dateStart: "${first}", dateEnd: "${latest}", sort: "-asn0") ` +
+        '{ edges { node { date asn0 { asn } asn1 { asn } } } } }';
+      const split = await queryData<LinkPage>(handle, query, undefined, facts);
+      // The same page from one statement over the months (no bookmarks).
+      const plain = createStoreFacts(store.handle, undefined, { step: 1e9, linkStep: 1e9 });
+      expect(split.asnLinks.edges).toEqual(
+        (await queryData<LinkPage>(store.handle, query, undefined, plain)).asnLinks.edges,
+      );
+      expect(split.asnLinks.edges).toHaveLength(10);
+      return trees.reduce(
+        (count, tree) => count + (tree.match(/"value":"(customer|peer|provider|sibling)"/g) ?? []).length,
+        0,
+      );
+    };
+    // Within four steps a month of the start: the brackets and arms a relationship at a time; further, none.
+    const months = store.dates.length;
+    expect(await relationshipValues(2 * 5 * months)).toBeGreaterThan(0);
+    expect(await relationshipValues(5 * 5 * months)).toBe(0);
   });
 
   if (kind === 'sqlite')
@@ -560,7 +598,7 @@ describe.each(STORE_KINDS)('shallow link pages over several months, one arm per 
     expect(withPaths).toBeGreaterThan(total / 2);
     expect(withPaths).toBeLessThan(total);
     // Deep pages only (no arms), with bookmarks small enough to be crossed.
-    monthArmsTuning.maxArmRows = 0;
+    monthArmsTuning.enabled = false;
     const facts = createStoreFacts(store.handle, undefined, { step: 5, linkStep: 5, waitedHops: 1e9 });
     let compared = 0;
     for (const sort of ['numberPaths', '-numberPaths', 'correctedBy', '-correctedBy'])

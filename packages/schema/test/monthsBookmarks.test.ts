@@ -100,7 +100,7 @@ describe.each(STORE_KINDS)('deep pages of ASNs and organizations from bookmarks,
     months: number,
   ) => {
     // Pages only ever from one statement or from the bookmarks: never as month arms.
-    monthArmsTuning.maxArmRows = 0;
+    monthArmsTuning.enabled = false;
     const waiting = { step: STEP, linkStep: STEP, waitedHops: Number.MAX_SAFE_INTEGER };
     const facts = createStoreFacts(store.handle, undefined, waiting);
     const plain = createStoreFacts(store.handle, undefined, { ...waiting, step: 1e9, linkStep: 1e9 });
@@ -205,7 +205,7 @@ describe.each(STORE_KINDS)('deep pages of ASNs and organizations from bookmarks,
   );
 
   it('pages ASNs over several months by a nullable column, its records with a value then the others, as stored', async () => {
-    monthArmsTuning.maxArmRows = 0;
+    monthArmsTuning.enabled = false;
     const facts = createStoreFacts(store.handle, undefined, {
       step: STEP,
       linkStep: STEP,

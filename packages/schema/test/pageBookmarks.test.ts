@@ -708,8 +708,7 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
   it('answers every page of the links by relationship, either way, from bookmarks of each relationship', async () => {
     linkPageTuning.keyedPageMinOffset = 0;
     // Block by block at every offset: no arms for shallow pages.
-    const armRows = monthArmsTuning.maxArmRows;
-    monthArmsTuning.maxArmRows = 0;
+    monthArmsTuning.enabled = false;
     try {
       const links = await storedLinks();
       const relationships = new Set(links.map((link) => link.relationship));
@@ -735,7 +734,7 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
         Math.floor(links.length / STEP) - 2 * relationships.size,
       );
     } finally {
-      monthArmsTuning.maxArmRows = armRows;
+      monthArmsTuning.enabled = true;
     }
   });
 
