@@ -336,13 +336,47 @@ async function neighbourPage(
     `neighbour page|${historic ? 'historic' : ''}|${sortKeysNamed(keys)}|${columns?.join(',') ?? '*'}|${asn1Columns.join(',')}`,
     'asn_links',
     () => {
-      const links = context.db
+      const ofAsn = context.db
         .selectFrom('asn_links')
         .where(boundDateIn(context.dialect, 'date', 1, placeholders.month))
-        .where('asn0', '=', placeholders.asn as unknown as number)
-        .orderBy(order)
-        .limit(placeholders.limit as unknown as number)
-        .offset(placeholders.offset as unknown as number);
+        .where('asn0', '=', placeholders.asn as unknown as number);
+      const limit = placeholders.limit as unknown as number;
+      const offset = placeholders.offset as unknown as number;
+      if (columns && !historic && relationshipRuns(keys)[0] !== null) {
+        // By relationship, each relationship's links of the AS are two ranges of the (date, canonical, relationship,
+        // asn0, asn1) index, its canonical and its reversed rows, each in the order: merged, they stop at the page's
+        // end. Read as one range of the AS, its links were sorted. The values are written in: the shape binds only
+        // its placeholders.
+        const arms = LINK_RELATIONSHIPS.flatMap((relationship) =>
+          ([1, 0] as const).map((canonical) =>
+            ofAsn
+              .where(sql<boolean>`${sql.ref('canonical')} = ${sql.lit(canonical)}`)
+              .where(sql<boolean>`${sql.ref('relationship')} = ${sql.lit(relationship)}`)
+              .select(columns)
+              .orderBy(order)
+              .limit(
+                sql<number>`cast(${limit} as integer) + cast(${offset} as integer)` as unknown as number,
+              ),
+          ),
+        ) as unknown as SelectQueryBuilder<Database, keyof Database, object>[];
+        const merged = mergedArms(
+          context.db,
+          context.dialect,
+          arms,
+          columns.map((column) => ({ column, as: column })),
+          order,
+          limit,
+          offset,
+        );
+        return linksWithAsn1Query(
+          context,
+          merged as unknown as SelectQueryBuilder<Database, 'asn_links', AsnLinksTable>,
+          keys,
+          historic,
+          asn1Columns,
+        );
+      }
+      const links = ofAsn.orderBy(order).limit(limit).offset(offset);
       // The pruned rows carry exactly the columns the selected fields read, though typed as whole rows.
       const pageQuery = columns
         ? (links.select(columns) as unknown as ReturnType<typeof links.selectAll>)
