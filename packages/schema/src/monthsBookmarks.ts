@@ -318,8 +318,8 @@ export async function monthsBookmarkStart(
   );
   const placed = placeInMonths(term, step, known, offset, limit);
   if (placed.threshold === null) return null;
-  const thresholdIndex = placed.threshold.index;
-  const found: MonthPoint = { monthIndex: placed.threshold.monthIndex, bookmark: placed.threshold.bookmark };
+  const found = placed.threshold;
+  const thresholdIndex = found.index;
   // Every other month's bracket counted in one statement, a column each (`count` says whether named): a statement a
   // month was a round trip and a plan each, and planned at each page the twelve months' brackets took 6 ms of the
   // server's (docs/performance.md, sixty-seventh round).
@@ -358,8 +358,7 @@ export async function monthsBookmarkStart(
     moved === thresholdIndex ? found : { monthIndex: found.monthIndex, bookmark: own[moved]! };
   // The arms stop at the page's end too: cut at the rest of the offset plus the page alone, they read months times that
   // (12 months of `asns` by a numeric column at offset 817,806 on PostgreSQL: ~23,000 rows, 35-100 ms).
-  const end = placed.end && { monthIndex: placed.end.monthIndex, bookmark: placed.end.bookmark };
-  return { threshold: startAfter, skip: offset - notAfterThresholdTotal, end };
+  return { threshold: startAfter, skip: offset - notAfterThresholdTotal, end: placed.end };
 }
 
 /** An arm's columns, as pageAfter selects them (the sort column may be the key itself), and `carried` ones. */

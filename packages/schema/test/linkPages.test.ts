@@ -33,6 +33,27 @@ function latestMonthArm(store: LoadedStore, order: string) {
     .limit(30);
 }
 
+/**
+ * `handle` with each statement's query tree (as JSON) kept in `trees`, and the relationship values a tree binds (an
+ * arm or a part a relationship at a time binds its relationship).
+ */
+function keepingTrees(handle: LoadedStore['handle']) {
+  const trees: string[] = [];
+  const kept = throughPlugin(handle, {
+    transformQuery: (args) => {
+      trees.push(JSON.stringify(args.node));
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  });
+  return { handle: kept, trees };
+}
+
+/** How many relationship values `tree` binds. */
+function relationshipValuesIn(tree: string): number {
+  return (tree.match(/"value":"(customer|peer|provider|sibling)"/g) ?? []).length;
+}
+
 describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
   let store: LoadedStore;
 
@@ -413,14 +434,7 @@ describe.each(STORE_KINDS)('shallow link pages over several months, one arm per 
     // sample's pages all lie before it.
     monthArmsTuning.maxArmRows = 0;
     for (const sort of ['-asn0', 'asn1', 'asn0', '-asn1']) {
-      const trees: string[] = [];
-      const handle = throughPlugin(store.handle, {
-        transformQuery: (args) => {
-          trees.push(JSON.stringify(args.node));
-          return args.node;
-        },
-        transformResult: async (args) => args.result,
-      });
+      const { handle, trees } = keepingTrees(store.handle);
       const page = await queryData<LinkPage>(
         handle,
         `{ asnLinks(first: 30, offset: 7, dateStart: "${first}", dateEnd: "${latest}", sort: "${sort}") ` +
@@ -430,7 +444,7 @@ describe.each(STORE_KINDS)('shallow link pages over several months, one arm per 
       // The page's statement, the largest (Kysely hands its plugins parts of it too).
       const merged = trees.reduce((largest, tree) => (tree.length > largest.length ? tree : largest), '');
       expect(merged).toContain('"asn_links"');
-      relationshipArms[sort] = (merged.match(/"value":"(customer|peer|provider|sibling)"/g) ?? []).length;
+      relationshipArms[sort] = relationshipValuesIn(merged);
     }
     // An arm per month and relationship against the key's run (canonical rows down, reversed rows up), else one a month.
     const split = store.dates.length * LINK_RELATIONSHIPS.length;
@@ -443,14 +457,7 @@ describe.each(STORE_KINDS)('shallow link pages over several months, one arm per 
     monthArmsTuning.enabled = false;
     const facts = createStoreFacts(store.handle, undefined, { step: 5, linkStep: 5, waitedHops: 1e9 });
     const relationshipValues = async (offset: number) => {
-      const trees: string[] = [];
-      const handle = throughPlugin(store.handle, {
-        transformQuery: (args) => {
-          trees.push(JSON.stringify(args.node));
-          return args.node;
-        },
-        transformResult: async (args) => args.result,
-      });
+      const { handle, trees } = keepingTrees(store.handle);
       const query =
         `{ asnLinks(first: 10, offset: ${offset}, dateStart: "${first}", dateEnd: "${latest}", sort: "-asn0") ` +
         '{ edges { node { date asn0 { asn } asn1 { asn } } } } }';
@@ -461,10 +468,7 @@ describe.each(STORE_KINDS)('shallow link pages over several months, one arm per 
         (await queryData<LinkPage>(store.handle, query, undefined, plain)).asnLinks.edges,
       );
       expect(split.asnLinks.edges).toHaveLength(10);
-      return trees.reduce(
-        (count, tree) => count + (tree.match(/"value":"(customer|peer|provider|sibling)"/g) ?? []).length,
-        0,
-      );
+      return trees.reduce((count, tree) => count + relationshipValuesIn(tree), 0);
     };
     // Within four steps a month of the start: the brackets and arms a relationship at a time; further, none.
     const months = store.dates.length;

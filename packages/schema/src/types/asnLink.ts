@@ -952,18 +952,16 @@ builder.queryFields((t) => ({
           otherEnd: OtherEndOrder | null,
         ) => {
           const firstKey = ((otherEnd?.keys ?? keys)[0] ?? linkOrder.defaults[0]!).key;
-          // Every link's pages by the pair, until the months' bookmarks serve them (one month's at offset 4,800 by
-          // `-asn0`: 3.4 ms from its bookmarks, 14.4 from four arms of 4,900 links on SQLite).
-          const pairRelationships =
-            asn === null && asnList === null && offset < context.pageBookmarks.linkStep * pageMonths.length
-              ? pairRuns(otherEnd?.keys ?? keys, otherEnd !== null)
-              : null;
-          const relationships = pairRelationships ?? (otherEnd ? [null] : relationshipRuns(keys));
           // Every link's arms reach the months' bookmarks (a step a month), which take over there: between the two one
           // statement over the months sorted every link of them (12 generated months by `-asn0` at offset 6,000: 1.1-1.3
           // s on SQLite, 180-240 ms on PostgreSQL). Each arm is read as far as the merge takes it, not to its LIMIT.
           const armsUntil =
             asn === null && asnList === null ? context.pageBookmarks.linkStep * pageMonths.length : 0;
+          // Every link's pages by the pair read a relationship at a time until then (one month's at offset 4,800 by
+          // `-asn0`: 3.4 ms from its bookmarks, 14.4 from four arms of 4,900 links on SQLite).
+          const pairRelationships =
+            offset < armsUntil ? pairRuns(otherEnd?.keys ?? keys, otherEnd !== null) : null;
+          const relationships = pairRelationships ?? (otherEnd ? [null] : relationshipRuns(keys));
           if (!readsByMonthArms(pageMonths.length * relationships.length, offset, limit, armsUntil))
             return null;
           // The key and the order's columns, which the merge sorts the arms' rows by again.
