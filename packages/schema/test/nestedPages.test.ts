@@ -140,6 +140,73 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
     expect(compared).toBeGreaterThan(40);
   });
 
+  it("reads one or a few ASes' links by relationship from its relationships' ranges, the same as sorted", async () => {
+    const latest = store.dates.at(-1)!;
+    const busiest = await busiestAsns(store.handle, latest, 3);
+    const largest = Number(busiest[0]!.degree_total);
+    // asn1's key alone, its fields, and no asn1 at all: each was read as one range of the AS and sorted.
+    const selections = [
+      'asn1 { asn } relationship',
+      'asn1 { asn asnName rank } relationship numberPaths',
+      'rank date',
+    ];
+    let compared = 0;
+    for (const sort of ['relationship', '-relationship'])
+      for (const nodeFields of selections)
+        for (const offset of [0, 3, Math.floor(largest / 2), largest - 2, largest + 5]) {
+          const args = `first: 6, offset: ${offset}, sort: "${sort}"`;
+          const asked = async (query: string, arms: boolean) => {
+            linkPageTuning.oneAsnRelationshipArms = arms;
+            const forms = new PageFormRecorder();
+            const trees: string[] = [];
+            const kept = throughPlugin(throughPlugin(store.handle, forms), {
+              transformQuery: (transformed) => {
+                trees.push(JSON.stringify(transformed.node));
+                return transformed.node;
+              },
+              transformResult: async (transformed) => transformed.result,
+            });
+            const data = await queryData<Record<string, unknown>>(kept, query);
+            // The literal relationships of the per-parent rows' arms (eight a parent).
+            const armRelationships = trees
+              .filter((tree) => tree.includes('position_in_parent'))
+              .reduce(
+                (count, tree) =>
+                  count + (tree.match(/"value":"(customer|peer|provider|sibling)"/g) ?? []).length,
+                0,
+              );
+            return { data, forms: forms.forms, armRelationships };
+          };
+          const one = `{ asn(asn: "${busiest[0]!.asn}") { asnLinks(${args}) { totalCount edges { node { ${nodeFields} } } } } }`;
+          const several = `{ asns(asns: [${busiest.map((row) => `"${row.asn}"`).join(', ')}], sort: "asn") { edges { node {
+            asn asnLinks(${args}) { totalCount edges { node { ${nodeFields} } } } } } } }`;
+          const root = `{ asnLinks(asn: "${busiest[0]!.asn}", ${args}) { totalCount edges { node { ${nodeFields} } } } }`;
+          for (const query of [one, several, root]) {
+            const merged = await asked(query, true);
+            const sorted = await asked(query, false);
+            expect([query, merged.data]).toEqual([query, sorted.data]);
+            compared += JSON.stringify(merged.data).split('"node"').length - 1;
+            if (query === one) {
+              // One parent's page is the root's neighbour page; sorted, without asn1's fields, it was the per-parent
+              // form.
+              expect(merged.forms).toEqual([]);
+              if (!nodeFields.includes('asnName')) expect(sorted.forms).toEqual(['per parent']);
+            }
+            if (query === several) {
+              expect(merged.forms).toEqual(['per parent']);
+              // On SQLite each parent's eight ranges; PostgreSQL plans them at each call, and sorts instead.
+              expect(merged.armRelationships).toBe(kind === 'sqlite' ? busiest.length * 8 : 0);
+              expect(sorted.armRelationships).toBe(0);
+            }
+          }
+          // The nested page of one parent is the root's.
+          const nested = (await asked(one, true)).data as { asn: { asnLinks: unknown } };
+          const rootPage = (await asked(root, true)).data as { asnLinks: unknown };
+          expect([one, nested.asn.asnLinks]).toEqual([one, rootPage.asnLinks]);
+        }
+    expect(compared).toBeGreaterThan(200);
+  });
+
   it('reads a batch larger than the per-parent bound windowed', async () => {
     const { forms, data } = await pagesIn(
       `{ asns(first: 30, sort: "asn") { edges { node { asn asnLinks(first: 2) { edges { node { asn1 { asn } } } } } } } }`,

@@ -104,6 +104,12 @@ export const linkPageTuning = {
    */
   nestedNeighbourPage: true,
   /**
+   * One AS's page of one month by relationship, whatever the page selects of asn1 (its key alone, or nothing, too), and
+   * a few parents' nested pages, merged from the eight index ranges of its relationships' rows (neighbourPage) instead
+   * of its links sorted (off only to compare, in tests).
+   */
+  oneAsnRelationshipArms: true,
+  /**
    * One AS's links over several months in an order of its (date, asn0, ...) indexes (isOneAsnIndexKey) merged from
    * the months' arms as a named statement on PostgreSQL (off only to compare, in tests).
    */
@@ -208,12 +214,17 @@ function linkPageColumns(
 }
 
 /** The link sort columns qualified by the page's alias, for ordering the joined rows. */
-const PAGE_SORT_COLUMNS: Record<string, SortColumn> = Object.fromEntries(
-  Object.entries(ASN_LINK_SORT_COLUMNS).map(([key, column]) => [
-    key,
-    { ...column, column: `page.${column.column}` },
-  ]),
-);
+const PAGE_SORT_COLUMNS = sortColumnsOf('page');
+
+/** The link sort columns qualified by `alias`, for ordering rows read under it. */
+function sortColumnsOf(alias: string): Record<string, SortColumn> {
+  return Object.fromEntries(
+    Object.entries(ASN_LINK_SORT_COLUMNS).map(([key, column]) => [
+      key,
+      { ...column, column: `${alias}.${column.column}` },
+    ]),
+  );
+}
 
 /** Bound in place of a compiled neighbour page's values (compiledLookups.ts); values its SQL never binds otherwise. */
 const NEIGHBOUR_PAGE_PLACEHOLDERS = {
@@ -315,7 +326,8 @@ async function linksWithAsn1(
  * same statement (the root `asnLinks(asn)` of W3 and S3, and a nested `asn(asn) { asnLinks }` of one parent). Its SQL
  * is compiled once per shape, the month, ASN and page bound at each run, as the point lookups are (compiledLookups.ts);
  * on PostgreSQL it runs as the named prepared statement of that text (its plan does not depend on the values).
- * `columns`: the link columns read, null for whole rows.
+ * `columns`: the link columns read, null for whole rows. `asn1Columns` empty: asn1 is not joined (its key alone is
+ * read, or its loader reads its record), as for a page by relationship that any selection reads from this one's arms.
  */
 async function neighbourPage(
   context: AsrankContext,
@@ -342,52 +354,116 @@ async function neighbourPage(
         .where('asn0', '=', placeholders.asn as unknown as number);
       const limit = placeholders.limit as unknown as number;
       const offset = placeholders.offset as unknown as number;
-      if (columns && !historic && relationshipRuns(keys)[0] !== null) {
+      // Without asn1's columns (its key alone, or a record its loader reads) the page is not joined.
+      const withAsn1 = (pageQuery: SelectQueryBuilder<Database, 'asn_links', AsnLinksTable>) =>
+        asn1Columns.length > 0
+          ? linksWithAsn1Query(context, pageQuery, keys, historic, asn1Columns)
+          : pageQuery;
+      if (!historic && relationshipRuns(keys)[0] !== null) {
         // By relationship, each relationship's links of the AS are two ranges of the (date, canonical, relationship,
         // asn0, asn1) index, its canonical and its reversed rows, each in the order: merged, they stop at the page's
         // end. Read as one range of the AS, its links were sorted. The values are written in: the shape binds only
-        // its placeholders.
-        const arms = LINK_RELATIONSHIPS.flatMap((relationship) =>
-          ([1, 0] as const).map((canonical) =>
-            ofAsn
-              .where(sql<boolean>`${sql.ref('canonical')} = ${sql.lit(canonical)}`)
-              .where(sql<boolean>`${sql.ref('relationship')} = ${sql.lit(relationship)}`)
-              .select(columns)
-              .orderBy(order)
-              .limit(
-                sql<number>`cast(${limit} as integer) + cast(${offset} as integer)` as unknown as number,
-              ),
-          ),
-        ) as unknown as SelectQueryBuilder<Database, keyof Database, object>[];
+        // its placeholders. On SQLite the arms read the index's columns alone, the page's other columns then by its
+        // keys: arms of whole rows made SQLite walk the AS's primary key range in each (the real month's AS3356, a
+        // nested page of 10: 3.3 ms against 1.7 sorted). PostgreSQL reads each arm's range with its rows (keys then
+        // rows, its generic plan of the join took 280 ms for AS2503's 500 with asn1's names).
+        const pageColumns = columns ?? ALL_LINK_COLUMNS;
+        const byKeys =
+          context.dialect === 'sqlite' &&
+          !pageColumns.every((column) => RELATIONSHIP_INDEX_COLUMNS.includes(column));
+        const armColumns = byKeys ? RELATIONSHIP_INDEX_COLUMNS : pageColumns;
+        const arms = relationshipRangesOf(
+          ofAsn,
+          armColumns,
+          order,
+          sql<number>`cast(${limit} as integer) + cast(${offset} as integer)` as unknown as number,
+        );
         const merged = mergedArms(
           context.db,
           context.dialect,
           arms,
-          columns.map((column) => ({ column, as: column })),
+          armColumns.map((column) => ({ column, as: column })),
           order,
           limit,
           offset,
         );
-        return linksWithAsn1Query(
-          context,
-          merged as unknown as SelectQueryBuilder<Database, 'asn_links', AsnLinksTable>,
-          keys,
-          historic,
-          asn1Columns,
-        );
+        const pageRows = !byKeys
+          ? merged
+          : context.db
+              .selectFrom(merged.as('keys'))
+              .innerJoin('asn_links as row', (join) =>
+                join
+                  .onRef('row.date', '=', sql.ref('keys.date'))
+                  .onRef('row.asn0', '=', sql.ref('keys.asn0'))
+                  .onRef('row.asn1', '=', sql.ref('keys.asn1')),
+              )
+              .select(pageColumns.map((column) => sql.ref(`row.${column}`).as(column)))
+              .orderBy(orderByList(context.dialect, keys, ROW_SORT_COLUMNS, LINK_ORDER));
+        return withAsn1(pageRows as unknown as SelectQueryBuilder<Database, 'asn_links', AsnLinksTable>);
       }
       const links = ofAsn.orderBy(order).limit(limit).offset(offset);
       // The pruned rows carry exactly the columns the selected fields read, though typed as whole rows.
       const pageQuery = columns
         ? (links.select(columns) as unknown as ReturnType<typeof links.selectAll>)
         : links.selectAll();
-      return linksWithAsn1Query(context, pageQuery, keys, historic, asn1Columns);
+      return withAsn1(pageQuery);
     },
     [placeholders.month, placeholders.asn, placeholders.limit, placeholders.offset],
     [page.month, page.asn, page.limit, page.offset],
   );
-  return linkRowsWithAsn1(rows, asn1Columns);
+  return asn1Columns.length > 0 ? linkRowsWithAsn1(rows, asn1Columns) : (rows as unknown as AsnLinkRow[]);
 }
+
+/**
+ * One AS's links of one month (`ofAsn`) as the eight ranges of the (date, canonical, relationship, asn0, asn1) index
+ * that hold them, each relationship's canonical and reversed rows: each range in `order` (by relationship alone, then
+ * the pair), cut at `end`, each reading `columns`. The values are literals, so that a compiled shape binds only its
+ * placeholders and each arm names its range to the planner.
+ */
+function relationshipRangesOf(
+  ofAsn: SelectQueryBuilder<Database, 'asn_links', object>,
+  columns: readonly AsnLinkColumn[],
+  order: RawBuilder<unknown>,
+  end: number,
+): SelectQueryBuilder<Database, keyof Database, object>[] {
+  return RELATIONSHIP_RANGES.map(({ relationship, canonical }) =>
+    ofAsn
+      .where(sql<boolean>`${sql.ref('canonical')} = ${sql.lit(canonical)}`)
+      .where(sql<boolean>`${sql.ref('relationship')} = ${sql.lit(relationship)}`)
+      .select(columns)
+      .orderBy(order)
+      .limit(end),
+  ) as unknown as SelectQueryBuilder<Database, keyof Database, object>[];
+}
+
+/** The eight ranges of the (date, canonical, relationship, asn0, asn1) index one AS's links of a month fall in. */
+const RELATIONSHIP_RANGES = LINK_RELATIONSHIPS.flatMap((relationship) =>
+  ([1, 0] as const).map((canonical) => ({ relationship, canonical })),
+);
+
+/** The columns of the (date, canonical, relationship, asn0, asn1) index. */
+const RELATIONSHIP_INDEX_COLUMNS: readonly AsnLinkColumn[] = [
+  'date',
+  'asn0',
+  'asn1',
+  'relationship',
+  'canonical',
+];
+
+/** The link sort columns qualified by the alias of rows read by their keys. */
+const ROW_SORT_COLUMNS = sortColumnsOf('row');
+
+/** Every column of a link row, for pages that read whole rows. */
+const ALL_LINK_COLUMNS: readonly AsnLinkColumn[] = [
+  'date',
+  'asn0',
+  'asn1',
+  'relationship',
+  'canonical',
+  'number_paths',
+  'rank',
+  'corrected_by',
+];
 
 /** An order of one month's links that bookmarks serve (pageBookmarks.ts), over the (asn0, asn1) key. */
 interface LinkSeek {
@@ -685,8 +761,12 @@ export function asnLinksOfAsns(
     page.offset < linkPageTuning.keyedPageMinOffset
       ? asn1Columns
       : null;
+  // By relationship, one parent's page merges its relationships' index ranges (neighbourPage) whatever it selects of
+  // asn1, and on SQLite a few parents' pages cut each range (parentRows): read as one range of the AS, its links were
+  // sorted (AS2503's 18,037 for a page of 10: 14 ms on SQLite).
+  const byRelationshipArms = linkPageTuning.oneAsnRelationshipArms && relationshipRuns(keys)[0] !== null;
   const singleParentPage =
-    neighbourColumns &&
+    (neighbourColumns || (byRelationshipArms && page.offset < linkPageTuning.keyedPageMinOffset)) &&
     ((asn: number) =>
       neighbourPage(
         context,
@@ -694,8 +774,27 @@ export function asnLinksOfAsns(
         keys,
         false,
         null,
-        neighbourColumns,
+        neighbourColumns ?? [],
       ));
+  // On SQLite, each relationship's canonical and reversed rows of the parent cut by their index (as neighbourPage's
+  // arms), its columns alone, the rows then by their keys: four parents of the generated month's busiest by
+  // relationship, 13 ms sorted, 3.6 so. Not on PostgreSQL, which plans the parents' arms at each call (the real
+  // month: 5.9 ms sorted, 9.4 in arms). Written as SQL text: built afresh for each batch, Kysely's builder took
+  // 0.4-0.5 ms for four parents' 32 arms (0.07 ms this way).
+  const relationshipRows =
+    byRelationshipArms &&
+    context.dialect === 'sqlite' &&
+    ((asn: number, end: number) => {
+      const arms = RELATIONSHIP_RANGES.map(
+        ({ relationship, canonical }, index) =>
+          sql`select * from (select date, asn0, asn1, relationship, canonical from asn_links
+            where date = ${date} and asn0 = ${asn} and canonical = ${sql.lit(canonical)}
+              and relationship = ${sql.lit(relationship)}
+            order by ${order} limit cast(${end} as integer)) ${sql.raw(`arm_${index}`)}`,
+      );
+      return sql`(select row.*, row.asn0 as parent_key from (${sql.join(arms, sql` union all `)}) keys
+        join asn_links row on row.date = keys.date and row.asn0 = keys.asn0 and row.asn1 = keys.asn1)`;
+    });
   return nestedPage<number, AsnLinkRow>(
     context,
     `asnLinks|${date}|${sort ?? ''}|${neighbourColumns?.join(',') ?? ''}`,
@@ -717,7 +816,7 @@ export function asnLinksOfAsns(
               .select('asn0 as parent_key')
               .where('date', '=', date)
               .where(inValues(context.dialect, 'asn0', asns, 'bigint')),
-      ...(parentRows ? { parentRows } : {}),
+      ...(parentRows ? { parentRows } : relationshipRows ? { parentRows: relationshipRows } : {}),
       ...(singleParentPage ? { singleParentPage } : {}),
       counts: (asns) => {
         const counted = (asns: readonly number[]) =>
@@ -1084,17 +1183,18 @@ builder.queryFields((t) => ({
             pageMonths.length === 1 &&
             seek === null &&
             offset < linkPageTuning.keyedPageMinOffset &&
-            asn1Columns &&
-            !isAsnKey(asn1Columns)
+            ((asn1Columns && !isAsnKey(asn1Columns)) ||
+              (!historic && linkPageTuning.oneAsnRelationshipArms && relationshipRuns(keys)[0] !== null))
           ) {
-            // One ASN's neighbours in one month (W3, S3): SQL compiled once per shape (neighbourPage).
+            // One ASN's neighbours in one month (W3, S3): SQL compiled once per shape (neighbourPage). By
+            // relationship also without asn1's columns, its links then merged from their relationships' ranges.
             return neighbourPage(
               context,
               { month: pageMonths[0]!, asn, limit, offset },
               keys,
               historic,
               columns,
-              asn1Columns,
+              asn1Columns && !isAsnKey(asn1Columns) ? asn1Columns : [],
             );
           }
           // A deep page takes its keys from the order's covering index first, then reads only its own rows: an OFFSET
