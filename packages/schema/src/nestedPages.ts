@@ -95,14 +95,14 @@ export function nestedPage<P extends string | number, R>(
   context: AsrankContext,
   loaderKey: string,
   page: { first: number; offset: number },
-  build: () => NestedPageQuery<P, R>,
+  build: () => NestedPageQuery<P, R> | Promise<NestedPageQuery<P, R>>,
   needs: ConnectionNeeds = { nodes: true, total: true },
 ): DataLoader<P, ConnectionPage<R>> {
   const key = `${loaderKey}|${page.first}|${page.offset}|${needs.nodes ? 'nodes' : ''}|${needs.total ? 'total' : ''}`;
   let loader = context.pageLoaders.get(key) as DataLoader<P, ConnectionPage<R>> | undefined;
   if (!loader) {
     loader = new DataLoader<P, ConnectionPage<R>>(async (parents) => {
-      const query = build();
+      const query = await build();
       const unique = [...new Set(parents)];
       const nodesByParent = new Map<string, R[]>();
       const readNodes = async () => {

@@ -49,6 +49,17 @@ function keepingTrees(handle: LoadedStore['handle']) {
   return { handle: kept, trees };
 }
 
+/**
+ * `handle` counting the statements that read one AS's stretch of links with a value (`is not null`); the month's count
+ * of its valued links, on their canonical rows, which says whether there are any, is not one of them.
+ */
+function countingValuedStretches(handle: LoadedStore['handle']) {
+  const stretches = new StatementCounter(
+    (tree) => tree.includes('"is not"') && !tree.includes('"canonical"'),
+  );
+  return { stretches, handle: throughPlugin(handle, stretches) };
+}
+
 /** How many relationship values `tree` binds. */
 function relationshipValuesIn(tree: string): number {
   return (tree.match(/"value":"(customer|peer|provider|sibling)"/g) ?? []).length;
@@ -289,6 +300,49 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
     expect(compared).toBeGreaterThan(200);
   });
 
+  // Before the tests below give links path counts and corrections: the sample's links carry none.
+  it("pages one ASN's links by a nullable column alone as by asn1 when no link of the month has a value", async () => {
+    const latest = store.dates.at(-1)!;
+    const busiest = await busiestAsns(store.handle, latest, 2);
+    const [asn, otherAsn] = busiest.map((row) => Number(row.asn)) as [number, number];
+    const degree = Number(busiest[0]!.degree_total);
+    const { valued } = await store.handle.db
+      .selectFrom('asn_links')
+      .select((eb) => eb(eb.fn.count('number_paths'), '+', eb.fn.count('corrected_by')).as('valued'))
+      .where('date', '=', latest)
+      .executeTakeFirstOrThrow();
+    expect(Number(valued)).toBe(0);
+    const { stretches, handle } = countingValuedStretches(store.handle);
+    const node = 'edges { node { asn1 { asn asnName } relationship numberPaths correctedBy } }';
+    const queries = (sort: string, offset: number, pageSize: number) => [
+      `{ asnLinks(asn: "${asn}", first: ${pageSize}, offset: ${offset}, sort: "${sort}") { ${node} } }`,
+      `{ asn(asn: "${asn}") { asnLinks(first: ${pageSize}, offset: ${offset}, sort: "${sort}") { ${node} } } }`,
+      `{ asn(asn: "${asn}") { asnLinks(first: ${pageSize}, offset: ${offset}, sort: "${sort}") {
+        edges { node { asn1 { asn } } } } } }`,
+      `{ asns(asns: ["${asn}", "${otherAsn}"]) { edges { node { asnLinks(first: ${pageSize}, offset: ${offset},
+        sort: "${sort}") { ${node} } } } } }`,
+    ];
+    let compared = 0;
+    for (const sort of ['numberPaths', '-numberPaths', 'correctedBy', '-correctedBy'])
+      for (const offset of [0, 3, degree - 2, degree + 3])
+        for (const pageSize of [4, 60])
+          for (const query of queries(sort, offset, pageSize)) {
+            linkPageTuning.oneAsnUnvaluedByPair = false;
+            const valuedApart = await queryData(handle, query);
+            const before = stretches.executed;
+            expect(before).toBeGreaterThan(0);
+            linkPageTuning.oneAsnUnvaluedByPair = true;
+            const byPair = await queryData(handle, query);
+            expect([query, byPair]).toEqual([query, valuedApart]);
+            // No stretch of valued links read, and the page is the one by asn1.
+            expect([query, stretches.executed]).toEqual([query, before]);
+            const byAsn1 = await queryData(handle, query.replace(`sort: "${sort}"`, 'sort: "asn1"'));
+            expect([query, byPair]).toEqual([query, byAsn1]);
+            compared += JSON.stringify(byPair).split('"asn1"').length - 1;
+          }
+    expect(compared).toBeGreaterThan(500);
+  });
+
   it("pages one ASN's links by a nullable column alone, valued links then the others, as one statement orders them", async () => {
     const [first, latest] = [store.dates[0]!, store.dates.at(-1)!];
     const busiest = await busiestAsns(store.handle, latest, 2);
@@ -317,9 +371,8 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
     );
     expect(valued).toBeGreaterThan(degree / 2);
     expect(valued).toBeLessThan(degree);
-    // Statements that read a stretch of valued links (`is not null`): none unless the links are read apart.
-    const stretches = new StatementCounter((tree) => tree.includes('"is not"'));
-    const handle = throughPlugin(store.handle, stretches);
+    // None unless the links are read apart.
+    const { stretches, handle } = countingValuedStretches(store.handle);
     const node = 'edges { node { date asn1 { asn asnName } numberPaths correctedBy } }';
     const queries = (sort: string, offset: number, pageSize: number) => [
       `{ asnLinks(asn: "${asn}", first: ${pageSize}, offset: ${offset}, sort: "${sort}") { ${node} } }`,

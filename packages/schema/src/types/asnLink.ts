@@ -5,7 +5,7 @@ import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, LocationRow } from '../context';
 import { intervalOf, monthOf, monthsIn, pageOf, parseAsnArgument, parseAsnList } from '../args';
-import { countRows, listTotal, monthListScope, monthTotals } from '../listTotals';
+import { countRows, listTotal, monthListScope, monthTotals, type MonthTotals } from '../listTotals';
 import {
   boundDateIn,
   byPrimaryKey,
@@ -17,7 +17,7 @@ import {
   sortKeysNamed,
   type SortColumn,
 } from '../sql';
-import { nestedPage } from '../nestedPages';
+import { nestedPage, type NestedPageQuery } from '../nestedPages';
 import type { PreparedKind } from '../compiledLookups';
 import { monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { mergedArms, readsByMonthArms, servedByIndex } from '../monthArms';
@@ -109,6 +109,11 @@ export const linkPageTuning = {
    * of its links sorted (off only to compare, in tests).
    */
   oneAsnRelationshipArms: true,
+  /**
+   * One AS's page of one month by a nullable column alone read as by `asn1` when no link of the month has a value in
+   * it (oneAsnOrder; off only to compare, in tests).
+   */
+  oneAsnUnvaluedByPair: true,
   /**
    * One AS's links over several months in an order of its (date, asn0, ...) indexes (isOneAsnIndexKey) merged from
    * the months' arms as a named statement on PostgreSQL (off only to compare, in tests).
@@ -721,6 +726,57 @@ export function asnLinksOfAsns(
   asn1Columns: readonly AsnColumn[] | null | undefined = null,
 ) {
   const keys = parseSort(sort, 'asnLinks', { argument: 'sort' });
+  const pageQuery = (keys: readonly SortKey[]) => asnLinksPageQuery(context, date, page, keys, asn1Columns);
+  return nestedPage<number, AsnLinkRow>(
+    context,
+    `asnLinks|${date}|${sort ?? ''}|${asn1Columns === null ? '*' : (asn1Columns?.join(',') ?? '')}`,
+    page,
+    nullableSortColumn(keys)
+      ? async () => pageQuery(await oneAsnOrder(context, keys, date))
+      : () => pageQuery(keys),
+    needs,
+  );
+}
+
+/**
+ * The order of one AS's links in `month` by `keys`: by a nullable column alone (`numberPaths`, `correctedBy`) when no
+ * link of the month has a value in it, the order of its neighbours (`asn1`), which it then is. Loads write no
+ * correction, so a page by `correctedBy` read the AS's every link for those with a value (AS2503's 18,037: 16 ms on
+ * SQLite) and then its links by the pair; by `asn1` the page is the compiled neighbour page.
+ */
+async function oneAsnOrder(
+  context: AsrankContext,
+  keys: readonly SortKey[],
+  month: string,
+): Promise<readonly SortKey[]> {
+  const column = nullableSortColumn(keys);
+  if (!column || !linkPageTuning.oneAsnUnvaluedByPair) return keys;
+  const valued = await valuedLinkTotals(context, column).of(month);
+  return valued === 0 ? [{ key: 'asn1', direction: 'asc' }] : keys;
+}
+
+/**
+ * The links of each month with a value in `column`, counted on their canonical rows (a link's two rows carry the same
+ * values) and kept per data version as a month's list totals are (monthTotals).
+ */
+function valuedLinkTotals(context: AsrankContext, column: 'number_paths' | 'corrected_by'): MonthTotals {
+  return monthTotals(context, 'asn_links', { [column]: 'valued' }, (month) =>
+    context.db
+      .selectFrom('asn_links')
+      .where(dateIn(context.dialect, 'date', [month]))
+      .where('canonical', '=', 1)
+      .where(column, 'is not', null),
+  );
+}
+
+/** The nested link page's query of asnLinksOfAsns, in the order of `keys`. */
+function asnLinksPageQuery(
+  context: AsrankContext,
+  date: string,
+  page: { first: number; offset: number },
+  keys: readonly SortKey[],
+  asn1Columns: readonly AsnColumn[] | null | undefined,
+): NestedPageQuery<number, AsnLinkRow> {
   const order = orderByList(context.dialect, keys, ASN_LINK_SORT_COLUMNS, LINK_ORDER);
   const linksOfAsn = (asn: number) =>
     context.db
@@ -795,44 +851,38 @@ export function asnLinksOfAsns(
       return sql`(select row.*, row.asn0 as parent_key from (${sql.join(arms, sql` union all `)}) keys
         join asn_links row on row.date = keys.date and row.asn0 = keys.asn0 and row.asn1 = keys.asn1)`;
     });
-  return nestedPage<number, AsnLinkRow>(
-    context,
-    `asnLinks|${date}|${sort ?? ''}|${neighbourColumns?.join(',') ?? ''}`,
-    page,
-    () => ({
-      partitionColumn: 'parent_key',
-      order,
-      // One ASN's links are a range of the (date, asn0, ...) indexes, the neighbour index in the default order.
-      perParentPages: true,
-      // One parent's rows (the per-parent form) by an equality, so its order comes from the index instead of a sort.
-      // Here and not in inValues: other relations' single-key lists would then tempt SQLite into walking an order's
-      // index over the whole month (an organization's members by rank: 75-83 ms instead of 1.6 ms).
-      rows: (asns) =>
-        asns.length === 1
-          ? linksOfAsn(asns[0]!)
-          : context.db
-              .selectFrom('asn_links')
-              .selectAll()
-              .select('asn0 as parent_key')
-              .where('date', '=', date)
-              .where(inValues(context.dialect, 'asn0', asns, 'bigint')),
-      ...(parentRows ? { parentRows } : relationshipRows ? { parentRows: relationshipRows } : {}),
-      ...(singleParentPage ? { singleParentPage } : {}),
-      counts: (asns) => {
-        const counted = (asns: readonly number[]) =>
-          context.db
+  return {
+    partitionColumn: 'parent_key',
+    order,
+    // One ASN's links are a range of the (date, asn0, ...) indexes, the neighbour index in the default order.
+    perParentPages: true,
+    // One parent's rows (the per-parent form) by an equality, so its order comes from the index instead of a sort.
+    // Here and not in inValues: other relations' single-key lists would then tempt SQLite into walking an order's
+    // index over the whole month (an organization's members by rank: 75-83 ms instead of 1.6 ms).
+    rows: (asns) =>
+      asns.length === 1
+        ? linksOfAsn(asns[0]!)
+        : context.db
             .selectFrom('asn_links')
-            .select(['asn0 as parent_key', (eb) => eb.fn.countAll().as('total')])
+            .selectAll()
+            .select('asn0 as parent_key')
             .where('date', '=', date)
-            .where(inValues(context.dialect, 'asn0', asns, 'bigint'))
-            .groupBy('asn0');
-        return linkPageTuning.keptAsnLinkCounts
-          ? keptAsnLinkCounts(context, date, asns, counted)
-          : counted(asns);
-      },
-    }),
-    needs,
-  );
+            .where(inValues(context.dialect, 'asn0', asns, 'bigint')),
+    ...(parentRows ? { parentRows } : relationshipRows ? { parentRows: relationshipRows } : {}),
+    ...(singleParentPage ? { singleParentPage } : {}),
+    counts: (asns) => {
+      const counted = (asns: readonly number[]) =>
+        context.db
+          .selectFrom('asn_links')
+          .select(['asn0 as parent_key', (eb) => eb.fn.countAll().as('total')])
+          .where('date', '=', date)
+          .where(inValues(context.dialect, 'asn0', asns, 'bigint'))
+          .groupBy('asn0');
+      return linkPageTuning.keptAsnLinkCounts
+        ? keptAsnLinkCounts(context, date, asns, counted)
+        : counted(asns);
+    },
+  };
 }
 
 /**
@@ -989,11 +1039,15 @@ builder.queryFields((t) => ({
       const page = pageOf(args);
       const interval = intervalOf(args);
       const historic = interval !== null;
-      const keys = parseSort(args.sort, 'asnLinks', { historic, argument: 'sort' });
+      const sortKeys = parseSort(args.sort, 'asnLinks', { historic, argument: 'sort' });
       const asn = args.asn == null ? null : parseAsnArgument(args.asn, 'asn');
       const asnList = parseAsnList(args.asns, 'asns');
       const months = await monthsIn(context, interval);
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
+      const keys =
+        asn !== null && asnList === null && months.length === 1
+          ? await oneAsnOrder(context, sortKeys, months[0]!)
+          : sortKeys;
       // The links asked for; a compiled neighbour page gives its month and ASN as placeholders.
       // `otherEnd`: every link's reversed row (asn0 > asn1) instead of its canonical one.
       const linksQuery = (
@@ -1446,9 +1500,7 @@ builder.queryFields((t) => ({
         const valued = (links: typeof query) => links.where(column, 'is not', null);
         const unvalued = (links: typeof query) => links.where(column, 'is', null);
         const monthLinks = (month: string) => linksQuery(dateIn(context.dialect, 'date', [month]));
-        const valuedTotals = monthTotals(context, 'asn_links', { [column]: 'valued' }, (month) =>
-          valued(monthLinks(month)),
-        );
+        const valuedTotals = valuedLinkTotals(context, column);
         const unvaluedTotals = monthTotals(context, 'asn_links', { [column]: 'null' }, (month) =>
           unvalued(monthLinks(month)),
         );
