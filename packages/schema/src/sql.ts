@@ -65,6 +65,23 @@ export interface SortColumn {
 }
 
 /**
+ * `selected` with the columns the order reads (`keys`, or the order's defaults without them, then its tie-breaks), as a
+ * page read into a derived table must carry them to be ordered again; null (whole rows) stays null.
+ */
+export function withOrderColumns<Column extends string>(
+  selected: readonly Column[] | null,
+  keys: readonly SortKey[],
+  columns: Readonly<Record<string, SortColumn>>,
+  order: { defaults: readonly SortKey[]; unique: readonly SortKey[] },
+): Column[] | null {
+  if (!selected) return null;
+  const read = new Set(selected);
+  for (const key of [...(keys.length > 0 ? keys : order.defaults), ...order.unique])
+    read.add(columns[key.key]!.column as Column);
+  return [...read].sort();
+}
+
+/**
  * ORDER BY list from parsed sort keys (already validated against the spec's key list by the domain): the client's
  * keys, or `defaults` when there are none, then `unique` (the table key) so paging is deterministic. Non-null columns
  * are plain `column dir`, which the (date, column, key) indexes serve directly. `table` qualifies the columns, for a

@@ -277,6 +277,30 @@ describe.each(STORE_KINDS)('pruned ASN columns on %s', (kind) => {
     }
   });
 
+  it("answers organizations' member pages with every field from pruned rows as from whole rows", async () => {
+    const all = fieldNames
+      .filter((name) => name !== 'asnLinks')
+      .map((name) => selectionOf(name))
+      .join(' ');
+    const members = (nodes: string, args: string) =>
+      `{ organizations(first: 60) { edges { node { orgId members { asns(${args}) {
+        totalCount edges { node { ${nodes} } } } } } } } }`;
+    for (const args of [
+      'first: 3',
+      'first: 2, offset: 1, sort: "-cone.numberAsns"',
+      'first: 4, sort: "asnName"',
+    ])
+      for (const nodes of [all, 'asn', 'asnName rank']) {
+        const source = members(nodes, args);
+        const selections = new AsnSelections();
+        const pruned = await run(source, true, selections);
+        expect(pruned.errors).toBeUndefined();
+        expect([source, pruned]).toEqual([source, await run(source, false)]);
+        // The members' statement reads named columns, not whole rows.
+        expect([source, selections.seen.filter((columns) => columns.includes('*'))]).toEqual([source, []]);
+      }
+  });
+
   it('answers root asn with every field from pruned rows as from whole rows', async () => {
     const source = `{ asn(asn: "${neighbourOf}") { ${fieldNames.map((name) => selectionOf(name)).join(' ')} } }`;
     const pruned = await run(source, true);

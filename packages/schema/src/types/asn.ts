@@ -16,6 +16,7 @@ import {
   monthSpanIn,
   monthSpanParts,
   orderByList,
+  withOrderColumns,
   sortKeysNamed,
   type SortColumn,
 } from '../sql';
@@ -245,23 +246,29 @@ export function asnsOfOrganizations(
   page: { first: number; offset: number },
   sort: string | null | undefined,
   needs: ConnectionNeeds,
+  // The columns the nodes' fields read (selectedAsnNodeColumns), null for whole rows.
+  selected: readonly AsnColumn[] | null = null,
 ) {
   const keys = parseSort(sort, 'asns', { argument: 'sort' });
   const order = orderByList(context.dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER);
+  // Only the columns shown and sorted by: the window sorted every member's whole row (the real month's first 100
+  // organizations' 1,091 ASNs: 10 ms on SQLite, 3 ms with their key and rank).
+  const columns = withOrderColumns(selected, keys, ASN_SORT_COLUMNS, ASN_ORDER);
   return nestedPage<string, AsnRow>(
     context,
-    `orgAsns|${date}|${sort ?? ''}`,
+    `orgAsns|${date}|${sort ?? ''}|${columns?.join(',') ?? '*'}`,
     page,
     () => ({
       partitionColumn: 'parent_key',
       order,
-      rows: (orgIds) =>
-        context.db
+      rows: (orgIds) => {
+        const members = context.db
           .selectFrom('asns')
-          .selectAll()
           .select('org_id as parent_key')
           .where('date', '=', date)
-          .where(inValues(context.dialect, 'org_id', orgIds, 'text')),
+          .where(inValues(context.dialect, 'org_id', orgIds, 'text'));
+        return columns ? members.select(columns) : members.selectAll();
+      },
       counts: (orgIds) =>
         context.db
           .selectFrom('asns')

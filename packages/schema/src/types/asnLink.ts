@@ -15,6 +15,7 @@ import {
   nullsLastPage,
   orderByList,
   sortKeysNamed,
+  withOrderColumns,
   type SortColumn,
 } from '../sql';
 import { nestedPage, type NestedPageQuery } from '../nestedPages';
@@ -201,22 +202,6 @@ AsnLinkRef.implement({
     }),
   }),
 });
-
-/**
- * The link columns a page reads: those its nodes' fields read and those of its order (the joined page sorts by them
- * again), or null for whole rows.
- */
-function linkPageColumns(
-  selected: readonly AsnLinkColumn[] | null,
-  keys: readonly SortKey[],
-  order: { defaults: readonly SortKey[]; unique: readonly SortKey[] },
-): AsnLinkColumn[] | null {
-  if (!selected) return null;
-  const columns = new Set(selected);
-  for (const key of [...(keys.length > 0 ? keys : order.defaults), ...order.unique])
-    columns.add(ASN_LINK_SORT_COLUMNS[key.key]!.column as AsnLinkColumn);
-  return [...columns].sort();
-}
 
 /** The link sort columns qualified by the page's alias, for ordering the joined rows. */
 const PAGE_SORT_COLUMNS = sortColumnsOf('page');
@@ -1094,7 +1079,12 @@ builder.queryFields((t) => ({
         const order = orderByList(context.dialect, keys, ASN_LINK_SORT_COLUMNS, linkOrder);
         // Only the columns the nodes show (and the order's): a neighbour page in rank order then reads the neighbour
         // index alone (migration 005).
-        const columns = linkPageColumns(selectedAsnLinkNodeColumns(info), keys, linkOrder);
+        const columns = withOrderColumns(
+          selectedAsnLinkNodeColumns(info),
+          keys,
+          ASN_LINK_SORT_COLUMNS,
+          linkOrder,
+        );
         const asn1Columns = selectedAsnColumnsAt(info, ['edges', 'node', 'asn1']);
         // A shallow page over several months: each month's keys in the order, cut at offset + limit, merged
         // (monthArms.ts), when the months' index serves the order; null otherwise.
@@ -1118,7 +1108,12 @@ builder.queryFields((t) => ({
           if (!readsByMonthArms(pageMonths.length * relationships.length, offset, limit, armsUntil))
             return null;
           // The key and the order's columns, which the merge sorts the arms' rows by again.
-          const orderColumns = linkPageColumns(['date', 'asn0', 'asn1'], keys, linkOrder)!;
+          const orderColumns = withOrderColumns<AsnLinkColumn>(
+            ['date', 'asn0', 'asn1'],
+            keys,
+            ASN_LINK_SORT_COLUMNS,
+            linkOrder,
+          )!;
           const armColumns = otherEnd
             ? orderColumns.map((column) =>
                 column === 'asn0' || column === 'asn1' ? KEY_FROM_OTHER_END[column] : column,

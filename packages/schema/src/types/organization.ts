@@ -23,7 +23,7 @@ import { CountryRef, OrganizationRef } from './refs';
 import { AsnDegreeRef, ConeRef, OrgDegreeRef, PARENT_ITSELF } from './stats';
 import { ASN_ORDER, ASN_SORT_COLUMNS, AsnConnection, asnsOfOrganizations } from './asn';
 import { AsnLinkConnection, asnLinksOfOrganizations, keptOrganizationCounts } from './asnLink';
-import { connectionNeeds, type ConnectionNeeds } from '../asnColumns';
+import { connectionNeeds, selectedAsnNodeColumns, type ConnectionNeeds } from '../asnColumns';
 
 const ORGANIZATION_SORT_COLUMNS: Record<string, SortColumn> = {
   orgId: { column: 'org_id', text: true },
@@ -68,9 +68,14 @@ const MembersRef = builder.objectRef<OrganizationRow>('OrganizationMembers').imp
       description: 'Member ASNs in the organization’s month (default order: rank, then ASN).',
       args: { first: t.arg.int(), offset: t.arg.int(), sort: t.arg.string() },
       resolve: (org, args, context, info) =>
-        asnsOfOrganizations(context, org.date, pageOf(args), args.sort, connectionNeeds(info)).load(
-          org.org_id,
-        ),
+        asnsOfOrganizations(
+          context,
+          org.date,
+          pageOf(args),
+          args.sort,
+          connectionNeeds(info),
+          selectedAsnNodeColumns(info),
+        ).load(org.org_id),
     }),
   }),
 });
