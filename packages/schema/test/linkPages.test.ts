@@ -372,7 +372,9 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
     expect(valued).toBeGreaterThan(degree / 2);
     expect(valued).toBeLessThan(degree);
     // None unless the links are read apart.
-    const { stretches, handle } = countingValuedStretches(store.handle);
+    const { stretches, handle: counted } = countingValuedStretches(store.handle);
+    const nestedForms = new StatementCounter((tree) => tree.includes('position_in_parent'));
+    const handle = throughPlugin(counted, nestedForms);
     const node = 'edges { node { date asn1 { asn asnName } numberPaths correctedBy } }';
     const queries = (sort: string, offset: number, pageSize: number) => [
       `{ asnLinks(asn: "${asn}", first: ${pageSize}, offset: ${offset}, sort: "${sort}") { ${node} } }`,
@@ -392,13 +394,19 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
             const whole = await queryData(handle, query);
             expect(stretches.executed).toBe(before);
             linkPageTuning.oneAsnValuedApart = true;
+            const nestedBefore = nestedForms.executed;
             const split = await queryData(handle, query);
             expect([query, split]).toEqual([query, whole]);
+            // One parent's page with asn1's fields is two compiled neighbour pages (asn1 joined), not a nested form.
+            if (query.startsWith('{ asn('))
+              expect([query, nestedForms.executed]).toEqual([query, nestedBefore]);
             compared += JSON.stringify(whole).split('numberPaths').length - 1;
           }
     expect(compared).toBeGreaterThan(1000);
-    // Every query above read its valued links apart (some pages need the others only, and one statement counts them).
-    expect(stretches.executed).toBeGreaterThanOrEqual(4 * 7 * 2 * 4);
+    // Every query above but the one-parent nested page read its valued links apart through Kysely (some pages need the
+    // others only, and one statement counts them); that page reads its stretches as compiled neighbour pages, whose runs
+    // Kysely's plugins do not see.
+    expect(stretches.executed).toBeGreaterThanOrEqual(3 * 7 * 2 * 4);
   });
 });
 
