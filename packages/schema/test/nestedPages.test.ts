@@ -208,12 +208,54 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
   });
 
   it('reads a batch larger than the per-parent bound windowed', async () => {
+    nestedPageTuning.perParentMaxStatements = 2;
     const { forms, data } = await pagesIn(
       `{ asns(first: 30, sort: "asn") { edges { node { asn asnLinks(first: 2) { edges { node { asn1 { asn } } } } } } } }`,
       10,
     );
     expect(data.asns.edges).toHaveLength(30);
     expect(forms).toEqual(['windowed']);
+  });
+
+  it('reads a batch of a few statements of parents per parent, a statement per bound, as the windowed form', async () => {
+    // The largest ASes first: the windowed form ranks every link of each.
+    const query = (
+      sort: string,
+    ) => `{ asns(first: 30) { edges { node { asn asnLinks(first: 3, offset: 1${sort}) {
+      totalCount edges { node { asn1 { asn } relationship } } } } } } }`;
+    let compared = 0;
+    for (const sort of ['', ', sort: "-asn1"', ', sort: "relationship"', ', sort: "-numberPaths"']) {
+      Object.assign(nestedPageTuning, {
+        perParentMaxStatements: 3,
+        perParentMinAverageRows: 0,
+        perParentRowsRatio: 0,
+      });
+      const chunked = await pagesIn(query(sort), 10);
+      expect(chunked.forms).toEqual(['per parent', 'per parent', 'per parent']);
+      nestedPageTuning.perParentMaxStatements = 0;
+      const windowed = await pagesIn(query(sort), 10);
+      expect(windowed.forms).toEqual(['windowed']);
+      expect([sort, chunked.data]).toEqual([sort, windowed.data]);
+      compared += chunked.data.asns.edges.reduce((sum, edge) => sum + edge.node.asnLinks.edges.length, 0);
+    }
+    expect(compared).toBeGreaterThan(200);
+    // Parents whose links average fewer than the bound are read windowed, their totals read to tell.
+    const { degree } = await store.handle.db
+      .selectFrom('asns')
+      .select((eb) => eb.fn.max('degree_total').as('degree'))
+      .where('date', '=', store.dates.at(-1)!)
+      .executeTakeFirstOrThrow();
+    Object.assign(nestedPageTuning, {
+      perParentMaxStatements: 3,
+      perParentMinAverageRows: Number(degree) + 1,
+      perParentRowsRatio: 0,
+    });
+    const fewEach = await pagesIn(query(''), 10);
+    expect(fewEach.forms).toEqual(['windowed']);
+    expect(fewEach.counts).toBe(1);
+    // ...and so are pages that reach as far as the parents' rows go on average.
+    Object.assign(nestedPageTuning, { perParentMinAverageRows: 0, perParentRowsRatio: Number(degree) });
+    expect((await pagesIn(query(''), 10)).forms).toEqual(['windowed']);
   });
 
   it("answers an organization's neighbour and link totals alone from the counts its row keeps", async () => {
@@ -258,6 +300,8 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
   });
 
   it('reads only what a nested connection shows: its rows for edges, its counts for totalCount, both for pageInfo', async () => {
+    // The windowed form (per-parent statements for more parents than one holds read the totals to choose).
+    nestedPageTuning.perParentMaxStatements = 1;
     const selections = {
       both: 'totalCount edges { node { asn1 { asn } relationship } }',
       nodes: 'edges { node { asn1 { asn } relationship } }',
