@@ -170,6 +170,24 @@ export interface AsnLinksTable {
   corrected_by: number | null;
 }
 
+/** Every column of `asn_links`, in the order a load writes them. */
+export const ASN_LINK_COLUMNS = [
+  'date',
+  'asn0',
+  'asn1',
+  'relationship',
+  'canonical',
+  'number_paths',
+  'rank',
+  'corrected_by',
+] as const satisfies readonly (keyof AsnLinksTable)[];
+
+// A column added to AsnLinksTable but not to ASN_LINK_COLUMNS fails to compile here.
+const everyAsnLinkColumnListed: Exclude<keyof AsnLinksTable, (typeof ASN_LINK_COLUMNS)[number]> extends never
+  ? true
+  : never = true;
+void everyAsnLinkColumnListed;
+
 export interface LocationsTable {
   date: string;
   loc_id: string;

@@ -1,5 +1,11 @@
 // AsnLink: a link between two ASNs in one month, seen from asn0; root fields `asnLink` and `asnLinks`.
-import { renamingObjectBuilder, type AsnLinksTable, type Database, type DialectName } from '@asrank/db';
+import {
+  ASN_LINK_COLUMNS,
+  renamingObjectBuilder,
+  type AsnLinksTable,
+  type Database,
+  type DialectName,
+} from '@asrank/db';
 import { LINK_RELATIONSHIPS, parseSort, type LinkRelationship, type SortKey } from '@asrank/domain';
 import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { builder } from '../builder';
@@ -363,7 +369,7 @@ async function neighbourPage(
         // keys: arms of whole rows made SQLite walk the AS's primary key range in each (the real month's AS3356, a
         // nested page of 10: 3.3 ms against 1.7 sorted). PostgreSQL reads each arm's range with its rows (keys then
         // rows, its generic plan of the join took 280 ms for AS2503's 500 with asn1's names).
-        const pageColumns = columns ?? ALL_LINK_COLUMNS;
+        const pageColumns = columns ?? ASN_LINK_COLUMNS;
         const byKeys =
           context.dialect === 'sqlite' &&
           !pageColumns.every((column) => RELATIONSHIP_INDEX_COLUMNS.includes(column));
@@ -481,18 +487,6 @@ const RELATIONSHIP_INDEX_COLUMNS: readonly AsnLinkColumn[] = [
 
 /** The link sort columns qualified by the alias of rows read by their keys. */
 const ROW_SORT_COLUMNS = sortColumnsOf('row');
-
-/** Every column of a link row, for pages that read whole rows. */
-const ALL_LINK_COLUMNS: readonly AsnLinkColumn[] = [
-  'date',
-  'asn0',
-  'asn1',
-  'relationship',
-  'canonical',
-  'number_paths',
-  'rank',
-  'corrected_by',
-];
 
 /** An order of one month's links that bookmarks serve (pageBookmarks.ts), over the (asn0, asn1) key. */
 interface LinkSeek {
@@ -1071,8 +1065,9 @@ builder.queryFields((t) => ({
       const asnList = parseAsnList(args.asns, 'asns');
       const months = await monthsIn(context, interval);
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
+      // Awaited only for an order it may change: W3's neighbour pages go on without a turn of the event loop.
       const keys =
-        asn !== null && asnList === null && months.length === 1
+        asn !== null && asnList === null && months.length === 1 && nullableSortColumn(sortKeys)
           ? await oneAsnOrder(context, sortKeys, months[0]!)
           : sortKeys;
       // The links asked for; a compiled neighbour page gives its month and ASN as placeholders.
