@@ -1,0 +1,281 @@
+// An organization's links and neighbours are read from each member's first links only (organizationMemberLinks):
+// every organization's pages, in every order and with offsets, are checked against the same pages worked out here
+// from all of the month's links, on SQLite and PostgreSQL.
+import { withLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
+import { LOAD_TIMEOUT_MS } from './support/store';
+
+jest.setTimeout(LOAD_TIMEOUT_MS);
+
+interface Member {
+  asn: number;
+  org_id: string | null;
+  rank: number | null;
+  cone_asns: number;
+  degree_total: number;
+  asn_name: string;
+}
+interface Link {
+  asn0: number;
+  asn1: number;
+  relationship: string;
+  number_paths: number | null;
+  corrected_by: number | null;
+  rank: number;
+}
+type Compare<T> = (a: T, b: T) => number;
+
+const byNumber = (a: number, b: number) => a - b;
+/** SQL's `asc nulls last` / `desc nulls last`. */
+const nullsLast =
+  (direction: 1 | -1): Compare<number | null> =>
+  (a, b) =>
+    a === b ? 0 : a === null ? 1 : b === null ? -1 : direction * (a - b);
+const byText = (a: string, b: string) => (a === b ? 0 : a < b ? -1 : 1);
+const inTurn =
+  <T>(...compares: Compare<T>[]): Compare<T> =>
+  (a, b) => {
+    for (const compare of compares) {
+      const result = compare(a, b);
+      if (result !== 0) return result;
+    }
+    return 0;
+  };
+
+const pair: Compare<Link> = inTurn<Link>(
+  (a, b) => byNumber(a.asn0, b.asn0),
+  (a, b) => byNumber(a.asn1, b.asn1),
+);
+/** Each link order asked below, as the service defines it (the pair breaks ties). */
+const LINK_ORDERS: [string | null, Compare<Link>][] = [
+  [null, inTurn<Link>((a, b) => byNumber(a.rank, b.rank), pair)],
+  ['asn1', inTurn<Link>((a, b) => byNumber(a.asn1, b.asn1), pair)],
+  ['-asn1', inTurn<Link>((a, b) => byNumber(b.asn1, a.asn1), pair)],
+  ['-asn0', inTurn<Link>((a, b) => byNumber(b.asn0, a.asn0), pair)],
+  ['-numberPaths', inTurn<Link>((a, b) => nullsLast(-1)(a.number_paths, b.number_paths), pair)],
+  [
+    'relationship,-asn0',
+    inTurn<Link>(
+      (a, b) => byText(a.relationship, b.relationship),
+      (a, b) => b.asn0 - a.asn0,
+      pair,
+    ),
+  ],
+  ['correctedBy', inTurn<Link>((a, b) => nullsLast(1)(a.corrected_by, b.corrected_by), pair)],
+];
+const byAsn: Compare<Member> = (a, b) => byNumber(a.asn, b.asn);
+const byRank = inTurn<Member>((a, b) => nullsLast(1)(a.rank, b.rank), byAsn);
+const NEIGHBOUR_ORDERS: [string | null, Compare<Member>][] = [
+  [null, byRank],
+  ['rank', byRank],
+  ['rank,asn', byRank],
+  [
+    'rank,-asn',
+    inTurn<Member>(
+      (a, b) => nullsLast(1)(a.rank, b.rank),
+      (a, b) => b.asn - a.asn,
+    ),
+  ],
+  ['-cone.numberAsns', inTurn<Member>((a, b) => b.cone_asns - a.cone_asns, byAsn)],
+  ['-asnDegree.total', inTurn<Member>((a, b) => b.degree_total - a.degree_total, byAsn)],
+  [
+    'asnName,-asn',
+    inTurn<Member>(
+      (a, b) => byText(a.asn_name, b.asn_name),
+      (a, b) => b.asn - a.asn,
+    ),
+  ],
+];
+const PAGES = [
+  { first: 3, offset: 0 },
+  { first: 2, offset: 2 },
+  { first: 40, offset: 1 },
+];
+
+/**
+ * Makes a stub customer of a busy AS a member of the busy AS's organization, their link the first of the month by
+ * rank: the organization's first links and neighbours are then all the busy AS's, after a link inside the
+ * organization (the sample's organizations of several members are small).
+ */
+async function placeStubFirstInside(store: LoadedStore, date: string): Promise<void> {
+  const { db } = store.handle;
+  const pairs = await db
+    .selectFrom('asn_links as l')
+    .innerJoin('asns as busy', (join) =>
+      join.onRef('busy.date', '=', 'l.date').onRef('busy.asn', '=', 'l.asn0'),
+    )
+    .innerJoin('asns as stub', (join) =>
+      join.onRef('stub.date', '=', 'l.date').onRef('stub.asn', '=', 'l.asn1'),
+    )
+    .select(['busy.asn as busy', 'busy.org_id as org_id', 'stub.asn as stub'])
+    .where('l.date', '=', date)
+    .where('stub.degree_total', '=', 1)
+    .where('busy.degree_total', '>=', 8)
+    .where('busy.org_id', 'is not', null)
+    .orderBy('busy.degree_total', 'desc')
+    .orderBy('busy.asn')
+    .orderBy('stub.asn')
+    .limit(1)
+    .execute();
+  const [{ busy, org_id: org, stub }] = pairs as [(typeof pairs)[number]];
+  await db
+    .updateTable('asns')
+    .set({ org_id: org })
+    .where('date', '=', date)
+    .where('asn', '=', stub)
+    .execute();
+  await db
+    .updateTable('asn_links')
+    .set({ rank: 0 })
+    .where('date', '=', date)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('asn0', '=', busy), eb('asn1', '=', stub)]),
+        eb.and([eb('asn0', '=', stub), eb('asn1', '=', busy)]),
+      ]),
+    )
+    .execute();
+}
+
+describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kind) => {
+  let store: LoadedStore;
+  let latest: string;
+  let records: Map<number, Member>;
+  /** Each organization's links to ASNs outside it, and what each member links to inside it. */
+  let outside: Map<string, Link[]>;
+  let links: Link[];
+
+  withLoadedStore(kind, async (opened) => {
+    store = opened;
+    latest = store.dates.at(-1)!;
+    await placeStubFirstInside(store, latest);
+    const asns = await store.handle.db
+      .selectFrom('asns')
+      .select(['asn', 'org_id', 'rank', 'cone_asns', 'degree_total', 'asn_name'])
+      .where('date', '=', latest)
+      .execute();
+    records = new Map(
+      asns.map((row) => [
+        Number(row.asn),
+        {
+          asn: Number(row.asn),
+          org_id: row.org_id,
+          rank: row.rank === null ? null : Number(row.rank),
+          cone_asns: Number(row.cone_asns),
+          degree_total: Number(row.degree_total),
+          asn_name: row.asn_name,
+        },
+      ]),
+    );
+    links = (
+      await store.handle.db
+        .selectFrom('asn_links')
+        .select(['asn0', 'asn1', 'relationship', 'number_paths', 'corrected_by', 'rank'])
+        .where('date', '=', latest)
+        .execute()
+    ).map((row) => ({
+      asn0: Number(row.asn0),
+      asn1: Number(row.asn1),
+      relationship: row.relationship,
+      number_paths: row.number_paths === null ? null : Number(row.number_paths),
+      corrected_by: row.corrected_by === null ? null : Number(row.corrected_by),
+      rank: Number(row.rank),
+    }));
+    outside = new Map();
+    for (const link of links) {
+      const org = records.get(link.asn0)?.org_id;
+      if (!org || records.get(link.asn1)?.org_id === org) continue;
+      outside.set(org, [...(outside.get(org) ?? []), link]);
+    }
+  });
+
+  it('has an organization whose first links a cut of each member that counts its links inside would miss', () => {
+    // Without it the checks below could not tell a member's cut that counts the links inside its organization.
+    const page = PAGES[0]!;
+    const missed = [...outside.keys()].filter((org) => {
+      for (const [, order] of LINK_ORDERS.slice(0, 1)) {
+        const ofOrg = links.filter((link) => records.get(link.asn0)?.org_id === org).sort(order);
+        const cutEach = [...new Set(ofOrg.map((link) => link.asn0))].flatMap((member) =>
+          ofOrg.filter((link) => link.asn0 === member).slice(0, page.offset + page.first),
+        );
+        const pageOf = (list: Link[]) =>
+          list
+            .filter((link) => records.get(link.asn1)?.org_id !== org)
+            .sort(order)
+            .slice(page.offset, page.offset + page.first);
+        if (JSON.stringify(pageOf(cutEach)) !== JSON.stringify(pageOf(ofOrg))) return true;
+      }
+      return false;
+    });
+    expect(missed.length).toBeGreaterThan(0);
+  });
+
+  it.each(LINK_ORDERS)(
+    "pages every organization's links by %s as all of them sorted",
+    async (sort, order) => {
+      for (const page of PAGES) {
+        const data = await queryData<{
+          organizations: {
+            edges: {
+              node: {
+                orgId: string;
+                asnLinks: { edges: { node: { asn0: { asn: string }; asn1: { asn: string } } }[] };
+              };
+            }[];
+          };
+        }>(
+          store.handle,
+          `query($sort: String, $first: Int, $offset: Int) { organizations(first: 10000) { edges { node { orgId
+          asnLinks(first: $first, offset: $offset, sort: $sort) { edges { node { asn0 { asn } asn1 { asn } } } } } } } }`,
+          { sort, ...page },
+        );
+        let shown = 0;
+        for (const { node } of data.organizations.edges) {
+          const expected = [...(outside.get(node.orgId) ?? [])]
+            .sort(order)
+            .slice(page.offset, page.offset + page.first)
+            .map((link) => `${link.asn0}-${link.asn1}`);
+          const got = node.asnLinks.edges.map(({ node: link }) => `${link.asn0.asn}-${link.asn1.asn}`);
+          expect({ org: node.orgId, page, links: got }).toEqual({ org: node.orgId, page, links: expected });
+          shown += got.length;
+        }
+        expect(shown).toBeGreaterThan(0);
+      }
+    },
+  );
+
+  it.each(NEIGHBOUR_ORDERS)(
+    "pages every organization's neighbours by %s as all of them sorted",
+    async (sort, order) => {
+      for (const page of PAGES) {
+        const data = await queryData<{
+          organizations: {
+            edges: { node: { orgId: string; neighbors: { edges: { node: { asn: string } }[] } } }[];
+          };
+        }>(
+          store.handle,
+          `query($sort: String, $first: Int, $offset: Int) { organizations(first: 10000) { edges { node { orgId
+          neighbors(first: $first, offset: $offset, sort: $sort) { edges { node { asn } } } } } } }`,
+          { sort, ...page },
+        );
+        let shown = 0;
+        for (const { node } of data.organizations.edges) {
+          const neighbours = new Set((outside.get(node.orgId) ?? []).map((link) => link.asn1));
+          const expected = [...neighbours]
+            .map((asn) => records.get(asn))
+            .filter((record): record is Member => record !== undefined)
+            .sort(order)
+            .slice(page.offset, page.offset + page.first)
+            .map((record) => String(record.asn));
+          const got = node.neighbors.edges.map(({ node: neighbour }) => neighbour.asn);
+          expect({ org: node.orgId, page, neighbours: got }).toEqual({
+            org: node.orgId,
+            page,
+            neighbours: expected,
+          });
+          shown += got.length;
+        }
+        expect(shown).toBeGreaterThan(0);
+      }
+    },
+  );
+});
