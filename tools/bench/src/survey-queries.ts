@@ -168,6 +168,21 @@ export function surveyQueries(facts: DataFacts, totals: ListTotals): SurveyQuery
       query: '{ organizations(first: 1000) { edges { node { orgId neighbors(first: 5) { totalCount } } } } }',
       variables: {},
     },
+    // The largest organizations' own pages, each from its members' links (organizationMemberLinks).
+    ...[null, '-numberPaths'].map((sort) => ({
+      id: `organizations(first: 100) with their links sort=${sort ?? '(default)'}`,
+      query:
+        'query OrgLinks($sort: String) { organizations(first: 100) { edges { node { orgId ' +
+        'asnLinks(first: 5, sort: $sort) { edges { node { asn0 { asn } asn1 { asn asnName } relationship } } } } } } }',
+      variables: { sort },
+    })),
+    ...[null, '-cone.numberAsns'].map((sort) => ({
+      id: `organizations(first: 100) with their neighbours sort=${sort ?? '(default)'}`,
+      query:
+        'query OrgNeighbours($sort: String) { organizations(first: 100) { edges { node { orgId ' +
+        'neighbors(first: 5, sort: $sort) { edges { node { asn asnName rank } } } } } } }',
+      variables: { sort },
+    })),
   );
   for (const months of ranges)
     // The walk orders its cones by the keys of `asns`.
