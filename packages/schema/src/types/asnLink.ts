@@ -1073,14 +1073,14 @@ export function asnLinksOfOrganizations(
   needs: ConnectionNeeds,
 ) {
   const keys = parseSort(sort, 'asnLinks', { argument: 'sort' });
-  const order = orderByList(context.dialect, keys, ASN_LINK_SORT_COLUMNS, LINK_ORDER);
   return nestedPage<string, AsnLinkRow>(
     context,
     `orgLinks|${date}|${sort ?? ''}`,
     page,
+    // Built once a batch, not once an organization.
     () => ({
       partitionColumn: 'parent_key',
-      order,
+      order: orderByList(context.dialect, keys, ASN_LINK_SORT_COLUMNS, LINK_ORDER),
       rows: (orgIds) =>
         organizationMemberLinks(context, date, orgIds, keys, page.offset + page.first)
           .selectAll('l')

@@ -1,7 +1,7 @@
 // Organization: an AS-owning organization in one month; root fields `organization` and `organizations`.
 import type { GraphQLResolveInfo } from 'graphql';
 import { parseSort, type SortKey } from '@asrank/domain';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
 import { intervalOf, loadInMonth, monthNow, monthsIn, pageOf, type PageArgs } from '../args';
@@ -107,6 +107,50 @@ interface NeighborKey {
   neighbor: number;
 }
 
+/**
+ * Each organization's (`parent_key`) neighbours that a page ending at row `end` in the order of `keys` (`order`) can
+ * show: its first `end`, or more.
+ */
+function firstNeighbors(
+  context: AsrankContext,
+  date: string,
+  orgIds: string[],
+  keys: readonly SortKey[],
+  order: RawBuilder<unknown>,
+  end: number,
+) {
+  const { dialect } = context;
+  // An organization's first `end` neighbours by rank are among its members' first `end` each.
+  if (byNeighbourRank(keys))
+    return sql<NeighborKey>`${organizationMemberLinks(context, date, orgIds, [], end, true)
+      .select(['a.org_id as parent_key', 'l.asn1 as neighbor'])
+      .distinct()}`;
+  // Otherwise every neighbour is placed by the columns the order reads, and only the first `end` of each organization
+  // are read whole: ranking the whole records of the 100 largest organizations' 115,000 neighbours (the generated
+  // month) took 680 ms on SQLite and 1.2 s on PostgreSQL.
+  const orderColumns = withOrderColumns(['asn'], keys, ASN_SORT_COLUMNS, ASN_ORDER)!;
+  // CROSS JOIN: drive from the member ASNs into their link ranges (see asnLinksOfOrganizations).
+  const placed = context.db
+    .selectFrom('asns as a')
+    .crossJoin('asn_links as l')
+    .innerJoin(byPrimaryKey(dialect, 'asns', 'b', ['date', 'org_id', ...orderColumns]), (join) =>
+      join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'),
+    )
+    .whereRef('l.date', '=', 'a.date')
+    .whereRef('l.asn0', '=', 'a.asn')
+    .where('a.date', '=', date)
+    .where(inValues(dialect, 'a.org_id', orgIds, 'text'))
+    .where((eb) => eb.or([eb('b.org_id', 'is', null), eb('b.org_id', '!=', eb.ref('a.org_id'))]))
+    .select((eb) => [
+      eb.ref('a.org_id').as('parent_key'),
+      ...orderColumns.map((column) => sql.ref(`b.${column}`).as(column)),
+    ])
+    .distinct();
+  return sql<NeighborKey>`(select parent_key, asn as neighbor from (
+      select p.*, row_number() over (partition by parent_key order by ${order}) as place from ${placed} p
+    ) firsts where place <= ${end})`;
+}
+
 /** ASNs outside the organization linked to any of its members, as Asn records of the same month. */
 function neighborsOfOrganizations(
   context: AsrankContext,
@@ -117,76 +161,50 @@ function neighborsOfOrganizations(
 ) {
   const keys = parseSort(sort, 'asns', { argument: 'sort' });
   const { dialect } = context;
-  const order = orderByList(dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER);
-  const end = page.offset + page.first;
-  // What the order reads of each neighbour.
-  const orderColumns = withOrderColumns(['asn'], keys, ASN_SORT_COLUMNS, ASN_ORDER)!;
-  const neighborSet = (orgIds: string[]) => {
-    // An organization's first `end` neighbours by rank are among its members' first `end` each.
-    if (byNeighbourRank(keys))
-      return sql<NeighborKey>`${organizationMemberLinks(context, date, orgIds, [], end, true)
-        .select(['a.org_id as parent_key', 'l.asn1 as neighbor'])
-        .distinct()}`;
-    // Otherwise every neighbour is placed by the columns the order reads, and only the first `end` of each
-    // organization are read whole: ranking the whole records of the 100 largest organizations' 115,000 neighbours
-    // (the generated month) took 680 ms on SQLite and 1.2 s on PostgreSQL.
-    // CROSS JOIN: drive from the member ASNs into their link ranges (see asnLinksOfOrganizations).
-    const placed = context.db
-      .selectFrom('asns as a')
-      .crossJoin('asn_links as l')
-      .innerJoin(byPrimaryKey(dialect, 'asns', 'b', ['date', 'org_id', ...orderColumns]), (join) =>
-        join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'),
-      )
-      .whereRef('l.date', '=', 'a.date')
-      .whereRef('l.asn0', '=', 'a.asn')
-      .where('a.date', '=', date)
-      .where(inValues(dialect, 'a.org_id', orgIds, 'text'))
-      .where((eb) => eb.or([eb('b.org_id', 'is', null), eb('b.org_id', '!=', eb.ref('a.org_id'))]))
-      .select((eb) => [
-        eb.ref('a.org_id').as('parent_key'),
-        ...orderColumns.map((column) => sql.ref(`b.${column}`).as(column)),
-      ])
-      .distinct();
-    return sql<NeighborKey>`(select parent_key, asn as neighbor from (
-        select p.*, row_number() over (partition by parent_key order by ${order}) as place from ${placed} p
-      ) firsts where place <= ${end})`;
-  };
   return nestedPage<string, AsnRow>(
     context,
     `orgNeighbors|${date}|${sort ?? ''}`,
     page,
-    () => ({
-      partitionColumn: 'parent_key',
-      order,
-      rows: (orgIds) => {
-        const neighbors = context.db.selectFrom(neighborSet(orgIds).as('o'));
-        return dialect === 'postgres'
-          ? // Each neighbour's record by its key, in a subquery PostgreSQL keeps apart (its LIMIT): estimating the
-            // set at thousands of rows, it hashed every record of the month to join 1,185 (the real month's 100
-            // largest organizations: 105 ms of 140).
-            neighbors
-              .innerJoinLateral(
-                (eb) =>
-                  eb
-                    .selectFrom('asns as n')
-                    .selectAll('n')
-                    .where('n.date', '=', date)
-                    .whereRef('n.asn', '=', 'o.neighbor')
-                    .limit(1)
-                    .as('n'),
-                (join) => join.onTrue(),
-              )
-              .selectAll('n')
-              .select('o.parent_key')
-          : neighbors
-              .innerJoin(byPrimaryKey(dialect, 'asns', 'n'), (join) => join.onRef('n.asn', '=', 'o.neighbor'))
-              .where('n.date', '=', date)
-              .selectAll('n')
-              .select('o.parent_key');
-      },
-      // Kept by the loads (017): counting the set looked up the organization of every far end of the members' links.
-      counts: (orgIds) => keptOrganizationCounts(context, date, orgIds, 'number_neighbors'),
-    }),
+    // Built once a batch, not once an organization.
+    () => {
+      const order = orderByList(dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER);
+      return {
+        partitionColumn: 'parent_key',
+        order,
+        rows: (orgIds: string[]) => {
+          const neighbors = context.db.selectFrom(
+            firstNeighbors(context, date, orgIds, keys, order, page.offset + page.first).as('o'),
+          );
+          return dialect === 'postgres'
+            ? // Each neighbour's record by its key, in a subquery PostgreSQL keeps apart (its LIMIT): estimating the
+              // set at thousands of rows, it hashed every record of the month to join 1,185 (the real month's 100
+              // largest organizations: 105 ms of 140).
+              neighbors
+                .innerJoinLateral(
+                  (eb) =>
+                    eb
+                      .selectFrom('asns as n')
+                      .selectAll('n')
+                      .where('n.date', '=', date)
+                      .whereRef('n.asn', '=', 'o.neighbor')
+                      .limit(1)
+                      .as('n'),
+                  (join) => join.onTrue(),
+                )
+                .selectAll('n')
+                .select('o.parent_key')
+            : neighbors
+                .innerJoin(byPrimaryKey(dialect, 'asns', 'n'), (join) =>
+                  join.onRef('n.asn', '=', 'o.neighbor'),
+                )
+                .where('n.date', '=', date)
+                .selectAll('n')
+                .select('o.parent_key');
+        },
+        // Kept by the loads (017): counting the set looked up the organization of every far end of the members' links.
+        counts: (orgIds: string[]) => keptOrganizationCounts(context, date, orgIds, 'number_neighbors'),
+      };
+    },
     needs,
   );
 }
