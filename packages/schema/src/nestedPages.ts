@@ -4,8 +4,9 @@
 // - up to a few hundred parents, where the relation allows it (perParentPages): each parent's page cut by its own
 //   ORDER BY ... LIMIT, joined with UNION ALL, a statement per 50 parents. The relation's index then serves each page:
 //   `asn(asn:"3356") { asnLinks(first:10) }` reads 10 links, not all 4,945 of the ASN.
-// - more parents: one windowed query (row_number() over (partition by parent)). It reads and ranks every row of every
-//   parent, but stays one short statement however many parents a list of 10,000 nodes brings.
+// - more parents: one windowed query (row_number() over (partition by parent)). It ranks every row of every parent, or
+//   where the relation cuts each parent's rows by its own index range (cutRows) only those, and stays one short
+//   statement however many parents a list of 10,000 nodes brings.
 import DataLoader from 'dataloader';
 import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { AsrankContext } from './context';
@@ -35,6 +36,12 @@ export interface NestedPageQuery<P extends string | number, R = unknown> {
    */
   parentRows?(parent: P, end: number): Expression<unknown>;
   /**
+   * Every given parent's rows that a page ending at row `end` in `order` can show (at least its first `end`, with
+   * `parent_key`), each parent's cut by its own index range: the windowed form then ranks those, not every row of
+   * every parent (`asns(first: 1000) { asnLinks(first: 1) }`: the links of the 1,000 largest ASes).
+   */
+  cutRows?(parents: P[], end: number): Expression<unknown>;
+  /**
    * A batch of one parent's page (its rows, without `parent_key`), where the relation reads one parent's page better
    * alone than either form: `asn(asn) { asnLinks }`, whose neighbours' records come with the page as the root list's.
    */
@@ -61,6 +68,8 @@ export const nestedPageTuning = {
    */
   perParentRowsRatio: 4,
   perParentMinAverageRows: 200,
+  /** The windowed form ranks each parent's cut rows where the relation gives them (cutRows), not all of its rows. */
+  windowedCuts: true,
 };
 
 /** True when `parents` parents whose totals are `counts` hold many rows each for a page ending at row `end`. */
@@ -75,15 +84,19 @@ function manyRowsEach(counts: readonly { total: unknown }[], parents: number, en
 
 type PagedRow<R, P> = R & { parent_key: P; position_in_parent: number };
 
-/** Every parent's page in one windowed query: each parent's rows ranked, then cut to the page. */
+/** Every parent's page in one windowed query: each parent's rows (or its cut rows) ranked, then cut to the page. */
 function windowedRows<P extends string | number, R>(
   query: NestedPageQuery<P>,
   parents: P[],
   page: { first: number; offset: number },
 ) {
+  const rows =
+    query.cutRows && nestedPageTuning.windowedCuts
+      ? query.cutRows(parents, page.offset + page.first)
+      : query.rows(parents);
   return sql<PagedRow<R, P>>`select * from (
       select w.*, row_number() over (partition by ${sql.ref(query.partitionColumn)} order by ${query.order}) as position_in_parent
-      from ${query.rows(parents)} w
+      from ${rows} w
     ) paged
     where position_in_parent > ${page.offset} and position_in_parent <= ${page.offset + page.first}
     order by position_in_parent`;

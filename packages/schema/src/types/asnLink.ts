@@ -14,6 +14,7 @@ import { intervalOf, monthOf, monthsIn, pageOf, parseAsnArgument, parseAsnList }
 import { countRows, listTotal, monthListScope, monthTotals, type MonthTotals } from '../listTotals';
 import {
   boundDateIn,
+  boundList,
   byPrimaryKey,
   FAR_END_COLUMNS,
   dateIn,
@@ -891,6 +892,20 @@ function asnLinksPageQuery(
             .where(inValues(context.dialect, 'asn0', asns, 'bigint')),
     ...(parentRows ? { parentRows } : relationshipRows ? { parentRows: relationshipRows } : {}),
     ...(singleParentPage ? { singleParentPage } : {}),
+    // Each parent's first links in the order, by its range of an index that serves it or sorted alone: SQLite drives
+    // each parent's cut as the list of an IN on the primary key, PostgreSQL as a LATERAL subquery. Ranked together,
+    // every link of the 1,000 largest ASes of the generated month took 630 ms on SQLite for their first link each.
+    cutRows: (asns, end) => {
+      const parents = boundList(context.dialect, asns, 'bigint');
+      const cut = (columns: RawBuilder<unknown>, parent: RawBuilder<unknown>) =>
+        sql`select ${columns} from asn_links x where x.date = ${date} and x.asn0 = ${parent}
+          order by ${order} limit cast(${end} as integer)`;
+      return context.dialect === 'postgres'
+        ? sql`(select l.*, l.asn0 as parent_key from unnest(${parents}::bigint[]) p(asn)
+            cross join lateral (${cut(sql`x.*`, sql`p.asn`)}) l)`
+        : sql`(select l.*, l.asn0 as parent_key from json_each(${parents}) p cross join asn_links l
+            where l.date = ${date} and l.asn0 = p.value and l.asn1 in (${cut(sql`x.asn1`, sql`p.value`)}))`;
+    },
     counts: (asns) => {
       const counted = (asns: readonly number[]) =>
         context.db
