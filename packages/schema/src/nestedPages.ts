@@ -1,12 +1,13 @@
 // Nested connections (Asn.asnLinks, Organization.members.asns, …) of many parents are answered together:
 // one DataLoader per (relation, month, page, order) and, per batch, one query for the page rows of every parent plus
 // one grouped count query. The rows query has two forms:
-// - up to a few hundred parents, where the relation allows it (perParentPages): each parent's page cut by its own
-//   ORDER BY ... LIMIT, joined with UNION ALL, a statement per 50 parents. The relation's index then serves each page:
-//   `asn(asn:"3356") { asnLinks(first:10) }` reads 10 links, not all 4,945 of the ASN.
-// - more parents: one windowed query (row_number() over (partition by parent)). It ranks every row of every parent, or
-//   where the relation cuts each parent's rows by its own index range (cutRows) only those, and stays one short
-//   statement however many parents a list of 10,000 nodes brings.
+// - one windowed query (row_number() over (partition by parent)): it ranks every row of every parent, or where the
+//   relation cuts each parent's rows by its own index range (cutRows) only those, and stays one short statement
+//   however many parents a list of 10,000 nodes brings;
+// - for a few parents, where the relation allows it (perParentPages): each parent's page cut by its own ORDER BY ...
+//   LIMIT, joined with UNION ALL. The relation's index then serves each page: `asn(asn:"3356") { asnLinks(first:10) }`
+//   reads 10 links, not all 4,945 of the ASN. Where the relation gives cuts, only for parents whose rows it reads in
+//   stretches of their own (parentRows).
 import DataLoader from 'dataloader';
 import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { AsrankContext } from './context';
@@ -50,37 +51,20 @@ export interface NestedPageQuery<P extends string | number, R = unknown> {
 
 export const nestedPageTuning = {
   /**
-   * Parents per statement of the per-parent form (one limited query per parent, UNION ALL). Under SQLite's limit of
-   * 500 terms in a compound statement.
+   * Parents of a batch that may read in the per-parent form (one limited query per parent, UNION ALL, one statement).
+   * Under SQLite's limit of 500 terms in a compound statement.
    */
   perParentMaxParents: 50,
   /**
-   * Batches of up to this many statements' worth of parents may read in the per-parent form, a statement per
-   * perParentMaxParents parents; larger ones one windowed query. The windowed query ranks every row of every parent:
-   * `asns(first: 100) { asnLinks(first: 5) }` reads the links of the 100 largest ASes (the generated month: 251 ms on
-   * SQLite, 19 in two per-parent statements).
+   * ...and where the relation gives cuts (cutRows), parents whose rows it reads in stretches (parentRows) up to this
+   * many: the windowed cuts read other pages faster whatever the number of parents (the first 5 links of 50 ASes by
+   * rank: 11.6 ms against 22.0 per parent on SQLite; by relationship on PostgreSQL 40 against 409), but a few
+   * parents' pages by relationship deep into their links slower (four ASes: 8.4 against 6.4).
    */
-  perParentMaxStatements: 10,
-  /**
-   * ...and only when the parents' rows average this many times the rows a parent's page reads (its offset and size),
-   * and at least perParentMinAverageRows: each per-parent query costs a plan of its own (PostgreSQL), so 500 small
-   * ASes' first 3 links took 103 ms in ten per-parent statements against 19 windowed.
-   */
-  perParentRowsRatio: 4,
-  perParentMinAverageRows: 200,
+  perParentBesideCuts: 8,
   /** The windowed form ranks each parent's cut rows where the relation gives them (cutRows), not all of its rows. */
   windowedCuts: true,
 };
-
-/** True when `parents` parents whose totals are `counts` hold many rows each for a page ending at row `end`. */
-function manyRowsEach(counts: readonly { total: unknown }[], parents: number, end: number): boolean {
-  const rows = counts.reduce((sum, row) => sum + Number(row.total), 0);
-  const average = rows / parents;
-  return (
-    average >= nestedPageTuning.perParentMinAverageRows &&
-    average >= nestedPageTuning.perParentRowsRatio * end
-  );
-}
 
 type PagedRow<R, P> = R & { parent_key: P; position_in_parent: number };
 
@@ -123,13 +107,6 @@ function perParentRows<P extends string | number, R>(
   >`select * from (${sql.join(pages, sql` union all `)}) pages order by position_in_parent`;
 }
 
-/** `items` in runs of at most `size`, in order. */
-function chunksOf<T>(items: readonly T[], size: number): T[][] {
-  const chunks: T[][] = [];
-  for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size));
-  return chunks;
-}
-
 /**
  * The loader of `loaderKey`'s pages for this request. `needs` (connectionNeeds) says what the client reads of them:
  * the rows or the counts a batch would read for nothing are not read (the page then holds no nodes, or a total of 0,
@@ -149,20 +126,7 @@ export function nestedPage<P extends string | number, R>(
       const query = await build();
       const unique = [...new Set(parents)];
       const nodesByParent = new Map<string, R[]>();
-      const perStatement = nestedPageTuning.perParentMaxParents;
-      // Not on PostgreSQL where a parent's rows are several stretches (parentRows), each a plan of its own: 100
-      // parents' first 5 links by `-numberPaths` took 118 ms in two statements against 56 windowed (the real month).
-      const severalStatements =
-        query.perParentPages === true &&
-        unique.length > perStatement &&
-        unique.length <= perStatement * nestedPageTuning.perParentMaxStatements &&
-        (context.dialect !== 'postgres' || !query.parentRows);
-      // The totals say which form reads less when the per-parent form takes several statements (and are read anyway
-      // when shown).
-      const counted =
-        needs.total || (needs.nodes && severalStatements)
-          ? query.counts(unique).execute()
-          : Promise.resolve([]);
+      const counted = needs.total ? query.counts(unique).execute() : Promise.resolve([]);
       const readNodes = async () => {
         if (!needs.nodes) return;
         if (unique.length === 1 && query.singleParentPage) {
@@ -171,20 +135,19 @@ export function nestedPage<P extends string | number, R>(
         }
         const perParent =
           query.perParentPages === true &&
-          (unique.length <= perStatement ||
-            (severalStatements && manyRowsEach(await counted, unique.length, page.offset + page.first)));
-        const rowsQueries = perParent
-          ? chunksOf(unique, perStatement).map((parents) => perParentRows<P, R>(query, parents, page))
-          : [windowedRows<P, R>(query, unique, page)];
+          (query.cutRows && nestedPageTuning.windowedCuts
+            ? query.parentRows !== undefined && unique.length <= nestedPageTuning.perParentBesideCuts
+            : unique.length <= nestedPageTuning.perParentMaxParents);
+        const rowsQuery = perParent
+          ? perParentRows<P, R>(query, unique, page)
+          : windowedRows<P, R>(query, unique, page);
         // Kysely parenthesises an embedded query, so `from ${rows} w` is a derived table.
-        for (const rowsQuery of rowsQueries)
-          for (const { position_in_parent: _position, ...row } of (await rowsQuery.execute(context.db))
-            .rows) {
-            const parentKey = String(row.parent_key);
-            const list = nodesByParent.get(parentKey) ?? [];
-            list.push(row as unknown as R);
-            nodesByParent.set(parentKey, list);
-          }
+        for (const { position_in_parent: _position, ...row } of (await rowsQuery.execute(context.db)).rows) {
+          const parentKey = String(row.parent_key);
+          const list = nodesByParent.get(parentKey) ?? [];
+          list.push(row as unknown as R);
+          nodesByParent.set(parentKey, list);
+        }
       };
       const [, counts] = await Promise.all([readNodes(), counted]);
       const totals = new Map(counts.map((row) => [String(row.parent_key), Number(row.total)]));

@@ -94,8 +94,9 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
             asn asnLinks(first: 6, offset: ${offset}${sort ? `, sort: "${sort}"` : ''}) {
               totalCount edges { node { asn1 { asn rank } relationship numberPaths rank date } } } } } } }`;
           const windowed = await pagesIn(query, 0);
-          const perParent = await pagesIn(query, defaultTuning.perParentMaxParents);
+          // Without the cuts, the per-parent form reads up to perParentMaxParents parents.
           nestedPageTuning.windowedCuts = false;
+          const perParent = await pagesIn(query, defaultTuning.perParentMaxParents);
           const uncut = await pagesIn(query, 0);
           nestedPageTuning.windowedCuts = true;
           expect(windowed.forms).toEqual(['windowed cuts']);
@@ -144,7 +145,7 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
         expect([nested, joined.data.asn.asnLinks.edges]).toEqual([nested, root.asnLinks.edges]);
         // No nested form, and asn1's records not loaded by a statement of their own.
         expect(joined.forms).toEqual([]);
-        expect(loaded.forms).toEqual(['per parent']);
+        expect(loaded.forms).toEqual(['windowed cuts']);
         if (joined.data.asn.asnLinks.edges.length > 0)
           expect([nested, joined.statements]).toEqual([nested, loaded.statements - 1]);
         compared += joined.data.asn.asnLinks.edges.length;
@@ -199,13 +200,14 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
             expect([query, merged.data]).toEqual([query, sorted.data]);
             compared += JSON.stringify(merged.data).split('"node"').length - 1;
             if (query === one) {
-              // One parent's page is the root's neighbour page; sorted, without asn1's fields, it was the per-parent
-              // form.
+              // One parent's page is the root's neighbour page; sorted, without asn1's fields, it is windowed with
+              // its cut.
               expect(merged.forms).toEqual([]);
-              if (!nodeFields.includes('asnName')) expect(sorted.forms).toEqual(['per parent']);
+              if (!nodeFields.includes('asnName')) expect(sorted.forms).toEqual(['windowed cuts']);
             }
             if (query === several) {
-              expect(merged.forms).toEqual(['per parent']);
+              // Per parent where SQLite reads each one's relationships' ranges; PostgreSQL has none, and cuts.
+              expect(merged.forms).toEqual([kind === 'sqlite' ? 'per parent' : 'windowed cuts']);
               // On SQLite each parent's eight ranges; PostgreSQL plans them at each call, and sorts instead.
               expect(merged.armRelationships).toBe(kind === 'sqlite' ? busiest.length * 8 : 0);
               expect(sorted.armRelationships).toBe(0);
@@ -220,54 +222,46 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
   });
 
   it('reads a batch larger than the per-parent bound windowed', async () => {
-    nestedPageTuning.perParentMaxStatements = 2;
+    nestedPageTuning.windowedCuts = false;
     const { forms, data } = await pagesIn(
       `{ asns(first: 30, sort: "asn") { edges { node { asn asnLinks(first: 2) { edges { node { asn1 { asn } } } } } } } }`,
       10,
     );
     expect(data.asns.edges).toHaveLength(30);
-    expect(forms).toEqual(['windowed cuts']);
+    expect(forms).toEqual(['windowed']);
   });
 
-  it('reads a batch of a few statements of parents per parent, a statement per bound, as the windowed form', async () => {
-    // The largest ASes first: the windowed form ranks every link of each.
-    const query = (
-      sort: string,
-    ) => `{ asns(first: 30) { edges { node { asn asnLinks(first: 3, offset: 1${sort}) {
-      totalCount edges { node { asn1 { asn } relationship } } } } } } }`;
-    let compared = 0;
-    for (const sort of ['', ', sort: "-asn1"', ', sort: "relationship"', ', sort: "-numberPaths"']) {
-      Object.assign(nestedPageTuning, {
-        perParentMaxStatements: 3,
-        perParentMinAverageRows: 0,
-        perParentRowsRatio: 0,
-      });
-      const chunked = await pagesIn(query(sort), 10);
-      expect(chunked.forms).toEqual(['per parent', 'per parent', 'per parent']);
-      nestedPageTuning.perParentMaxStatements = 0;
-      const windowed = await pagesIn(query(sort), 10);
-      expect(windowed.forms).toEqual(['windowed cuts']);
-      expect([sort, chunked.data]).toEqual([sort, windowed.data]);
-      compared += chunked.data.asns.edges.reduce((sum, edge) => sum + edge.node.asnLinks.edges.length, 0);
+  it('reads with the cuts every batch but a few parents whose rows come in stretches of their own', async () => {
+    const latest = store.dates.at(-1)!;
+    const busiest = await busiestAsns(store.handle, latest, nestedPageTuning.perParentBesideCuts + 1);
+    const pages = (parents: readonly { asn: number | string }[], sort: string) =>
+      pagesIn(
+        `{ asns(asns: [${parents.map((row) => `"${row.asn}"`).join(', ')}], sort: "asn") { edges { node { asn
+          asnLinks(first: 3, offset: 2${sort}) { totalCount edges { node { asn1 { asn } relationship } } } } } } }`,
+        defaultTuning.perParentMaxParents,
+      );
+    const few = busiest.slice(0, 4);
+    // By relationship SQLite reads each parent's relationships' ranges (parentRows); PostgreSQL has no such stretches.
+    const byRelationship = await pages(few, ', sort: "relationship"');
+    expect(byRelationship.forms).toEqual([kind === 'sqlite' ? 'per parent' : 'windowed cuts']);
+    // More parents than perParentBesideCuts, or an order without stretches: the cuts.
+    const many = await pages(busiest, ', sort: "relationship"');
+    expect(many.forms).toEqual(['windowed cuts']);
+    const plain = await pages(few, ', sort: "-asn1"');
+    expect(plain.forms).toEqual(['windowed cuts']);
+    // Each the same pages as windowed without the cuts.
+    for (const [asked, parents, sort] of [
+      [byRelationship, few, ', sort: "relationship"'],
+      [many, busiest, ', sort: "relationship"'],
+      [plain, few, ', sort: "-asn1"'],
+    ] as const) {
+      nestedPageTuning.windowedCuts = false;
+      const uncut = await pages(parents, sort);
+      nestedPageTuning.windowedCuts = true;
+      expect(uncut.forms).toEqual(['per parent']);
+      expect([sort, asked.data]).toEqual([sort, uncut.data]);
     }
-    expect(compared).toBeGreaterThan(200);
-    // Parents whose links average fewer than the bound are read windowed, their totals read to tell.
-    const { degree } = await store.handle.db
-      .selectFrom('asns')
-      .select((eb) => eb.fn.max('degree_total').as('degree'))
-      .where('date', '=', store.dates.at(-1)!)
-      .executeTakeFirstOrThrow();
-    Object.assign(nestedPageTuning, {
-      perParentMaxStatements: 3,
-      perParentMinAverageRows: Number(degree) + 1,
-      perParentRowsRatio: 0,
-    });
-    const fewEach = await pagesIn(query(''), 10);
-    expect(fewEach.forms).toEqual(['windowed cuts']);
-    expect(fewEach.counts).toBe(1);
-    // ...and so are pages that reach as far as the parents' rows go on average.
-    Object.assign(nestedPageTuning, { perParentMinAverageRows: 0, perParentRowsRatio: Number(degree) });
-    expect((await pagesIn(query(''), 10)).forms).toEqual(['windowed cuts']);
+    expect(JSON.stringify(many.data).split('"asn1"').length - 1).toBeGreaterThan(20);
   });
 
   it("answers an organization's neighbour and link totals alone from the counts its row keeps", async () => {
@@ -312,8 +306,6 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
   });
 
   it('reads only what a nested connection shows: its rows for edges, its counts for totalCount, both for pageInfo', async () => {
-    // The windowed form (per-parent statements for more parents than one holds read the totals to choose).
-    nestedPageTuning.perParentMaxStatements = 1;
     const selections = {
       both: 'totalCount edges { node { asn1 { asn } relationship } }',
       nodes: 'edges { node { asn1 { asn } relationship } }',
