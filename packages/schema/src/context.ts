@@ -13,14 +13,7 @@ import {
   type LocationsTable,
   type OrganizationsTable,
 } from '@asrank/db';
-import {
-  boundList,
-  byPrimaryKey,
-  dataVersionColumn,
-  inBoundList,
-  inValues,
-  readStoreDataVersion,
-} from './sql';
+import { boundList, byPrimaryKey, dataVersionColumn, inBoundList, readStoreDataVersion } from './sql';
 import {
   runCompiled,
   runCompiledNow,
@@ -831,7 +824,11 @@ class RequestContext implements AsrankContext {
     return this.recordLoader(organizationRecords(this.handle, columns));
   }
 
-  /** Locations of links by their unordered pair, read per month for every link's asn0 of the batch. */
+  /**
+   * Locations of links by their unordered pair (asn0 < asn1, as link_locations holds them), read per month for the
+   * batch's pairs themselves: read for every link of the pairs' lower ASNs, the first 500 links of the generated month
+   * (among its largest ASes) read their ends' every located link, 290 ms on SQLite and 280 on PostgreSQL.
+   */
   linkLocationsLoader(): LinkLocationsLoader {
     const { db, dialect } = this;
     return new DataLoader<DatedKey<string>, LocationRow[], string>(
@@ -840,20 +837,20 @@ class RequestContext implements AsrankContext {
         const dates = new Set(keys.map((key) => key.date));
         await Promise.all(
           [...dates].map(async (date) => {
-            const asn0s = [
-              ...new Set(keys.filter((k) => k.date === date).map((k) => Number(String(k.id).split(',')[0]))),
-            ];
-            const rows = await db
-              .selectFrom('link_locations as ll')
-              .innerJoin('locations as l', (join) =>
-                join.onRef('l.date', '=', 'll.date').onRef('l.loc_id', '=', 'll.loc_id'),
-              )
-              .selectAll('l')
-              .select(['ll.asn0 as link_asn0', 'll.asn1 as link_asn1'])
-              .where('ll.date', '=', date)
-              .where(inValues(dialect, 'll.asn0', asn0s, 'bigint'))
-              .orderBy('l.loc_id')
-              .execute();
+            const pairs = [...new Set(keys.filter((k) => k.date === date).map((k) => String(k.id)))].map(
+              (id) => id.split(',').map(Number) as [number, number],
+            );
+            const pairsOf =
+              dialect === 'postgres'
+                ? sql`unnest(${pairs.map(([low]) => low)}::bigint[], ${pairs.map(([, high]) => high)}::bigint[])
+                    as p(low, high)`
+                : sql`(select json_extract(value, '$[0]') as low, json_extract(value, '$[1]') as high
+                    from json_each(${JSON.stringify(pairs)})) p`;
+            const { rows } = await sql<LocationRow & { link_asn0: number; link_asn1: number }>`
+              select l.*, ll.asn0 as link_asn0, ll.asn1 as link_asn1 from ${pairsOf}
+              join link_locations ll on ll.date = ${date} and ll.asn0 = p.low and ll.asn1 = p.high
+              join locations l on l.date = ll.date and l.loc_id = ll.loc_id
+              order by l.loc_id`.execute(db);
             for (const { link_asn0, link_asn1, ...location } of rows) {
               const key = `${date}|${Number(link_asn0)},${Number(link_asn1)}`;
               const list = byLink.get(key) ?? [];

@@ -195,6 +195,56 @@ describe.each(STORE_KINDS)('semantics on %s', (kind) => {
     );
   });
 
+  it('places links of a month in one batch, each at its own locations, seen from either end', async () => {
+    const stored = await store.handle.db
+      .selectFrom('link_locations')
+      .select(['asn0', 'asn1', 'loc_id'])
+      .where('date', '=', latest)
+      .execute();
+    const placesOf = new Map<string, string[]>();
+    for (const row of stored) {
+      const pair = `${Number(row.asn0)},${Number(row.asn1)}`;
+      placesOf.set(pair, [...(placesOf.get(pair) ?? []), row.loc_id]);
+    }
+    // Both rows of 20 placed links (asn0 below and above asn1) and their ends' other links, in one batch of locations.
+    const data = await queryData<{
+      asnLinks: {
+        edges: {
+          node: {
+            asn0: { asn: string };
+            asn1: { asn: string };
+            locations: { totalCount: number; edges: { node: { locId: string } }[] };
+          };
+        }[];
+      };
+    }>(
+      store.handle,
+      `{ asnLinks(asns: [${[...placesOf.keys()]
+        .slice(0, 20)
+        .flatMap((pair) => pair.split(',').map((asn) => `"${asn}"`))
+        .join(', ')}], first: 10000) {
+        edges { node { asn0 { asn } asn1 { asn } locations(first: 1000) { totalCount edges { node { locId } } } } } } }`,
+    );
+    let placed = 0;
+    for (const { node } of data.asnLinks.edges) {
+      const [low, high] = [Number(node.asn0.asn), Number(node.asn1.asn)].sort((a, b) => a - b);
+      const expected = [...(placesOf.get(`${low},${high}`) ?? [])].sort(compareText);
+      expect({
+        link: [node.asn0.asn, node.asn1.asn],
+        places: node.locations.edges.map((edge) => edge.node.locId),
+      }).toEqual({
+        link: [node.asn0.asn, node.asn1.asn],
+        places: expected,
+      });
+      expect(node.locations.totalCount).toBe(expected.length);
+      placed += expected.length;
+    }
+    // Links in either direction, most of them placed somewhere.
+    expect(data.asnLinks.edges.some(({ node }) => Number(node.asn0.asn) > Number(node.asn1.asn))).toBe(true);
+    expect(data.asnLinks.edges.some(({ node }) => Number(node.asn0.asn) < Number(node.asn1.asn))).toBe(true);
+    expect(placed).toBeGreaterThan(40);
+  });
+
   it('sorts historic queries by date when asked', async () => {
     const asn = String(asnRows.find((row) => row.rank != null)!.asn);
     const list = await asnList(
