@@ -168,6 +168,13 @@ export function surveyQueries(facts: DataFacts, totals: ListTotals): SurveyQuery
       query: '{ organizations(first: 1000) { edges { node { orgId neighbors(first: 5) { totalCount } } } } }',
       variables: {},
     },
+    {
+      id: 'asnLinks(first: 500) with their locations',
+      query:
+        '{ asnLinks(first: 500) { edges { node { asn0 { asn } asn1 { asn } ' +
+        'locations(first: 5) { totalCount edges { node { locId city } } } } } } }',
+      variables: {},
+    },
     // The largest organizations' own pages, each from its members' links (organizationMemberLinks).
     ...[null, '-numberPaths'].map((sort) => ({
       id: `organizations(first: 100) with their links sort=${sort ?? '(default)'}`,
