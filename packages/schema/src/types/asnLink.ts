@@ -1030,10 +1030,20 @@ export function organizationMemberLinks(
   const served = memberRangeServes(keys);
   const order = orderByList(dialect, keys, ASN_LINK_SORT_COLUMNS, LINK_ORDER);
   const farEnd = byPrimaryKey(dialect, 'asns', 'y', FAR_END_COLUMNS);
-  const leavesOrganization = recordedFarEnd
-    ? sql`exists (select 1 from ${farEnd} where y.date = x.date and y.asn = x.asn1
-        and (y.org_id is null or y.org_id != a.org_id))`
-    : sql`not exists (select 1 from ${farEnd} where y.date = x.date and y.asn = x.asn1 and y.org_id = a.org_id)`;
+  // On PostgreSQL as the far end's own record's test, which it can only read by its key: as an (anti) join it read
+  // the organization's members by (date, org_id) for each link instead (the real month's 1,000 first organizations,
+  // 5,434 members: 190 ms of 250).
+  const farEndTest = sql`(select y.org_id is distinct from a.org_id from ${farEnd} where y.date = x.date
+    and y.asn = x.asn1)`;
+  const leavesOrganization =
+    dialect === 'postgres'
+      ? recordedFarEnd
+        ? farEndTest
+        : sql`coalesce(${farEndTest}, true)`
+      : recordedFarEnd
+        ? sql`exists (select 1 from ${farEnd} where y.date = x.date and y.asn = x.asn1
+            and (y.org_id is null or y.org_id != a.org_id))`
+        : sql`not exists (select 1 from ${farEnd} where y.date = x.date and y.asn = x.asn1 and y.org_id = a.org_id)`;
   // The members a sorted cut allows for: on PostgreSQL the member's own organization's (a LATERAL subquery's LIMIT
   // may name the outer row); SQLite refuses that, so there the most of any organization of the batch. Each of the real
   // month's 1,091 members of its 100 largest organizations cut at LVLT-ARIN's 32 + 4 took 152 ms by `-numberPaths`.
