@@ -987,6 +987,29 @@ export function keptOrganizationCounts(
     .where(inValues(context.dialect, 'org_id', orgIds, 'text'));
 }
 
+/** The members (`a`) of organizations `orgIds` in month `date`. */
+function organizationMembers(context: AsrankContext, date: string, orgIds: readonly string[]) {
+  return context.db
+    .selectFrom('asns as a')
+    .where('a.date', '=', date)
+    .where(inValues(context.dialect, 'a.org_id', orgIds, 'text'));
+}
+
+/**
+ * Every link (`l`) of the members (`a`) of organizations `orgIds` in month `date`. CROSS JOIN makes SQLite drive from
+ * the members (index on date, org_id) into their link ranges; without statistics it would otherwise scan every link
+ * of the month. PostgreSQL plans it as an inner join.
+ */
+export function allMemberLinks(context: AsrankContext, date: string, orgIds: readonly string[]) {
+  return organizationMembers(context, date, orgIds)
+    .crossJoin('asn_links as l')
+    .whereRef('l.date', '=', 'a.date')
+    .whereRef('l.asn0', '=', 'a.asn');
+}
+
+/** A member's (`a`) link whose far end's record (`b`) is of another organization, or of none. */
+export const FAR_END_OUTSIDE = sql<boolean>`(${sql.ref('b.org_id')} is null or ${sql.ref('b.org_id')} != ${sql.ref('a.org_id')})`;
+
 /**
  * True when one member's index range serves the link order of `keys` within it: (date, asn0, rank, asn1) the default
  * order, the primary key (date, asn0, asn1) an order by asn1 (asn0 and the month are the same in the range).
@@ -1068,25 +1091,19 @@ export function organizationMemberLinks(
             order by ${order} limit ${limit}) x where ${leavesOrganization}`
         : sql`select ${columns} from asn_links x where x.date = a.date and x.asn0 = a.asn
             order by ${order} limit ${limit}`;
-  const members = context.db
-    .selectFrom('asns as a')
-    .where('a.date', '=', date)
-    .where(inValues(dialect, 'a.org_id', orgIds, 'text'));
   if (dialect === 'postgres')
-    return members.crossJoinLateral(sql<AsnLinksTable>`(${memberCut(sql`x.*`)})`.as('l'));
-  const links = members
-    .crossJoin('asn_links as l')
-    .whereRef('l.date', '=', 'a.date')
-    .whereRef('l.asn0', '=', 'a.asn')
-    .where(sql<boolean>`l.asn1 in (${memberCut(sql`x.asn1`)})`);
+    return organizationMembers(context, date, orgIds).crossJoinLateral(
+      sql<AsnLinksTable>`(${memberCut(sql`x.*`)})`.as('l'),
+    );
+  const links = allMemberLinks(context, date, orgIds).where(
+    sql<boolean>`l.asn1 in (${memberCut(sql`x.asn1`)})`,
+  );
   if (filteredInCut) return links;
   const farEndOf = byPrimaryKey(dialect, 'asns', 'b', FAR_END_COLUMNS);
   const withFarEnd = recordedFarEnd
     ? links.innerJoin(farEndOf, (join) => join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'))
     : links.leftJoin(farEndOf, (join) => join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'));
-  return withFarEnd.where((eb) =>
-    eb.or([eb('b.org_id', 'is', null), eb('b.org_id', '!=', eb.ref('a.org_id'))]),
-  );
+  return withFarEnd.where(FAR_END_OUTSIDE);
 }
 
 /** Links from an organization's member ASNs to ASNs outside it (Organization.asnLinks). */

@@ -6,15 +6,7 @@ import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
 import { intervalOf, loadInMonth, monthNow, monthsIn, pageOf, type PageArgs } from '../args';
 import { listTotal, monthListScope, monthTotals, rankedListTotal } from '../listTotals';
-import {
-  boundDateIn,
-  byPrimaryKey,
-  dateIn,
-  inValues,
-  orderByList,
-  withOrderColumns,
-  type SortColumn,
-} from '../sql';
+import { boundDateIn, byPrimaryKey, dateIn, orderByList, withOrderColumns, type SortColumn } from '../sql';
 import { listPage, monthBookmarks, monthsOfList, type NamedListFilter } from '../listPage';
 import { monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { nestedPage } from '../nestedPages';
@@ -26,8 +18,10 @@ import { ASN_ORDER, ASN_SORT_COLUMNS, AsnConnection, asnsOfOrganizations } from 
 import {
   AsnLinkConnection,
   asnLinksOfOrganizations,
+  FAR_END_OUTSIDE,
   keptOrganizationCounts,
   organizationMemberLinks,
+  allMemberLinks,
 } from './asnLink';
 import { connectionNeeds, selectedAsnNodeColumns, type ConnectionNeeds } from '../asnColumns';
 
@@ -129,18 +123,11 @@ function firstNeighbors(
   // are read whole: ranking the whole records of the 100 largest organizations' 115,000 neighbours (the generated
   // month) took 680 ms on SQLite and 1.2 s on PostgreSQL.
   const orderColumns = withOrderColumns(['asn'], keys, ASN_SORT_COLUMNS, ASN_ORDER)!;
-  // CROSS JOIN: drive from the member ASNs into their link ranges (see asnLinksOfOrganizations).
-  const placed = context.db
-    .selectFrom('asns as a')
-    .crossJoin('asn_links as l')
+  const placed = allMemberLinks(context, date, orgIds)
     .innerJoin(byPrimaryKey(dialect, 'asns', 'b', ['date', 'org_id', ...orderColumns]), (join) =>
       join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'),
     )
-    .whereRef('l.date', '=', 'a.date')
-    .whereRef('l.asn0', '=', 'a.asn')
-    .where('a.date', '=', date)
-    .where(inValues(dialect, 'a.org_id', orgIds, 'text'))
-    .where((eb) => eb.or([eb('b.org_id', 'is', null), eb('b.org_id', '!=', eb.ref('a.org_id'))]))
+    .where(FAR_END_OUTSIDE)
     .select((eb) => [
       eb.ref('a.org_id').as('parent_key'),
       ...orderColumns.map((column) => sql.ref(`b.${column}`).as(column)),
