@@ -12,5 +12,6 @@ export { listTotalsTuning } from './listTotals';
 export { linkPageTuning } from './types/asnLink';
 export { monthByMonthTuning } from './monthByMonth';
 export { nestedPageTuning } from './nestedPages';
+export { organizationNeighborTuning } from './types/organization';
 export { DEFAULT_BOOKMARK_STEP, type PageBookmarksOptions } from './pageBookmarks';
 export type { StatementObserver } from './compiledLookups';

@@ -1,6 +1,9 @@
-// An organization's links and neighbours are read from each member's first links only (organizationMemberLinks):
-// every organization's pages, in every order and with offsets, are checked against the same pages worked out here
-// from all of the month's links, on SQLite and PostgreSQL.
+// An organization's links and neighbours are read from each member's first links only (organizationMemberLinks), and
+// its neighbours in other orders partly from walks of the month's records (neighborWalk): every organization's pages,
+// in every order and with offsets, are checked against the same pages worked out here from all of the month's links,
+// on SQLite and PostgreSQL.
+import { organizationNeighborTuning } from '../src';
+import { neighborWalk } from '../src/types/organization';
 import { withLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
 import { LOAD_TIMEOUT_MS } from './support/store';
 
@@ -75,7 +78,10 @@ const NEIGHBOUR_ORDERS: [string | null, Compare<Member>][] = [
       (a, b) => b.asn - a.asn,
     ),
   ],
+  ['asn', byAsn],
+  ['-asn', (a, b) => byAsn(b, a)],
   ['-cone.numberAsns', inTurn<Member>((a, b) => b.cone_asns - a.cone_asns, byAsn)],
+  ['cone.numberAsns', inTurn<Member>((a, b) => a.cone_asns - b.cone_asns, byAsn)],
   ['-asnDegree.total', inTurn<Member>((a, b) => b.degree_total - a.degree_total, byAsn)],
   [
     'asnName,-asn',
@@ -85,6 +91,11 @@ const NEIGHBOUR_ORDERS: [string | null, Compare<Member>][] = [
     ),
   ],
 ];
+/**
+ * The steps a member's walk may take for each of its links (organizationNeighborTuning) that each neighbour page is
+ * asked with: the default (7 walkers in the sample's latest month); none (every link placed); and 2 (32 walkers).
+ */
+const WALK_SETTINGS = [organizationNeighborTuning.stepsPerLink, 0, 2];
 const PAGES = [
   { first: 3, offset: 0 },
   { first: 2, offset: 2 },
@@ -144,49 +155,53 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
   let outside: Map<string, Link[]>;
   let links: Link[];
 
-  withLoadedStore(kind, async (opened) => {
-    store = opened;
-    latest = store.dates.at(-1)!;
-    await placeStubFirstInside(store, latest);
-    const asns = await store.handle.db
-      .selectFrom('asns')
-      .select(['asn', 'org_id', 'rank', 'cone_asns', 'degree_total', 'asn_name'])
-      .where('date', '=', latest)
-      .execute();
-    records = new Map(
-      asns.map((row) => [
-        Number(row.asn),
-        {
-          asn: Number(row.asn),
-          org_id: row.org_id,
-          rank: row.rank === null ? null : Number(row.rank),
-          cone_asns: Number(row.cone_asns),
-          degree_total: Number(row.degree_total),
-          asn_name: row.asn_name,
-        },
-      ]),
-    );
-    links = (
-      await store.handle.db
-        .selectFrom('asn_links')
-        .select(['asn0', 'asn1', 'relationship', 'number_paths', 'corrected_by', 'rank'])
+  withLoadedStore(
+    kind,
+    async (opened) => {
+      store = opened;
+      latest = store.dates.at(-1)!;
+      await placeStubFirstInside(store, latest);
+      const asns = await store.handle.db
+        .selectFrom('asns')
+        .select(['asn', 'org_id', 'rank', 'cone_asns', 'degree_total', 'asn_name'])
         .where('date', '=', latest)
-        .execute()
-    ).map((row) => ({
-      asn0: Number(row.asn0),
-      asn1: Number(row.asn1),
-      relationship: row.relationship,
-      number_paths: row.number_paths === null ? null : Number(row.number_paths),
-      corrected_by: row.corrected_by === null ? null : Number(row.corrected_by),
-      rank: Number(row.rank),
-    }));
-    outside = new Map();
-    for (const link of links) {
-      const org = records.get(link.asn0)?.org_id;
-      if (!org || records.get(link.asn1)?.org_id === org) continue;
-      outside.set(org, [...(outside.get(org) ?? []), link]);
-    }
-  });
+        .execute();
+      records = new Map(
+        asns.map((row) => [
+          Number(row.asn),
+          {
+            asn: Number(row.asn),
+            org_id: row.org_id,
+            rank: row.rank === null ? null : Number(row.rank),
+            cone_asns: Number(row.cone_asns),
+            degree_total: Number(row.degree_total),
+            asn_name: row.asn_name,
+          },
+        ]),
+      );
+      links = (
+        await store.handle.db
+          .selectFrom('asn_links')
+          .select(['asn0', 'asn1', 'relationship', 'number_paths', 'corrected_by', 'rank'])
+          .where('date', '=', latest)
+          .execute()
+      ).map((row) => ({
+        asn0: Number(row.asn0),
+        asn1: Number(row.asn1),
+        relationship: row.relationship,
+        number_paths: row.number_paths === null ? null : Number(row.number_paths),
+        corrected_by: row.corrected_by === null ? null : Number(row.corrected_by),
+        rank: Number(row.rank),
+      }));
+      outside = new Map();
+      for (const link of links) {
+        const org = records.get(link.asn0)?.org_id;
+        if (!org || records.get(link.asn1)?.org_id === org) continue;
+        outside.set(org, [...(outside.get(org) ?? []), link]);
+      }
+    },
+    organizationNeighborTuning,
+  );
 
   it('has an organization whose first links a cut of each member that counts its links inside would miss', () => {
     // Without it the checks below could not tell a member's cut that counts the links inside its organization.
@@ -207,6 +222,82 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
       return false;
     });
     expect(missed.length).toBeGreaterThan(0);
+  });
+
+  /** An organization's page of neighbours in `order`, from all of its links to ASNs outside it. */
+  function expectedNeighbours(org: string, order: Compare<Member>, page: { first: number; offset: number }) {
+    const neighbours = new Set((outside.get(org) ?? []).map((link) => link.asn1));
+    return [...neighbours]
+      .map((asn) => records.get(asn))
+      .filter((record): record is Member => record !== undefined)
+      .sort(order)
+      .slice(page.offset, page.offset + page.first)
+      .map((record) => String(record.asn));
+  }
+
+  /**
+   * Each organization's page of neighbours in `order` as a service would show it that took every walk (neighborWalk,
+   * at `stepsPerLink`) for all of the walker's neighbours: the first `end` outside its organization that each walker
+   * reached within its steps, and every neighbour of the other members. `walkedThrough`: the walkers that reached `end`.
+   */
+  function walksAlone(order: Compare<Member>, stepsPerLink: number, page: { first: number; offset: number }) {
+    const end = page.offset + page.first;
+    const saved = organizationNeighborTuning.stepsPerLink;
+    organizationNeighborTuning.stepsPerLink = stepsPerLink;
+    const walk = neighborWalk(end, records.size);
+    organizationNeighborTuning.stepsPerLink = saved;
+    const walkedRecords = [...records.values()].sort(order).slice(0, walk.steps);
+    const linked = new Map<number, Set<number>>();
+    for (const link of links) linked.set(link.asn0, (linked.get(link.asn0) ?? new Set()).add(link.asn1));
+    const pages = new Map<string, string[]>();
+    let walkedThrough = 0;
+    for (const org of outside.keys()) {
+      const shown = new Set<number>();
+      for (const member of records.values()) {
+        if (member.org_id !== org) continue;
+        const far = linked.get(member.asn) ?? new Set<number>();
+        if (far.size >= walk.minLinks) {
+          const reached = walkedRecords
+            .filter((record) => record.org_id !== org && far.has(record.asn))
+            .slice(0, end);
+          if (reached.length >= end) walkedThrough += 1;
+          for (const record of reached) shown.add(record.asn);
+        } else for (const asn of far) if (records.get(asn)?.org_id !== org) shown.add(asn);
+      }
+      pages.set(
+        org,
+        [...shown]
+          .map((asn) => records.get(asn)!)
+          .filter((record) => record !== undefined)
+          .sort(order)
+          .slice(page.offset, end)
+          .map((record) => String(record.asn)),
+      );
+    }
+    return { pages, walkedThrough };
+  }
+
+  it("has walks that reach a member's first neighbours, and walks cut short of them that a page would miss", () => {
+    // Without walks cut short the pages below could not tell a walker's links left unplaced; without walks that
+    // reach their end, a walk's own neighbours.
+    const page = PAGES[0]!;
+    for (const stepsPerLink of WALK_SETTINGS.filter((steps) => steps > 0)) {
+      let walkedThrough = 0;
+      let missed = 0;
+      for (const [, order] of NEIGHBOUR_ORDERS.filter(([sort]) => sort?.endsWith('cone.numberAsns'))) {
+        const walked = walksAlone(order, stepsPerLink, page);
+        walkedThrough += walked.walkedThrough;
+        missed += [...outside.keys()].filter(
+          (org) =>
+            JSON.stringify(walked.pages.get(org)) !== JSON.stringify(expectedNeighbours(org, order, page)),
+        ).length;
+      }
+      expect({ stepsPerLink, walkedThrough: walkedThrough > 0, missed: missed > 0 }).toEqual({
+        stepsPerLink,
+        walkedThrough: true,
+        missed: true,
+      });
+    }
   });
 
   it.each(LINK_ORDERS)(
@@ -244,38 +335,34 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
   );
 
   it.each(NEIGHBOUR_ORDERS)(
-    "pages every organization's neighbours by %s as all of them sorted",
+    "pages every organization's neighbours by %s as all of them sorted, whichever members walk",
     async (sort, order) => {
-      for (const page of PAGES) {
-        const data = await queryData<{
-          organizations: {
-            edges: { node: { orgId: string; neighbors: { edges: { node: { asn: string } }[] } } }[];
-          };
-        }>(
-          store.handle,
-          `query($sort: String, $first: Int, $offset: Int) { organizations(first: 10000) { edges { node { orgId
+      for (const stepsPerLink of WALK_SETTINGS)
+        for (const page of PAGES) {
+          organizationNeighborTuning.stepsPerLink = stepsPerLink;
+          const data = await queryData<{
+            organizations: {
+              edges: { node: { orgId: string; neighbors: { edges: { node: { asn: string } }[] } } }[];
+            };
+          }>(
+            store.handle,
+            `query($sort: String, $first: Int, $offset: Int) { organizations(first: 10000) { edges { node { orgId
           neighbors(first: $first, offset: $offset, sort: $sort) { edges { node { asn } } } } } } }`,
-          { sort, ...page },
-        );
-        let shown = 0;
-        for (const { node } of data.organizations.edges) {
-          const neighbours = new Set((outside.get(node.orgId) ?? []).map((link) => link.asn1));
-          const expected = [...neighbours]
-            .map((asn) => records.get(asn))
-            .filter((record): record is Member => record !== undefined)
-            .sort(order)
-            .slice(page.offset, page.offset + page.first)
-            .map((record) => String(record.asn));
-          const got = node.neighbors.edges.map(({ node: neighbour }) => neighbour.asn);
-          expect({ org: node.orgId, page, neighbours: got }).toEqual({
-            org: node.orgId,
-            page,
-            neighbours: expected,
-          });
-          shown += got.length;
+            { sort, ...page },
+          );
+          let shown = 0;
+          for (const { node } of data.organizations.edges) {
+            const got = node.neighbors.edges.map(({ node: neighbour }) => neighbour.asn);
+            expect({ org: node.orgId, stepsPerLink, page, neighbours: got }).toEqual({
+              org: node.orgId,
+              stepsPerLink,
+              page,
+              neighbours: expectedNeighbours(node.orgId, order, page),
+            });
+            shown += got.length;
+          }
+          expect(shown).toBeGreaterThan(0);
         }
-        expect(shown).toBeGreaterThan(0);
-      }
     },
   );
 });

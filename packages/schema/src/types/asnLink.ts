@@ -987,10 +987,16 @@ export function keptOrganizationCounts(
     .where(inValues(context.dialect, 'org_id', orgIds, 'text'));
 }
 
-/** The members (`a`) of organizations `orgIds` in month `date`. */
-function organizationMembers(context: AsrankContext, date: string, orgIds: readonly string[]) {
+/**
+ * The members (`a`) of organizations `orgIds` in month `date`. On SQLite through the (date, org_id) index by name:
+ * where a statement reads a column of the member that index lacks (its count of links), SQLite read every record of
+ * the month by its key instead and tested each organization (the real month's 200 organizations at rank 1,000: 55 ->
+ * 100 ms).
+ */
+export function organizationMembers(context: AsrankContext, date: string, orgIds: readonly string[]) {
+  const byOrganization = context.dialect === 'sqlite' ? sql` indexed by asns_date_org` : sql``;
   return context.db
-    .selectFrom('asns as a')
+    .selectFrom(sql<Database['asns']>`asns`.as<'a'>(sql`a${byOrganization}`))
     .where('a.date', '=', date)
     .where(inValues(context.dialect, 'a.org_id', orgIds, 'text'));
 }

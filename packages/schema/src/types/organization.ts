@@ -1,7 +1,8 @@
 // Organization: an AS-owning organization in one month; root fields `organization` and `organizations`.
 import type { GraphQLResolveInfo } from 'graphql';
 import { parseSort, type SortKey } from '@asrank/domain';
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Expression, type RawBuilder } from 'kysely';
+import type { DialectName } from '@asrank/db';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
 import { intervalOf, loadInMonth, monthNow, monthsIn, pageOf, type PageArgs } from '../args';
@@ -22,7 +23,9 @@ import {
   keptOrganizationCounts,
   organizationMemberLinks,
   allMemberLinks,
+  organizationMembers,
 } from './asnLink';
+import { servedByIndex } from '../monthArms';
 import { connectionNeeds, selectedAsnNodeColumns, type ConnectionNeeds } from '../asnColumns';
 
 const ORGANIZATION_SORT_COLUMNS: Record<string, SortColumn> = {
@@ -81,18 +84,21 @@ const MembersRef = builder.objectRef<OrganizationRow>('OrganizationMembers').imp
 });
 
 /**
- * True when `keys` order neighbours as the default order (rank, then ASN) does: as each member's links by their rank
- * lie in its index. Loads rank a link by its ends' ranks, the better first (rankLinks), so one ASN's links by rank are
- * its neighbours by rank, the unranked last.
+ * The link order in which each member's own index range lists its neighbours in the neighbour order of `keys`, or
+ * null. The default order (rank, then ASN) is the links' own (date, asn0, rank, asn1): loads rank a link by its ends'
+ * ranks, the better first (rankLinks), so one ASN's links by rank are its neighbours by rank, the unranked last. An
+ * order by ASN is the primary key's (date, asn0, asn1), either way; an ASN is unique, so no key after it orders
+ * anything.
  */
-function byNeighbourRank(keys: readonly SortKey[]): boolean {
+function neighborLinkOrder(keys: readonly SortKey[]): SortKey[] | null {
   const [first, second, ...rest] = keys;
-  if (first === undefined) return true;
-  return (
+  if (first === undefined) return [];
+  if (first.key === 'asn') return [{ key: 'asn1', direction: first.direction }];
+  const byRank =
     first.key === 'rank' &&
     first.direction === 'asc' &&
-    (second === undefined || (second.key === 'asn' && second.direction === 'asc' && rest.length === 0))
-  );
+    (second === undefined || (second.key === 'asn' && second.direction === 'asc' && rest.length === 0));
+  return byRank ? [] : null;
 }
 
 /** An organization (`parent_key`) and one of its neighbours. */
@@ -101,9 +107,87 @@ interface NeighborKey {
   neighbor: number;
 }
 
+export const organizationNeighborTuning = {
+  /**
+   * The steps a member's walk may take for each of its links (neighborWalk); 0: no member walks. A step (one record of
+   * the month's order, its link tested by key) costs about what placing one link does (its far end looked up, then
+   * ranked with the organization's others), and a walk that ends short of its neighbours places the links as well, its
+   * steps spent for nothing: so half a step. At 1, walks by an ascending order took up to a third longer than placing
+   * (the real month's 100 largest organizations' first 4 neighbours by `cone.numberAsns` on PostgreSQL: 260 -> 348 ms;
+   * 324 at a half), while over 64 pages in 8 orders on the four benchmark stores a half read 3% more than 1 in all
+   * (docs/performance.md, the seventy-first round).
+   */
+  stepsPerLink: 0.5,
+};
+
+/**
+ * Which members walk to their first `end` neighbours, and how far (neighborWalk): those of at least `minLinks` links,
+ * over the month's first `steps` records in the page's order.
+ */
+export interface NeighborWalk {
+  minLinks: number;
+  steps: number;
+}
+
+/**
+ * The walk for a page ending at row `end` of a month of `monthAsns` records. A member's L links spread evenly over the
+ * month would put about end * A / L records before its first `end` neighbours, which is within stepsPerLink * L
+ * steps from L² >= end * A / stepsPerLink (the generated month's 88,000 records, a page of 4 and half a step: 839
+ * links). Its neighbours are not spread evenly, though: the real month's largest ASes' neighbours are few among the
+ * ASes of the smallest cones, and walking to them by `cone.numberAsns` took 25,000 steps for members of 1,254 links
+ * (the 100 largest organizations' 41 members of over 1,000 links: 990,000 steps against their 63,000 links). So no walk
+ * goes further than the least of them may (`steps`), and a member whose walk ends short of `end` places its links too.
+ */
+export function neighborWalk(end: number, monthAsns: number): NeighborWalk {
+  const { stepsPerLink } = organizationNeighborTuning;
+  const minLinks = Math.max(1, Math.ceil(Math.sqrt((end * monthAsns) / stepsPerLink)));
+  return { minLinks, steps: Math.ceil(stepsPerLink * minLinks) };
+}
+
+/** The month's count of ASN records: its list's total, which the loads keep (migration 019). */
+function monthAsnCount(context: AsrankContext, date: string): Promise<number> {
+  return listTotal(
+    context,
+    context.db.selectFrom('asns').where('date', '=', date),
+    monthListScope('asns', [date], {}),
+  );
+}
+
+/**
+ * The month's records (`alias`) outside a member's (`a`) organization that it links to. PostgreSQL would make the
+ * EXISTS a join, drive it from the member's links and sort them, which is what a walk is for avoiding; an OFFSET keeps
+ * it a test of each record.
+ */
+function linkedOutside(dialect: DialectName, alias: string) {
+  const record = (column: string) => sql.ref(`${alias}.${column}`);
+  const apart = dialect === 'postgres' ? sql` offset 0` : sql``;
+  return sql<boolean>`(${record('org_id')} is null or ${record('org_id')} != a.org_id)
+    and exists (select 1 from asn_links x where x.date = a.date and x.asn0 = a.asn and x.asn1 = ${record('asn')}${apart})`;
+}
+
+/**
+ * Whether the database reads the month's records in the neighbour order of `keys` from an index, without a sort, as a
+ * member's walk does. Asked once per order and process (servedByIndex).
+ */
+function neighborWalkServed(
+  context: AsrankContext,
+  date: string,
+  keys: readonly SortKey[],
+): Promise<boolean> {
+  const { db, dialect } = context;
+  const walk = db
+    .selectFrom('asns as v')
+    .select('v.asn')
+    .where('v.date', '=', date)
+    .orderBy(orderByList(dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER, { table: 'v' }))
+    .limit(sql<number>`cast(${1} as integer)`);
+  return servedByIndex(db, dialect, walk);
+}
+
 /**
  * Each organization's (`parent_key`) neighbours that a page ending at row `end` in the order of `keys` (`order`) can
- * show: its first `end`, or more.
+ * show: its first `end`, or more. An organization's first `end` neighbours are among its members' first `end` each.
+ * `walk`: how the members of many links find theirs, where an index serves the order (neighborWalk).
  */
 function firstNeighbors(
   context: AsrankContext,
@@ -112,29 +196,71 @@ function firstNeighbors(
   keys: readonly SortKey[],
   order: RawBuilder<unknown>,
   end: number,
+  walk: NeighborWalk | null,
 ) {
   const { dialect } = context;
-  // An organization's first `end` neighbours by rank are among its members' first `end` each.
-  if (byNeighbourRank(keys))
-    return sql<NeighborKey>`${organizationMemberLinks(context, date, orgIds, [], end, true)
+  const linkOrder = neighborLinkOrder(keys);
+  if (linkOrder)
+    return sql<NeighborKey>`${organizationMemberLinks(context, date, orgIds, linkOrder, end, true)
       .select(['a.org_id as parent_key', 'l.asn1 as neighbor'])
       .distinct()}`;
-  // Otherwise every neighbour is placed by the columns the order reads, and only the first `end` of each organization
-  // are read whole: ranking the whole records of the 100 largest organizations' 115,000 neighbours (the generated
-  // month) took 680 ms on SQLite and 1.2 s on PostgreSQL.
+  // Otherwise each member's neighbours are placed by the columns the order reads, and only the first `end` of each
+  // organization are read whole: ranking the whole records of the 100 largest organizations' 115,000 neighbours (the
+  // generated month) took 680 ms on SQLite and 1.2 s on PostgreSQL.
   const orderColumns = withOrderColumns(['asn'], keys, ASN_SORT_COLUMNS, ASN_ORDER)!;
+  const placedColumns = (alias: string) =>
+    orderColumns.map((column) => sql.ref(`${alias}.${column}`).as(column));
   const placed = allMemberLinks(context, date, orgIds)
     .innerJoin(byPrimaryKey(dialect, 'asns', 'b', ['date', 'org_id', ...orderColumns]), (join) =>
       join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'),
     )
     .where(FAR_END_OUTSIDE)
-    .select((eb) => [
-      eb.ref('a.org_id').as('parent_key'),
-      ...orderColumns.map((column) => sql.ref(`b.${column}`).as(column)),
-    ])
-    .distinct();
+    .select((eb) => [eb.ref('a.org_id').as('parent_key'), ...placedColumns('b')]);
+  if (!walk) return firstPlaced(placed.distinct(), order, end);
+  // A member of many links walks the month's records in the order instead, each tested for a link from it, until it
+  // has its first `end` neighbours outside the organization or has gone walk.steps records: the 21 members of 839 links
+  // or more of the generated month's 100 largest organizations hold 78,000 of their 115,000 links. SQLite knows that the
+  // walk's records come in the order from the co-routine of its first steps, and stops at `end` as PostgreSQL does.
+  const walkOrder = orderByList(dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER, { table: 'v' });
+  const memberWalk = (columns: RawBuilder<unknown>) => sql`select ${columns} from (
+      select v.* from asns v where v.date = a.date order by ${walkOrder} limit cast(${walk.steps} as integer)
+    ) v where ${linkedOutside(dialect, 'v')} order by ${walkOrder} limit cast(${end} as integer)`;
+  const walkers = organizationMembers(context, date, orgIds).where('a.number_asn_links', '>=', walk.minLinks);
+  const walked =
+    dialect === 'postgres'
+      ? walkers.crossJoinLateral(sql<Record<string, unknown>>`(${memberWalk(sql`v.*`)})`.as('w'))
+      : // SQLite has no LATERAL: each walk is the list of an IN, as organizationMemberLinks cuts a member's links.
+        walkers
+          .crossJoin(byPrimaryKey(dialect, 'asns', 'w', ['date', 'org_id', ...orderColumns]))
+          .whereRef('w.date', '=', 'a.date')
+          .where(sql<boolean>`w.asn in (${memberWalk(sql`v.asn`)})`);
+  // A member whose walk ended short of `end` (or found none) places its links too.
+  const walkedThrough = sql<boolean>`a.asn in (select member from walks group by member
+    having count(*) >= ${end})`;
+  const neighbors = context.db
+    .with(
+      (cte) => cte('walks').materialized(),
+      () =>
+        walked.select((eb) => [
+          eb.ref('a.org_id').as('parent_key'),
+          eb.ref('a.asn').as('member'),
+          ...placedColumns('w'),
+        ]),
+    )
+    .selectFrom('walks')
+    .select(['parent_key', ...orderColumns] as never[])
+    .union(
+      placed.where((eb) =>
+        eb.or([eb('a.number_asn_links', '<', walk.minLinks), eb.not(walkedThrough)]),
+      ) as never,
+    );
+  return firstPlaced(neighbors, order, end);
+}
+
+/** Each organization's first `end` of `neighbors` (its neighbours with the columns the order reads) in `order`. */
+function firstPlaced(neighbors: Expression<unknown>, order: RawBuilder<unknown>, end: number) {
   return sql<NeighborKey>`(select parent_key, asn as neighbor from (
-      select p.*, row_number() over (partition by parent_key order by ${order}) as place from ${placed} p
+      select p.*, row_number() over (partition by parent_key order by ${order}) as place from ${neighbors} p
     ) firsts where place <= ${end})`;
 }
 
@@ -153,14 +279,21 @@ function neighborsOfOrganizations(
     `orgNeighbors|${date}|${sort ?? ''}`,
     page,
     // Built once a batch, not once an organization.
-    () => {
+    async () => {
       const order = orderByList(dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER);
+      const end = page.offset + page.first;
+      const walk =
+        organizationNeighborTuning.stepsPerLink > 0 &&
+        neighborLinkOrder(keys) === null &&
+        (await neighborWalkServed(context, date, keys))
+          ? neighborWalk(end, await monthAsnCount(context, date))
+          : null;
       return {
         partitionColumn: 'parent_key',
         order,
         rows: (orgIds: string[]) => {
           const neighbors = context.db.selectFrom(
-            firstNeighbors(context, date, orgIds, keys, order, page.offset + page.first).as('o'),
+            firstNeighbors(context, date, orgIds, keys, order, end, walk).as('o'),
           );
           return dialect === 'postgres'
             ? // Each neighbour's record by its key, in a subquery PostgreSQL keeps apart (its LIMIT): estimating the
@@ -180,10 +313,11 @@ function neighborsOfOrganizations(
                 )
                 .selectAll('n')
                 .select('o.parent_key')
-            : neighbors
-                .innerJoin(byPrimaryKey(dialect, 'asns', 'n'), (join) =>
-                  join.onRef('n.asn', '=', 'o.neighbor'),
-                )
+            : // CROSS JOIN: SQLite reads each neighbour's record by its key from the cut; as an inner join it read
+              // every record of the month for a cut united from two parts (the walks below).
+              neighbors
+                .crossJoin(byPrimaryKey(dialect, 'asns', 'n'))
+                .whereRef('n.asn', '=', 'o.neighbor')
                 .where('n.date', '=', date)
                 .selectAll('n')
                 .select('o.parent_key');
