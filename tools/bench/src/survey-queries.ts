@@ -183,7 +183,9 @@ export function surveyQueries(facts: DataFacts, totals: ListTotals): SurveyQuery
         'asnLinks(first: 5, sort: $sort) { edges { node { asn0 { asn } asn1 { asn asnName } relationship } } } } } } }',
       variables: { sort },
     })),
-    ...[null, '-cone.numberAsns'].map((sort) => ({
+    // By rank and by ASN from each member's first links; by a column of the neighbours' records with walks of the
+    // month's records for members of many links, which an ascending order can cut short (neighborWalk).
+    ...[null, 'asn', '-cone.numberAsns', 'cone.numberAsns'].map((sort) => ({
       id: `organizations(first: 100) with their neighbours sort=${sort ?? '(default)'}`,
       query:
         'query OrgNeighbours($sort: String) { organizations(first: 100) { edges { node { orgId ' +
