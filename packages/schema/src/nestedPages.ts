@@ -108,23 +108,23 @@ function perParentRows<P extends string | number, R>(
 }
 
 /**
- * The loader of `loaderKey`'s pages for this request. `needs` (connectionNeeds) says what the client reads of them:
- * the rows or the counts a batch would read for nothing are not read (the page then holds no nodes, or a total of 0,
- * which nothing reads).
+ * The loader of `loaderKey`'s pages for this request. `build` makes each batch's query, knowing its parents. `needs`
+ * (connectionNeeds) says what the client reads of them: the rows or the counts a batch would read for nothing are not
+ * read (the page then holds no nodes, or a total of 0, which nothing reads).
  */
 export function nestedPage<P extends string | number, R>(
   context: AsrankContext,
   loaderKey: string,
   page: { first: number; offset: number },
-  build: () => NestedPageQuery<P, R> | Promise<NestedPageQuery<P, R>>,
+  build: (parents: P[]) => NestedPageQuery<P, R> | Promise<NestedPageQuery<P, R>>,
   needs: ConnectionNeeds = { nodes: true, total: true },
 ): DataLoader<P, ConnectionPage<R>> {
   const key = `${loaderKey}|${page.first}|${page.offset}|${needs.nodes ? 'nodes' : ''}|${needs.total ? 'total' : ''}`;
   let loader = context.pageLoaders.get(key) as DataLoader<P, ConnectionPage<R>> | undefined;
   if (!loader) {
     loader = new DataLoader<P, ConnectionPage<R>>(async (parents) => {
-      const query = await build();
       const unique = [...new Set(parents)];
+      const query = await build(unique);
       const nodesByParent = new Map<string, R[]>();
       const counted = needs.total ? query.counts(unique).execute() : Promise.resolve([]);
       const readNodes = async () => {

@@ -92,10 +92,16 @@ const NEIGHBOUR_ORDERS: [string | null, Compare<Member>][] = [
   ],
 ];
 /**
- * The steps a member's walk may take for each of its links (organizationNeighborTuning) that each neighbour page is
- * asked with: the default (7 walkers in the sample's latest month); none (every link placed); and 2 (32 walkers).
+ * The settings (organizationNeighborTuning) each neighbour page is asked with: the defaults (7 walkers in the sample's
+ * latest month, and on PostgreSQL the far ends of the links placed joined from the whole month); no walks and each far
+ * end looked up; 2 steps a link (32 walkers) and each far end looked up; no walks and the whole month joined.
  */
-const WALK_SETTINGS = [organizationNeighborTuning.stepsPerLink, 0, 2];
+const NEIGHBOUR_SETTINGS = [
+  { ...organizationNeighborTuning },
+  { stepsPerLink: 0, monthJoinShare: Infinity },
+  { stepsPerLink: 2, monthJoinShare: Infinity },
+  { stepsPerLink: 0, monthJoinShare: 0 },
+];
 const PAGES = [
   { first: 3, offset: 0 },
   { first: 2, offset: 2 },
@@ -281,7 +287,7 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
     // Without walks cut short the pages below could not tell a walker's links left unplaced; without walks that
     // reach their end, a walk's own neighbours.
     const page = PAGES[0]!;
-    for (const stepsPerLink of WALK_SETTINGS.filter((steps) => steps > 0)) {
+    for (const { stepsPerLink } of NEIGHBOUR_SETTINGS.filter((setting) => setting.stepsPerLink > 0)) {
       let walkedThrough = 0;
       let missed = 0;
       for (const [, order] of NEIGHBOUR_ORDERS.filter(([sort]) => sort?.endsWith('cone.numberAsns'))) {
@@ -335,11 +341,11 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
   );
 
   it.each(NEIGHBOUR_ORDERS)(
-    "pages every organization's neighbours by %s as all of them sorted, whichever members walk",
+    "pages every organization's neighbours by %s as all of them sorted, whichever members walk and however far ends are read",
     async (sort, order) => {
-      for (const stepsPerLink of WALK_SETTINGS)
+      for (const setting of NEIGHBOUR_SETTINGS)
         for (const page of PAGES) {
-          organizationNeighborTuning.stepsPerLink = stepsPerLink;
+          Object.assign(organizationNeighborTuning, setting);
           const data = await queryData<{
             organizations: {
               edges: { node: { orgId: string; neighbors: { edges: { node: { asn: string } }[] } } }[];
@@ -353,9 +359,9 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
           let shown = 0;
           for (const { node } of data.organizations.edges) {
             const got = node.neighbors.edges.map(({ node: neighbour }) => neighbour.asn);
-            expect({ org: node.orgId, stepsPerLink, page, neighbours: got }).toEqual({
+            expect({ org: node.orgId, setting, page, neighbours: got }).toEqual({
               org: node.orgId,
-              stepsPerLink,
+              setting,
               page,
               neighbours: expectedNeighbours(node.orgId, order, page),
             });

@@ -2,7 +2,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { parseSort, type SortKey } from '@asrank/domain';
 import { sql, type Expression, type RawBuilder } from 'kysely';
-import type { DialectName } from '@asrank/db';
+import type { Database, DialectName } from '@asrank/db';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
 import { intervalOf, loadInMonth, monthNow, monthsIn, pageOf, type PageArgs } from '../args';
@@ -118,6 +118,15 @@ export const organizationNeighborTuning = {
    * (docs/performance.md, the seventy-first round).
    */
   stepsPerLink: 0.5,
+  /**
+   * On PostgreSQL, the links a batch places (placedLinks), as a share of the month's records, from which their far
+   * ends' records are joined from all of the month's, hashed, rather than looked up one by one. A lookup through the
+   * (asn, date) index PostgreSQL picks costs ~4.5 µs on the generated 12 months, less on one month, and hashing the
+   * month's 83,000-88,000 records ~35-40 ms: in process, the 100 largest organizations' first 4 neighbours by
+   * `cone.numberAsns` (37,483 links placed) 780 -> 338 ms on the generated months, and the real month's 30 at rank 50
+   * (9,956 links) 50 -> 65 ms (docs/performance.md, the seventy-first round). 0: always; Infinity: never.
+   */
+  monthJoinShare: 0.25,
 };
 
 /**
@@ -142,6 +151,23 @@ export function neighborWalk(end: number, monthAsns: number): NeighborWalk {
   const { stepsPerLink } = organizationNeighborTuning;
   const minLinks = Math.max(1, Math.ceil(Math.sqrt((end * monthAsns) / stepsPerLink)));
   return { minLinks, steps: Math.ceil(stepsPerLink * minLinks) };
+}
+
+/**
+ * The links of the members of organizations `orgIds` with fewer than `minLinks` links (as their rows keep them,
+ * migration 020): the links a batch places, but for those of walks that end short.
+ */
+async function placedLinks(
+  context: AsrankContext,
+  date: string,
+  orgIds: readonly string[],
+  minLinks: number,
+): Promise<number> {
+  const row = await organizationMembers(context, date, orgIds)
+    .select((eb) => eb.fn.sum<number | string | null>('a.number_asn_links').as('links'))
+    .where('a.number_asn_links', '<', minLinks)
+    .executeTakeFirst();
+  return Number(row?.links ?? 0);
 }
 
 /** The month's count of ASN records: its list's total, which the loads keep (migration 019). */
@@ -197,6 +223,7 @@ function firstNeighbors(
   order: RawBuilder<unknown>,
   end: number,
   walk: NeighborWalk | null,
+  placedFromMonth: boolean,
 ) {
   const { dialect } = context;
   const linkOrder = neighborLinkOrder(keys);
@@ -210,10 +237,14 @@ function firstNeighbors(
   const orderColumns = withOrderColumns(['asn'], keys, ASN_SORT_COLUMNS, ASN_ORDER)!;
   const placedColumns = (alias: string) =>
     orderColumns.map((column) => sql.ref(`${alias}.${column}`).as(column));
+  const farEndColumns = ['date', 'org_id', ...orderColumns];
+  // The OFFSET keeps the month's records a whole PostgreSQL hashes, not one it looks into for each link.
+  const farEnds = placedFromMonth
+    ? sql<Database['asns']>`(select ${sql.join(farEndColumns.map((column) => sql.ref(column)))} from asns
+        where date = ${date} offset 0)`.as('b')
+    : byPrimaryKey(dialect, 'asns', 'b', farEndColumns);
   const placed = allMemberLinks(context, date, orgIds)
-    .innerJoin(byPrimaryKey(dialect, 'asns', 'b', ['date', 'org_id', ...orderColumns]), (join) =>
-      join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'),
-    )
+    .innerJoin(farEnds, (join) => join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'))
     .where(FAR_END_OUTSIDE)
     .select((eb) => [eb.ref('a.org_id').as('parent_key'), ...placedColumns('b')]);
   if (!walk) return firstPlaced(placed.distinct(), order, end);
@@ -279,21 +310,27 @@ function neighborsOfOrganizations(
     `orgNeighbors|${date}|${sort ?? ''}`,
     page,
     // Built once a batch, not once an organization.
-    async () => {
+    async (batch) => {
       const order = orderByList(dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER);
       const end = page.offset + page.first;
+      const places = neighborLinkOrder(keys) === null;
       const walk =
+        places &&
         organizationNeighborTuning.stepsPerLink > 0 &&
-        neighborLinkOrder(keys) === null &&
         (await neighborWalkServed(context, date, keys))
           ? neighborWalk(end, await monthAsnCount(context, date))
           : null;
+      const placedFromMonth =
+        places &&
+        dialect === 'postgres' &&
+        (await placedLinks(context, date, batch, walk?.minLinks ?? 2 ** 31 - 1)) >=
+          organizationNeighborTuning.monthJoinShare * (await monthAsnCount(context, date));
       return {
         partitionColumn: 'parent_key',
         order,
         rows: (orgIds: string[]) => {
           const neighbors = context.db.selectFrom(
-            firstNeighbors(context, date, orgIds, keys, order, end, walk).as('o'),
+            firstNeighbors(context, date, orgIds, keys, order, end, walk, placedFromMonth).as('o'),
           );
           return dialect === 'postgres'
             ? // Each neighbour's record by its key, in a subquery PostgreSQL keeps apart (its LIMIT): estimating the
