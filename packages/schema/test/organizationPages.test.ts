@@ -248,10 +248,7 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
    */
   function walksAlone(order: Compare<Member>, stepsPerLink: number, page: { first: number; offset: number }) {
     const end = page.offset + page.first;
-    const saved = organizationNeighborTuning.stepsPerLink;
-    organizationNeighborTuning.stepsPerLink = stepsPerLink;
-    const walk = neighborWalk(end, records.size);
-    organizationNeighborTuning.stepsPerLink = saved;
+    const walk = neighborWalk(end, records.size, stepsPerLink);
     const walkedRecords = [...records.values()].sort(order).slice(0, walk.steps);
     const linked = new Map<number, Set<number>>();
     for (const link of links) linked.set(link.asn0, (linked.get(link.asn0) ?? new Set()).add(link.asn1));

@@ -1013,8 +1013,11 @@ export function allMemberLinks(context: AsrankContext, date: string, orgIds: rea
     .whereRef('l.asn0', '=', 'a.asn');
 }
 
-/** A member's (`a`) link whose far end's record (`b`) is of another organization, or of none. */
-export const FAR_END_OUTSIDE = sql<boolean>`(${sql.ref('b.org_id')} is null or ${sql.ref('b.org_id')} != ${sql.ref('a.org_id')})`;
+/** A far end's record (`farEnd`, by default `b`) of another organization than the member's (`a`), or of none. */
+export function outsideOrganization(farEnd = 'b') {
+  const organization = sql.ref(`${farEnd}.org_id`);
+  return sql<boolean>`(${organization} is null or ${organization} != a.org_id)`;
+}
 
 /**
  * True when one member's index range serves the link order of `keys` within it: (date, asn0, rank, asn1) the default
@@ -1071,7 +1074,7 @@ export function organizationMemberLinks(
         : sql`coalesce(${farEndTest}, true)`
       : recordedFarEnd
         ? sql`exists (select 1 from ${farEnd} where y.date = x.date and y.asn = x.asn1
-            and (y.org_id is null or y.org_id != a.org_id))`
+            and ${outsideOrganization('y')})`
         : sql`not exists (select 1 from ${farEnd} where y.date = x.date and y.asn = x.asn1 and y.org_id = a.org_id)`;
   // The members a sorted cut allows for: on PostgreSQL the member's own organization's (a LATERAL subquery's LIMIT
   // may name the outer row); SQLite refuses that, so there the most of any organization of the batch. Each of the real
@@ -1109,7 +1112,7 @@ export function organizationMemberLinks(
   const withFarEnd = recordedFarEnd
     ? links.innerJoin(farEndOf, (join) => join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'))
     : links.leftJoin(farEndOf, (join) => join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'));
-  return withFarEnd.where(FAR_END_OUTSIDE);
+  return withFarEnd.where(outsideOrganization());
 }
 
 /** Links from an organization's member ASNs to ASNs outside it (Organization.asnLinks). */

@@ -19,11 +19,11 @@ import { ASN_ORDER, ASN_SORT_COLUMNS, AsnConnection, asnsOfOrganizations } from 
 import {
   AsnLinkConnection,
   asnLinksOfOrganizations,
-  FAR_END_OUTSIDE,
   keptOrganizationCounts,
   organizationMemberLinks,
   allMemberLinks,
   organizationMembers,
+  outsideOrganization,
 } from './asnLink';
 import { servedByIndex } from '../monthArms';
 import { connectionNeeds, selectedAsnNodeColumns, type ConnectionNeeds } from '../asnColumns';
@@ -147,8 +147,11 @@ export interface NeighborWalk {
  * (the 100 largest organizations' 41 members of over 1,000 links: 990,000 steps against their 63,000 links). So no walk
  * goes further than the least of them may (`steps`), and a member whose walk ends short of `end` places its links too.
  */
-export function neighborWalk(end: number, monthAsns: number): NeighborWalk {
-  const { stepsPerLink } = organizationNeighborTuning;
+export function neighborWalk(
+  end: number,
+  monthAsns: number,
+  stepsPerLink = organizationNeighborTuning.stepsPerLink,
+): NeighborWalk {
   const minLinks = Math.max(1, Math.ceil(Math.sqrt((end * monthAsns) / stepsPerLink)));
   return { minLinks, steps: Math.ceil(stepsPerLink * minLinks) };
 }
@@ -185,10 +188,9 @@ function monthAsnCount(context: AsrankContext, date: string): Promise<number> {
  * it a test of each record.
  */
 function linkedOutside(dialect: DialectName, alias: string) {
-  const record = (column: string) => sql.ref(`${alias}.${column}`);
   const apart = dialect === 'postgres' ? sql` offset 0` : sql``;
-  return sql<boolean>`(${record('org_id')} is null or ${record('org_id')} != a.org_id)
-    and exists (select 1 from asn_links x where x.date = a.date and x.asn0 = a.asn and x.asn1 = ${record('asn')}${apart})`;
+  return sql<boolean>`${outsideOrganization(alias)} and exists (select 1 from asn_links x where x.date = a.date
+    and x.asn0 = a.asn and x.asn1 = ${sql.ref(`${alias}.asn`)}${apart})`;
 }
 
 /**
@@ -245,7 +247,7 @@ function firstNeighbors(
     : byPrimaryKey(dialect, 'asns', 'b', farEndColumns);
   const placed = allMemberLinks(context, date, orgIds)
     .innerJoin(farEnds, (join) => join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'))
-    .where(FAR_END_OUTSIDE)
+    .where(outsideOrganization())
     .select((eb) => [eb.ref('a.org_id').as('parent_key'), ...placedColumns('b')]);
   if (!walk) return firstPlaced(placed.distinct(), order, end);
   // A member of many links walks the month's records in the order instead, each tested for a link from it, until it
@@ -262,7 +264,7 @@ function firstNeighbors(
       ? walkers.crossJoinLateral(sql<Record<string, unknown>>`(${memberWalk(sql`v.*`)})`.as('w'))
       : // SQLite has no LATERAL: each walk is the list of an IN, as organizationMemberLinks cuts a member's links.
         walkers
-          .crossJoin(byPrimaryKey(dialect, 'asns', 'w', ['date', 'org_id', ...orderColumns]))
+          .crossJoin(byPrimaryKey(dialect, 'asns', 'w', farEndColumns))
           .whereRef('w.date', '=', 'a.date')
           .where(sql<boolean>`w.asn in (${memberWalk(sql`v.asn`)})`);
   // A member whose walk ended short of `end` (or found none) places its links too.
@@ -314,17 +316,18 @@ function neighborsOfOrganizations(
       const order = orderByList(dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER);
       const end = page.offset + page.first;
       const places = neighborLinkOrder(keys) === null;
+      const monthAsns = places ? await monthAsnCount(context, date) : 0;
       const walk =
         places &&
         organizationNeighborTuning.stepsPerLink > 0 &&
         (await neighborWalkServed(context, date, keys))
-          ? neighborWalk(end, await monthAsnCount(context, date))
+          ? neighborWalk(end, monthAsns)
           : null;
       const placedFromMonth =
         places &&
         dialect === 'postgres' &&
         (await placedLinks(context, date, batch, walk?.minLinks ?? 2 ** 31 - 1)) >=
-          organizationNeighborTuning.monthJoinShare * (await monthAsnCount(context, date));
+          organizationNeighborTuning.monthJoinShare * monthAsns;
       return {
         partitionColumn: 'parent_key',
         order,
