@@ -1,11 +1,13 @@
 // An organization's links and neighbours are read from each member's first links only (organizationMemberLinks), and
-// its neighbours in other orders partly from walks of the month's records (neighborWalk): every organization's pages,
+// its neighbours in other orders partly from walks of the month's records (neighborWalk) or of the members' own links
+// (neighborClassWalk): every organization's pages,
 // in every order and with offsets, are checked against the same pages worked out here from all of the month's links,
 // on SQLite and PostgreSQL.
 import { organizationNeighborTuning } from '../src';
-import { neighborWalk } from '../src/types/organization';
+import { neighborClassWalk, neighborWalk } from '../src/types/organization';
 import { withLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
 import { LOAD_TIMEOUT_MS } from './support/store';
+import { StatementCounter, throughPlugin } from './support/statementCounter';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -82,6 +84,15 @@ const NEIGHBOUR_ORDERS: [string | null, Compare<Member>][] = [
   ['-asn', (a, b) => byAsn(b, a)],
   ['-cone.numberAsns', inTurn<Member>((a, b) => b.cone_asns - a.cone_asns, byAsn)],
   ['cone.numberAsns', inTurn<Member>((a, b) => a.cone_asns - b.cone_asns, byAsn)],
+  ['cone.numberAsns,asn', inTurn<Member>((a, b) => a.cone_asns - b.cone_asns, byAsn)],
+  // Its ties by ASN descending: not the order of a member's links, which a class walk reads.
+  [
+    'cone.numberAsns,-asn',
+    inTurn<Member>(
+      (a, b) => a.cone_asns - b.cone_asns,
+      (a, b) => b.asn - a.asn,
+    ),
+  ],
   ['-asnDegree.total', inTurn<Member>((a, b) => b.degree_total - a.degree_total, byAsn)],
   [
     'asnName,-asn',
@@ -92,15 +103,18 @@ const NEIGHBOUR_ORDERS: [string | null, Compare<Member>][] = [
   ],
 ];
 /**
- * The settings (organizationNeighborTuning) each neighbour page is asked with: the defaults (7 walkers in the sample's
- * latest month, and on PostgreSQL the far ends of the links placed joined from the whole month); no walks and each far
- * end looked up; 2 steps a link (32 walkers) and each far end looked up; no walks and the whole month joined.
+ * The settings (organizationNeighborTuning) each neighbour page is asked with: the defaults (7 walkers of the month in
+ * the sample's latest month, class walks by `cone.numberAsns`, and on PostgreSQL the far ends of the links placed
+ * joined from the whole month); no walks and each far end looked up; walks of the month alone at 2 steps a link (32
+ * walkers) and each far end looked up; no walks and the whole month joined; class walks of one step for each they
+ * expect, in every ascending order of one key however few records its class holds.
  */
 const NEIGHBOUR_SETTINGS = [
   { ...organizationNeighborTuning },
   { stepsPerLink: 0, monthJoinShare: Infinity },
-  { stepsPerLink: 2, monthJoinShare: Infinity },
+  { stepsPerLink: 2, monthJoinShare: Infinity, classWalkShare: Infinity },
   { stepsPerLink: 0, monthJoinShare: 0 },
+  { stepsPerLink: 0.5, monthJoinShare: Infinity, classWalkShare: 0, classWalkSteps: 1 },
 ];
 const PAGES = [
   { first: 3, offset: 0 },
@@ -301,6 +315,109 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
         missed: true,
       });
     }
+  });
+
+  /**
+   * As walksAlone, for the class walks by `cone.numberAsns` (neighborClassWalk) at `classWalkSteps`: each walker's
+   * first links by ASN within its steps, its first `end` outside its organization of the least cone that any linked
+   * record has.
+   */
+  function classWalksAlone(classWalkSteps: number, page: { first: number; offset: number }) {
+    const end = page.offset + page.first;
+    const linked = new Map<number, number[]>();
+    for (const link of links) linked.set(link.asn0, [...(linked.get(link.asn0) ?? []), link.asn1]);
+    const least = Math.min(...[...linked.keys()].map((asn) => records.get(asn)?.cone_asns ?? Infinity));
+    const classSize = [...records.values()].filter((record) => record.cone_asns === least).length;
+    const walk = neighborClassWalk(end, records.size, classSize, { column: 'cone_asns', value: least });
+    const walkSteps = Math.ceil((classWalkSteps / organizationNeighborTuning.classWalkSteps) * walk.steps);
+    const order = NEIGHBOUR_ORDERS.find(([sort]) => sort === 'cone.numberAsns')![1];
+    const pages = new Map<string, string[]>();
+    let walkedThrough = 0;
+    for (const org of outside.keys()) {
+      const shown = new Set<number>();
+      for (const member of records.values()) {
+        if (member.org_id !== org) continue;
+        const far = [...(linked.get(member.asn) ?? [])].sort(byNumber);
+        const outsideOrg = far.filter((asn) => records.get(asn)?.org_id !== org);
+        if (far.length >= walk.minLinks) {
+          const reached = far
+            .slice(0, walkSteps)
+            .filter((asn) => records.get(asn)?.org_id !== org && records.get(asn)?.cone_asns === least)
+            .slice(0, end);
+          if (reached.length >= end) walkedThrough += 1;
+          for (const asn of reached) shown.add(asn);
+        } else for (const asn of outsideOrg) shown.add(asn);
+      }
+      pages.set(
+        org,
+        [...shown]
+          .map((asn) => records.get(asn)!)
+          .filter((record) => record !== undefined)
+          .sort(order)
+          .slice(page.offset, end)
+          .map((record) => String(record.asn)),
+      );
+    }
+    return { pages, walkedThrough, classShare: classSize / records.size, least };
+  }
+
+  it("has class walks that reach a member's first neighbours, and class walks cut short of them that a page would miss", () => {
+    // Without a class the size of the defaults' share no page here would take a class walk by default; without walks
+    // cut short the pages below could not tell a walker's links left unplaced, nor, without walks that reach their
+    // end, a walk's own neighbours. The least cone of a linked record is above the month's least (records without
+    // links), so a walk from the month's least would find nothing.
+    const page = PAGES[0]!;
+    for (const classWalkSteps of [organizationNeighborTuning.classWalkSteps, 1]) {
+      const walked = classWalksAlone(classWalkSteps, page);
+      const missed = [...outside.keys()].filter(
+        (org) =>
+          JSON.stringify(walked.pages.get(org)) !==
+          JSON.stringify(
+            expectedNeighbours(org, NEIGHBOUR_ORDERS.find(([sort]) => sort === 'cone.numberAsns')![1], page),
+          ),
+      ).length;
+      expect({
+        classWalkSteps,
+        defaultShare: walked.classShare >= organizationNeighborTuning.classWalkShare,
+        walkedThrough: walked.walkedThrough > 0,
+        missed: missed > 0,
+        aboveMonthsLeast: walked.least > Math.min(...[...records.values()].map((record) => record.cone_asns)),
+      }).toEqual({
+        classWalkSteps,
+        defaultShare: true,
+        walkedThrough: true,
+        missed: true,
+        aboveMonthsLeast: true,
+      });
+    }
+  });
+
+  it("reads an order's first class once, in the order's direction, for the class walks of its pages", async () => {
+    // A class walk reads the order's first value among the records with links: one ascending order's class kept for
+    // the same column descending would send every walk after the wrong value, and each would end short.
+    const firstClassReads = new StatementCounter(
+      (tree) => tree.includes('"name":"value"}') && tree.includes('"number_asn_links"'),
+    );
+    const counted = throughPlugin(store.handle, firstClassReads);
+    const linkedCones = [...new Set(links.map((link) => link.asn0))].map(
+      (asn) => records.get(asn)!.cone_asns,
+    );
+    try {
+      Object.assign(organizationNeighborTuning, NEIGHBOUR_SETTINGS[0], { classWalkShare: 0 });
+      for (const sort of ['cone.numberAsns', '-cone.numberAsns', 'cone.numberAsns,asn', '-cone.numberAsns'])
+        await queryData(
+          counted,
+          `query($sort: String) { organizations(first: 10000) { edges { node { neighbors(first: 3, sort: $sort) {
+          edges { node { asn } } } } } } }`,
+          { sort },
+        );
+    } finally {
+      Object.assign(organizationNeighborTuning, NEIGHBOUR_SETTINGS[0]);
+    }
+    expect(firstClassReads.returned.map((row) => Number(row['value']))).toEqual([
+      Math.min(...linkedCones),
+      Math.max(...linkedCones),
+    ]);
   });
 
   it.each(LINK_ORDERS)(

@@ -26,6 +26,7 @@ import {
   outsideOrganization,
 } from './asnLink';
 import { servedByIndex } from '../monthArms';
+import { perHandle } from '../perHandle';
 import { connectionNeeds, selectedAsnNodeColumns, type ConnectionNeeds } from '../asnColumns';
 
 const ORGANIZATION_SORT_COLUMNS: Record<string, SortColumn> = {
@@ -127,6 +128,20 @@ export const organizationNeighborTuning = {
    * (9,956 links) 50 -> 65 ms (docs/performance.md, the seventy-first round). 0: always; Infinity: never.
    */
   monthJoinShare: 0.25,
+  /**
+   * The share of the month's records that must hold the first value of a one-key order among those with links for
+   * members to walk their own links to their first neighbours of that value (neighborClassWalk); Infinity: never.
+   * Where most records share it (`cone.numberAsns`, `asnDegree.customer`), the 100 largest organizations' first 4
+   * neighbours took 22-41 ms against 138-336 (docs/performance.md, the seventy-second round).
+   */
+  classWalkShare: 0.5,
+  /**
+   * A class walk's steps, in the steps it expects to take (neighborClassWalk): a member's neighbours lie unevenly in the
+   * class (the real month's largest members by `cone.numberAsns` took 4 to 77 steps to their first 4, where 5 to 7 were
+   * expected), and a walk cut short places the member's links as well. At 32 the real month's pages by
+   * `asnDegree.customer` took 22 ms on SQLite against 33 at 16, the generated month's the same.
+   */
+  classWalkSteps: 32,
 };
 
 /**
@@ -136,6 +151,8 @@ export const organizationNeighborTuning = {
 export interface NeighborWalk {
   minLinks: number;
   steps: number;
+  /** A class walk's (neighborClassWalk): the column of the order's key and the first value, which the walk reads. */
+  firstClass?: { column: string; value: string | number };
 }
 
 /**
@@ -154,6 +171,120 @@ export function neighborWalk(
 ): NeighborWalk {
   const minLinks = Math.max(1, Math.ceil(Math.sqrt((end * monthAsns) / stepsPerLink)));
   return { minLinks, steps: Math.ceil(stepsPerLink * minLinks) };
+}
+
+/**
+ * The class walk for a page ending at row `end` of a month of `monthAsns` records, `classSize` of which hold the order's
+ * first value among the records with links (`firstClass`). Where the order is one key (then the ASN ascending) and the
+ * class is most of the month (`cone.numberAsns`: the stubs, 79,795 of the generated month's 87,903 records
+ * and 50,774 of the real month's 83,137), a member's first neighbours are most likely of that value, and none can come
+ * before it: the member's own links, read by ASN with each far end's record, reach its first `end` of the class after
+ * about end * A / classSize steps (4 to 77 for the real month's largest members, 4 to 6 for the generated month's). A
+ * walk of the month's records in the order would first pass those without links (cone 0: the real month's first
+ * 23,384), and found none of the 100 largest organizations' neighbours in its 420 steps. Members of fewer than twice the
+ * expected steps' links place theirs.
+ */
+export function neighborClassWalk(
+  end: number,
+  monthAsns: number,
+  classSize: number,
+  firstClass: { column: string; value: string | number },
+): NeighborWalk {
+  const expectedSteps = (end * monthAsns) / Math.max(1, classSize);
+  return {
+    minLinks: Math.ceil(2 * expectedSteps),
+    steps: Math.ceil(organizationNeighborTuning.classWalkSteps * expectedSteps),
+    firstClass,
+  };
+}
+
+/**
+ * The key of an order a class walk can take (neighborClassWalk): one key, either way, then the ASN ascending, as a
+ * member's links are read. (Descending, the first class is most often a few records, and no walk is taken.)
+ */
+function classWalkKey(keys: readonly SortKey[]): SortKey | null {
+  const [first, ...rest] = keys;
+  if (first === undefined || first.key === 'asn') return null;
+  const thenAsn = rest.every((key) => key.key === 'asn' && key.direction === 'asc');
+  return thenAsn ? first : null;
+}
+
+/** The first value of an order's key among a month's records with links, and how many of the month's records hold it. */
+interface FirstClass {
+  value: string | number;
+  size: number;
+}
+
+/**
+ * Each month's and column's first class (FirstClass), kept per data version: finding the first value passes the month's
+ * records without links one by one (the real month's 23,384 by `cone.numberAsns`, ~20 ms), and counting the class reads
+ * most of an index.
+ */
+const firstClassesOf = perHandle<
+  object,
+  { version: string; byMonthColumn: Map<string, Promise<FirstClass | null>> }
+>(() => ({ version: '', byMonthColumn: new Map() }));
+
+async function monthFirstClass(
+  context: AsrankContext,
+  date: string,
+  key: SortKey,
+): Promise<FirstClass | null> {
+  const version = await context.dataVersion();
+  const kept = firstClassesOf(context.db);
+  if (kept.version !== version) {
+    kept.version = version;
+    kept.byMonthColumn.clear();
+  }
+  const { column } = ASN_SORT_COLUMNS[key.key]!;
+  // The first value is the order's: the least ascending, the greatest descending.
+  const id = `${date}\u0000${column}\u0000${key.direction}`;
+  let firstClass = kept.byMonthColumn.get(id);
+  if (!firstClass) {
+    const { db, dialect } = context;
+    const value = sql.ref<string | number | null>(column);
+    firstClass = db
+      .selectFrom('asns')
+      .select(value.as('value'))
+      .where('date', '=', date)
+      .where('number_asn_links', '>', 0)
+      .where(value, 'is not', null)
+      // The order's own (a text column's in PostgreSQL's "C" collation), so the value is the order's first.
+      .orderBy(orderByList(dialect, [key], ASN_SORT_COLUMNS, ASN_ORDER))
+      .limit(1)
+      .executeTakeFirst()
+      .then(async (first) => {
+        if (first?.value === null || first?.value === undefined) return null;
+        const counted = await db
+          .selectFrom('asns')
+          .select((eb) => eb.fn.countAll<number | string>().as('size'))
+          .where('date', '=', date)
+          .where(value, '=', first.value)
+          .executeTakeFirstOrThrow();
+        return { value: first.value, size: Number(counted.size) };
+      });
+    kept.byMonthColumn.set(id, firstClass);
+    // A failed read is not kept: the page walks the month or places instead, and the next one asks again.
+    firstClass.catch(() => kept.byMonthColumn.delete(id));
+  }
+  return firstClass.catch(() => null);
+}
+
+/** A class walk for the page's order where one pays (neighborClassWalk), or null. */
+async function firstClassWalk(
+  context: AsrankContext,
+  date: string,
+  keys: readonly SortKey[],
+  end: number,
+  monthAsns: number,
+): Promise<NeighborWalk | null> {
+  const key = classWalkKey(keys);
+  if (key === null) return null;
+  const firstClass = await monthFirstClass(context, date, key);
+  if (firstClass === null || firstClass.size < organizationNeighborTuning.classWalkShare * monthAsns)
+    return null;
+  const { column } = ASN_SORT_COLUMNS[key.key]!;
+  return neighborClassWalk(end, monthAsns, firstClass.size, { column, value: firstClass.value });
 }
 
 /**
@@ -255,9 +386,20 @@ function firstNeighbors(
   // or more of the generated month's 100 largest organizations hold 78,000 of their 115,000 links. SQLite knows that the
   // walk's records come in the order from the co-routine of its first steps, and stops at `end` as PostgreSQL does.
   const walkOrder = orderByList(dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER, { table: 'v' });
-  const memberWalk = (columns: RawBuilder<unknown>) => sql`select ${columns} from (
-      select v.* from asns v where v.date = a.date order by ${walkOrder} limit cast(${walk.steps} as integer)
-    ) v where ${linkedOutside(dialect, 'v')} order by ${walkOrder} limit cast(${end} as integer)`;
+  const { firstClass } = walk;
+  const memberWalk = (columns: RawBuilder<unknown>) =>
+    firstClass
+      ? // A class walk (neighborClassWalk): the member's first links by ASN, each far end's record tested for the
+        // class's value.
+        sql`select ${columns} from (
+          select l.asn1 from asn_links l where l.date = a.date and l.asn0 = a.asn
+          order by l.asn1 limit cast(${walk.steps} as integer)
+        ) l cross join ${byPrimaryKey(dialect, 'asns', 'v', farEndColumns)} where v.date = a.date and v.asn = l.asn1
+          and ${sql.ref(`v.${firstClass.column}`)} = ${firstClass.value} and ${outsideOrganization('v')}
+        order by l.asn1 limit cast(${end} as integer)`
+      : sql`select ${columns} from (
+          select v.* from asns v where v.date = a.date order by ${walkOrder} limit cast(${walk.steps} as integer)
+        ) v where ${linkedOutside(dialect, 'v')} order by ${walkOrder} limit cast(${end} as integer)`;
   const walkers = organizationMembers(context, date, orgIds).where('a.number_asn_links', '>=', walk.minLinks);
   const walked =
     dialect === 'postgres'
@@ -318,10 +460,9 @@ function neighborsOfOrganizations(
       const places = neighborLinkOrder(keys) === null;
       const monthAsns = places ? await monthAsnCount(context, date) : 0;
       const walk =
-        places &&
-        organizationNeighborTuning.stepsPerLink > 0 &&
-        (await neighborWalkServed(context, date, keys))
-          ? neighborWalk(end, monthAsns)
+        places && organizationNeighborTuning.stepsPerLink > 0
+          ? ((await firstClassWalk(context, date, keys, end, monthAsns)) ??
+            ((await neighborWalkServed(context, date, keys)) ? neighborWalk(end, monthAsns) : null))
           : null;
       const placedFromMonth =
         places &&
