@@ -256,30 +256,29 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
   }
 
   /**
-   * Each organization's page of neighbours in `order` as a service would show it that took every walk (neighborWalk,
-   * at `stepsPerLink`) for all of the walker's neighbours: the first `end` outside its organization that each walker
-   * reached within its steps, and every neighbour of the other members. `walkedThrough`: the walkers that reached `end`.
+   * Each organization's page of neighbours in `order` as a service would show it whose walkers took every walk for all
+   * of their neighbours: `reachedBy` gives the first `end` outside the organization that a member's walk reached (its
+   * links `far`, by ASN), or null for a member that places all of its links. `walkedThrough`: the walks that reached
+   * `end`.
    */
-  function walksAlone(order: Compare<Member>, stepsPerLink: number, page: { first: number; offset: number }) {
+  function pagesOfWalks(
+    order: Compare<Member>,
+    page: { first: number; offset: number },
+    reachedBy: (member: Member, far: number[]) => number[] | null,
+  ) {
     const end = page.offset + page.first;
-    const walk = neighborWalk(end, records.size, stepsPerLink);
-    const walkedRecords = [...records.values()].sort(order).slice(0, walk.steps);
-    const linked = new Map<number, Set<number>>();
-    for (const link of links) linked.set(link.asn0, (linked.get(link.asn0) ?? new Set()).add(link.asn1));
+    const linked = new Map<number, number[]>();
+    for (const link of links) linked.set(link.asn0, [...(linked.get(link.asn0) ?? []), link.asn1]);
     const pages = new Map<string, string[]>();
     let walkedThrough = 0;
     for (const org of outside.keys()) {
       const shown = new Set<number>();
       for (const member of records.values()) {
         if (member.org_id !== org) continue;
-        const far = linked.get(member.asn) ?? new Set<number>();
-        if (far.size >= walk.minLinks) {
-          const reached = walkedRecords
-            .filter((record) => record.org_id !== org && far.has(record.asn))
-            .slice(0, end);
-          if (reached.length >= end) walkedThrough += 1;
-          for (const record of reached) shown.add(record.asn);
-        } else for (const asn of far) if (records.get(asn)?.org_id !== org) shown.add(asn);
+        const far = [...(linked.get(member.asn) ?? [])].sort(byNumber);
+        const reached = reachedBy(member, far);
+        if (reached && reached.length >= end) walkedThrough += 1;
+        for (const asn of reached ?? far) if (records.get(asn)?.org_id !== org) shown.add(asn);
       }
       pages.set(
         org,
@@ -292,6 +291,21 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
       );
     }
     return { pages, walkedThrough };
+  }
+
+  /** pagesOfWalks for the walks of the month's records in `order` (neighborWalk) at `stepsPerLink`. */
+  function walksAlone(order: Compare<Member>, stepsPerLink: number, page: { first: number; offset: number }) {
+    const end = page.offset + page.first;
+    const walk = neighborWalk(end, records.size, stepsPerLink);
+    const walkedRecords = [...records.values()].sort(order).slice(0, walk.steps);
+    return pagesOfWalks(order, page, (member, far) => {
+      if (far.length < walk.minLinks) return null;
+      const linkedTo = new Set(far);
+      return walkedRecords
+        .filter((record) => record.org_id !== member.org_id && linkedTo.has(record.asn))
+        .slice(0, end)
+        .map((record) => record.asn);
+    });
   }
 
   it("has walks that reach a member's first neighbours, and walks cut short of them that a page would miss", () => {
@@ -318,47 +332,30 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
   });
 
   /**
-   * As walksAlone, for the class walks by `cone.numberAsns` (neighborClassWalk) at `classWalkSteps`: each walker's
-   * first links by ASN within its steps, its first `end` outside its organization of the least cone that any linked
-   * record has.
+   * pagesOfWalks for the class walks by `cone.numberAsns` (neighborClassWalk) at `classWalkSteps`: each walker's first
+   * links by ASN within its steps, its first `end` outside its organization of the least cone that a linked record has.
    */
   function classWalksAlone(classWalkSteps: number, page: { first: number; offset: number }) {
     const end = page.offset + page.first;
-    const linked = new Map<number, number[]>();
-    for (const link of links) linked.set(link.asn0, [...(linked.get(link.asn0) ?? []), link.asn1]);
-    const least = Math.min(...[...linked.keys()].map((asn) => records.get(asn)?.cone_asns ?? Infinity));
+    const linkedCones = [...new Set(links.map((link) => link.asn0))].map(
+      (asn) => records.get(asn)!.cone_asns,
+    );
+    const least = Math.min(...linkedCones);
     const classSize = [...records.values()].filter((record) => record.cone_asns === least).length;
     const walk = neighborClassWalk(end, records.size, classSize, { column: 'cone_asns', value: least });
     const walkSteps = Math.ceil((classWalkSteps / organizationNeighborTuning.classWalkSteps) * walk.steps);
     const order = NEIGHBOUR_ORDERS.find(([sort]) => sort === 'cone.numberAsns')![1];
-    const pages = new Map<string, string[]>();
-    let walkedThrough = 0;
-    for (const org of outside.keys()) {
-      const shown = new Set<number>();
-      for (const member of records.values()) {
-        if (member.org_id !== org) continue;
-        const far = [...(linked.get(member.asn) ?? [])].sort(byNumber);
-        const outsideOrg = far.filter((asn) => records.get(asn)?.org_id !== org);
-        if (far.length >= walk.minLinks) {
-          const reached = far
+    const walked = pagesOfWalks(order, page, (member, far) =>
+      far.length < walk.minLinks
+        ? null
+        : far
             .slice(0, walkSteps)
-            .filter((asn) => records.get(asn)?.org_id !== org && records.get(asn)?.cone_asns === least)
-            .slice(0, end);
-          if (reached.length >= end) walkedThrough += 1;
-          for (const asn of reached) shown.add(asn);
-        } else for (const asn of outsideOrg) shown.add(asn);
-      }
-      pages.set(
-        org,
-        [...shown]
-          .map((asn) => records.get(asn)!)
-          .filter((record) => record !== undefined)
-          .sort(order)
-          .slice(page.offset, end)
-          .map((record) => String(record.asn)),
-      );
-    }
-    return { pages, walkedThrough, classShare: classSize / records.size, least };
+            .filter(
+              (asn) => records.get(asn)?.org_id !== member.org_id && records.get(asn)?.cone_asns === least,
+            )
+            .slice(0, end),
+    );
+    return { ...walked, classShare: classSize / records.size, least };
   }
 
   it("has class walks that reach a member's first neighbours, and class walks cut short of them that a page would miss", () => {
