@@ -4,7 +4,7 @@
 // in every order and with offsets, are checked against the same pages worked out here from all of the month's links,
 // on SQLite and PostgreSQL.
 import { organizationNeighborTuning } from '../src';
-import { neighborClassWalk, neighborWalk } from '../src/types/organization';
+import { neighborClassWalk, neighborWalk, neighborWalkSteps } from '../src/types/organization';
 import { withLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
 import { LOAD_TIMEOUT_MS } from './support/store';
 import { StatementCounter, throughPlugin } from './support/statementCounter';
@@ -103,18 +103,19 @@ const NEIGHBOUR_ORDERS: [string | null, Compare<Member>][] = [
   ],
 ];
 /**
- * The settings (organizationNeighborTuning) each neighbour page is asked with: the defaults (7 walkers of the month in
- * the sample's latest month, class walks by `cone.numberAsns`, and on PostgreSQL the far ends of the links placed
- * joined from the whole month); no walks and each far end looked up; walks of the month alone at 2 steps a link (32
- * walkers) and each far end looked up; no walks and the whole month joined; class walks of one step for each they
- * expect, in every ascending order of one key however few records its class holds.
+ * The settings (organizationNeighborTuning) each neighbour page is asked with, each over the ones before: the defaults
+ * (walks of the month in arms, class walks by `cone.numberAsns`, and on PostgreSQL the far ends of the links placed
+ * joined from the whole month); no walks and each far end looked up; walks of the month in one arm at 2 steps a link
+ * and each far end looked up; no walks and the whole month joined; class walks of one step for each they expect, in
+ * every order of one key however few records its class holds; walks of the month in every arm down to `end` steps.
  */
 const NEIGHBOUR_SETTINGS = [
   { ...organizationNeighborTuning },
   { stepsPerLink: 0, monthJoinShare: Infinity },
-  { stepsPerLink: 2, monthJoinShare: Infinity, classWalkShare: Infinity },
+  { stepsPerLink: 2, monthJoinShare: Infinity, classWalkShare: Infinity, shorterWalkEnds: Infinity },
   { stepsPerLink: 0, monthJoinShare: 0 },
   { stepsPerLink: 0.5, monthJoinShare: Infinity, classWalkShare: 0, classWalkSteps: 1 },
+  { classWalkShare: Infinity, shorterWalkEnds: 0 },
 ];
 const PAGES = [
   { first: 3, offset: 0 },
@@ -293,42 +294,73 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
     return { pages, walkedThrough };
   }
 
+  /**
+   * The walk a page ending at `end` in `order` takes (neighborWalk, at `stepsPerLink`), with the month's records in the
+   * order.
+   */
+  function monthWalkOf(order: Compare<Member>, stepsPerLink: number, end: number) {
+    const ordered = [...records.values()].sort(order);
+    const linkCounts = new Map<number, number>();
+    for (const link of links) linkCounts.set(link.asn0, (linkCounts.get(link.asn0) ?? 0) + 1);
+    const walkedLinks = ordered
+      .slice(0, neighborWalkSteps(end, records.size, stepsPerLink))
+      .map((record) => linkCounts.get(record.asn) ?? 0);
+    return { ordered, walk: neighborWalk(end, records.size, walkedLinks, links.length, stepsPerLink) };
+  }
+
   /** pagesOfWalks for the walks of the month's records in `order` (neighborWalk) at `stepsPerLink`. */
   function walksAlone(order: Compare<Member>, stepsPerLink: number, page: { first: number; offset: number }) {
     const end = page.offset + page.first;
-    const walk = neighborWalk(end, records.size, stepsPerLink);
-    const walkedRecords = [...records.values()].sort(order).slice(0, walk.steps);
-    return pagesOfWalks(order, page, (member, far) => {
-      if (far.length < walk.minLinks) return null;
+    const { ordered, walk } = monthWalkOf(order, stepsPerLink, end);
+    let shorterWalkedThrough = 0;
+    const walked = pagesOfWalks(order, page, (member, far) => {
+      const arm = [...walk.arms].reverse().find((each) => far.length >= each.minLinks);
+      if (arm === undefined) return null;
       const linkedTo = new Set(far);
-      return walkedRecords
+      const reached = ordered
+        .slice(0, arm.steps)
         .filter((record) => record.org_id !== member.org_id && linkedTo.has(record.asn))
         .slice(0, end)
         .map((record) => record.asn);
+      if (arm !== walk.arms.at(-1) && reached.length >= end) shorterWalkedThrough += 1;
+      return reached;
     });
+    return { ...walked, shorterWalkedThrough };
   }
 
-  it("has walks that reach a member's first neighbours, and walks cut short of them that a page would miss", () => {
+  it("has walks that reach a member's first neighbours, shorter ones too, and walks cut short of them that a page would miss", () => {
     // Without walks cut short the pages below could not tell a walker's links left unplaced; without walks that
-    // reach their end, a walk's own neighbours.
+    // reach their end, a walk's own neighbours; without shorter walks that do, one arm's walkers read as another's.
+    // The orders whose pages walk the month (the others read each member's links in order, or walk them by class).
     const page = PAGES[0]!;
-    for (const { stepsPerLink } of NEIGHBOUR_SETTINGS.filter((setting) => setting.stepsPerLink > 0)) {
-      let walkedThrough = 0;
-      let missed = 0;
-      for (const [, order] of NEIGHBOUR_ORDERS.filter(([sort]) => sort?.endsWith('cone.numberAsns'))) {
-        const walked = walksAlone(order, stepsPerLink, page);
-        walkedThrough += walked.walkedThrough;
-        missed += [...outside.keys()].filter(
-          (org) =>
-            JSON.stringify(walked.pages.get(org)) !== JSON.stringify(expectedNeighbours(org, order, page)),
-        ).length;
-      }
-      expect({ stepsPerLink, walkedThrough: walkedThrough > 0, missed: missed > 0 }).toEqual({
-        stepsPerLink,
-        walkedThrough: true,
-        missed: true,
+    const monthWalked = NEIGHBOUR_ORDERS.filter(([sort]) =>
+      ['-cone.numberAsns', '-asnDegree.total', 'asnName,-asn', 'cone.numberAsns,-asn'].includes(sort ?? ''),
+    );
+    // Each setting as the pages below take it: over the ones before.
+    const walks = NEIGHBOUR_SETTINGS.map((_, at) => Object.assign({}, ...NEIGHBOUR_SETTINGS.slice(0, at + 1)))
+      // Where one-key orders walk the month, not their class.
+      .filter((setting) => setting.stepsPerLink > 0 && setting.classWalkShare !== 0)
+      .map((setting) => {
+        const { stepsPerLink } = setting;
+        Object.assign(organizationNeighborTuning, setting);
+        let walkedThrough = 0;
+        let shorterWalkedThrough = 0;
+        let missed = 0;
+        for (const [, order] of monthWalked) {
+          const walked = walksAlone(order, stepsPerLink, page);
+          walkedThrough += walked.walkedThrough;
+          shorterWalkedThrough += walked.shorterWalkedThrough;
+          missed += [...outside.keys()].filter(
+            (org) =>
+              JSON.stringify(walked.pages.get(org)) !== JSON.stringify(expectedNeighbours(org, order, page)),
+          ).length;
+        }
+        Object.assign(organizationNeighborTuning, NEIGHBOUR_SETTINGS[0]);
+        return { stepsPerLink, walkedThrough: walkedThrough > 0, shorterWalkedThrough, missed: missed > 0 };
       });
-    }
+    expect(walks.filter((walk) => !walk.walkedThrough)).toEqual([]);
+    expect(walks[0]!.shorterWalkedThrough).toBeGreaterThan(0);
+    expect(walks.filter((walk) => walk.missed)).not.toEqual([]);
   });
 
   /**
@@ -343,7 +375,9 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
     const least = Math.min(...linkedCones);
     const classSize = [...records.values()].filter((record) => record.cone_asns === least).length;
     const walk = neighborClassWalk(end, records.size, classSize, { column: 'cone_asns', value: least });
-    const walkSteps = Math.ceil((classWalkSteps / organizationNeighborTuning.classWalkSteps) * walk.steps);
+    const walkSteps = Math.ceil(
+      (classWalkSteps / organizationNeighborTuning.classWalkSteps) * walk.arms[0]!.steps,
+    );
     const order = NEIGHBOUR_ORDERS.find(([sort]) => sort === 'cone.numberAsns')![1];
     const walked = pagesOfWalks(order, page, (member, far) =>
       far.length < walk.minLinks

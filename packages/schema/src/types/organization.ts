@@ -7,7 +7,15 @@ import { builder } from '../builder';
 import type { AsnRow, AsrankContext, OrganizationRow } from '../context';
 import { intervalOf, loadInMonth, monthNow, monthsIn, pageOf, type PageArgs } from '../args';
 import { listTotal, monthListScope, monthTotals, rankedListTotal } from '../listTotals';
-import { boundDateIn, byPrimaryKey, dateIn, orderByList, withOrderColumns, type SortColumn } from '../sql';
+import {
+  boundDateIn,
+  byPrimaryKey,
+  dateIn,
+  orderByList,
+  sortKeysNamed,
+  withOrderColumns,
+  type SortColumn,
+} from '../sql';
 import { listPage, monthBookmarks, monthsOfList, type NamedListFilter } from '../listPage';
 import { monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { nestedPage } from '../nestedPages';
@@ -142,35 +150,87 @@ export const organizationNeighborTuning = {
    * `asnDegree.customer` took 22 ms on SQLite against 33 at 16, the generated month's the same.
    */
   classWalkSteps: 32,
+  /**
+   * Shorter walks of the month (neighborWalk's arms below its first): a member of L links walks L * stepsPerLink records
+   * (L a power of two) where the link ends those first records of the month hold, spread over the member's L links,
+   * would put this many times `end` of them in its walk. Ordered by a size the month's first records hold many of its
+   * link ends (the largest ASes are most ASes' neighbours), and the generated month's 100 largest organizations' members
+   * of 100-838 links reach their first 4 by `-cone.numberAsns` in 25 steps (median); ordered by a name, no member walks
+   * shorter. In process, the 100 largest organizations' first 4 by `-cone.numberAsns`, `-asnDegree.customer` and
+   * `-cone.numberPrefixes`: 97-141 -> 40-64 ms on the four stores. At 2, pages of 20 at offset 100 of the generated
+   * month read up to 12% slower than with none (walks that end short); at 4, up to 5%; at 8 the real month's gains
+   * halved (docs/performance.md, the seventy-second round). Infinity: no shorter walks.
+   */
+  shorterWalkEnds: 4,
 };
+
+/** The walkers of at least `minLinks` links (and fewer than the next arm's) and how far each walks: `steps`. */
+export interface NeighborWalkArm {
+  minLinks: number;
+  steps: number;
+}
 
 /**
  * Which members walk to their first `end` neighbours, and how far (neighborWalk): those of at least `minLinks` links,
- * over the month's first `steps` records in the page's order.
+ * over the month's first records in the page's order, as many as their arm's `steps` (arms by `minLinks` ascending,
+ * the first's the least walker's).
  */
 export interface NeighborWalk {
   minLinks: number;
-  steps: number;
+  arms: readonly NeighborWalkArm[];
   /** A class walk's (neighborClassWalk): the column of the order's key and the first value, which the walk reads. */
   firstClass?: { column: string; value: string | number };
 }
 
 /**
- * The walk for a page ending at row `end` of a month of `monthAsns` records. A member's L links spread evenly over the
- * month would put about end * A / L records before its first `end` neighbours, which is within stepsPerLink * L
- * steps from L² >= end * A / stepsPerLink (the generated month's 88,000 records, a page of 4 and half a step: 839
- * links). Its neighbours are not spread evenly, though: the real month's largest ASes' neighbours are few among the
- * ASes of the smallest cones, and walking to them by `cone.numberAsns` took 25,000 steps for members of 1,254 links
- * (the 100 largest organizations' 41 members of over 1,000 links: 990,000 steps against their 63,000 links). So no walk
- * goes further than the least of them may (`steps`), and a member whose walk ends short of `end` places its links too.
+ * The records of the month in the page's order that its first walkers pass at most (neighborWalk), for a page ending at
+ * row `end` of a month of `monthAsns` records: stepsPerLink for each link of the least member that a month whose links
+ * spread evenly would let reach `end` (L² >= end * A / stepsPerLink; the generated month's 88,000 records, a page of 4:
+ * 839 links, 420 steps).
+ */
+export function neighborWalkSteps(
+  end: number,
+  monthAsns: number,
+  stepsPerLink = organizationNeighborTuning.stepsPerLink,
+): number {
+  return Math.ceil(stepsPerLink * Math.max(1, Math.ceil(Math.sqrt((end * monthAsns) / stepsPerLink))));
+}
+
+/**
+ * The walk for a page ending at row `end` of a month of `monthAsns` records and `monthLinks` links, of which
+ * `walkedLinks` are the link counts of the month's first records in the page's order (neighborWalkSteps of them).
+ * - A member's L links spread evenly over the month would put about end * A / L records before its first `end`
+ *   neighbours, which is within stepsPerLink * L steps from L² >= end * A / stepsPerLink: the first arm, which walks
+ *   as far as its least member may. Neighbours are not spread evenly, though: the real month's largest ASes' neighbours
+ *   are few among the ASes of the smallest cones, and walking to them by `cone.numberAsns` took 25,000 steps for
+ *   members of 1,254 links (the 100 largest organizations' 41 members of over 1,000 links: 990,000 steps against
+ *   their 63,000 links). So no walk goes further than its arm's `steps`, and a member whose walk ends short of `end`
+ *   places its links too.
+ * - Below it, arms of members of 2^k links walk stepsPerLink * 2^k records each, as long as those first records hold
+ *   link ends enough to put shorterWalkEnds * `end` of the member's links among them (2^k * ends(steps) >=
+ *   shorterWalkEnds * end * monthLinks). Ordered by a size they do: the largest ASes are most ASes' neighbours. A walk
+ *   cut short costs half of what placing its member's links does.
  */
 export function neighborWalk(
   end: number,
   monthAsns: number,
+  walkedLinks: readonly number[],
+  monthLinks: number,
   stepsPerLink = organizationNeighborTuning.stepsPerLink,
 ): NeighborWalk {
   const minLinks = Math.max(1, Math.ceil(Math.sqrt((end * monthAsns) / stepsPerLink)));
-  return { minLinks, steps: Math.ceil(stepsPerLink * minLinks) };
+  const arms = [{ minLinks, steps: Math.ceil(stepsPerLink * minLinks) }];
+  const endsWithin = (steps: number) => walkedLinks.slice(0, steps).reduce((sum, links) => sum + links, 0);
+  for (let links = 2 ** Math.floor(Math.log2(minLinks - 1)); links >= 1; links /= 2) {
+    const steps = Math.ceil(stepsPerLink * links);
+    if (
+      steps < end ||
+      links * endsWithin(steps) < organizationNeighborTuning.shorterWalkEnds * end * monthLinks
+    )
+      break;
+    arms.unshift({ minLinks: links, steps });
+  }
+  return { minLinks: arms[0]!.minLinks, arms };
 }
 
 /**
@@ -191,11 +251,9 @@ export function neighborClassWalk(
   firstClass: { column: string; value: string | number },
 ): NeighborWalk {
   const expectedSteps = (end * monthAsns) / Math.max(1, classSize);
-  return {
-    minLinks: Math.ceil(2 * expectedSteps),
-    steps: Math.ceil(organizationNeighborTuning.classWalkSteps * expectedSteps),
-    firstClass,
-  };
+  const minLinks = Math.ceil(2 * expectedSteps);
+  const steps = Math.ceil(organizationNeighborTuning.classWalkSteps * expectedSteps);
+  return { minLinks, arms: [{ minLinks, steps }], firstClass };
 }
 
 /**
@@ -216,34 +274,44 @@ interface FirstClass {
 }
 
 /**
- * Each month's and column's first class (FirstClass), kept per data version: finding the first value passes the month's
- * records without links one by one (the real month's 23,384 by `cone.numberAsns`, ~20 ms), and counting the class reads
- * most of an index.
+ * What the walks know of a month, kept per data version and handle: each read once (a month's first class by
+ * `cone.numberAsns` passes its records without links one by one: the real month's 23,384, ~20 ms).
  */
-const firstClassesOf = perHandle<
-  object,
-  { version: string; byMonthColumn: Map<string, Promise<FirstClass | null>> }
->(() => ({ version: '', byMonthColumn: new Map() }));
+const monthWalkFactsOf = perHandle<object, { version: string; byId: Map<string, Promise<unknown>> }>(() => ({
+  version: '',
+  byId: new Map(),
+}));
 
-async function monthFirstClass(
+/** `read()`'s value kept under `id` for the data version (monthWalkFactsOf); null when the read fails. */
+async function keptMonthWalkFact<T>(
   context: AsrankContext,
-  date: string,
-  key: SortKey,
-): Promise<FirstClass | null> {
+  id: string,
+  read: () => Promise<T>,
+): Promise<T | null> {
   const version = await context.dataVersion();
-  const kept = firstClassesOf(context.db);
+  const kept = monthWalkFactsOf(context.db);
   if (kept.version !== version) {
     kept.version = version;
-    kept.byMonthColumn.clear();
+    kept.byId.clear();
   }
+  let fact = kept.byId.get(id) as Promise<T> | undefined;
+  if (!fact) {
+    fact = read();
+    kept.byId.set(id, fact);
+    // A failed read is not kept: the page walks otherwise or places, and the next one asks again.
+    fact.catch(() => kept.byId.delete(id));
+  }
+  return fact.catch(() => null);
+}
+
+/** A month's first class of `key`'s order (FirstClass), or null when no record with links has a value. */
+function monthFirstClass(context: AsrankContext, date: string, key: SortKey): Promise<FirstClass | null> {
   const { column } = ASN_SORT_COLUMNS[key.key]!;
   // The first value is the order's: the least ascending, the greatest descending.
-  const id = `${date}\u0000${column}\u0000${key.direction}`;
-  let firstClass = kept.byMonthColumn.get(id);
-  if (!firstClass) {
+  return keptMonthWalkFact(context, `class\u0000${date}\u0000${column}\u0000${key.direction}`, async () => {
     const { db, dialect } = context;
     const value = sql.ref<string | number | null>(column);
-    firstClass = db
+    const first = await db
       .selectFrom('asns')
       .select(value.as('value'))
       .where('date', '=', date)
@@ -252,32 +320,58 @@ async function monthFirstClass(
       // The order's own (a text column's in PostgreSQL's "C" collation), so the value is the order's first.
       .orderBy(orderByList(dialect, [key], ASN_SORT_COLUMNS, ASN_ORDER))
       .limit(1)
-      .executeTakeFirst()
-      .then(async (first) => {
-        if (first?.value === null || first?.value === undefined) return null;
-        const counted = await db
-          .selectFrom('asns')
-          .select((eb) => eb.fn.countAll<number | string>().as('size'))
-          .where('date', '=', date)
-          .where(value, '=', first.value)
-          .executeTakeFirstOrThrow();
-        return { value: first.value, size: Number(counted.size) };
-      });
-    kept.byMonthColumn.set(id, firstClass);
-    // A failed read is not kept: the page walks the month or places instead, and the next one asks again.
-    firstClass.catch(() => kept.byMonthColumn.delete(id));
-  }
-  return firstClass.catch(() => null);
+      .executeTakeFirst();
+    if (first?.value === null || first?.value === undefined) return null;
+    const counted = await db
+      .selectFrom('asns')
+      .select((eb) => eb.fn.countAll<number | string>().as('size'))
+      .where('date', '=', date)
+      .where(value, '=', first.value)
+      .executeTakeFirstOrThrow();
+    return { value: first.value, size: Number(counted.size) };
+  });
 }
 
-/** A class walk for the page's order where one pays (neighborClassWalk), or null. */
-async function firstClassWalk(
+/** How the members of a page ending at row `end` of a month of `monthAsns` records walk, or null: none does. */
+type WalkOfPage = (
   context: AsrankContext,
   date: string,
   keys: readonly SortKey[],
   end: number,
   monthAsns: number,
-): Promise<NeighborWalk | null> {
+) => Promise<NeighborWalk | null>;
+
+/**
+ * A walk of the month's records in the page's order (neighborWalk) where an index serves the order, from the link
+ * counts of its first records (kept per data version) and the month's count of links (kept by the loads, migration
+ * 019), or null.
+ */
+const monthWalk: WalkOfPage = async (context, date, keys, end, monthAsns) => {
+  if (!(await neighborWalkServed(context, date, keys))) return null;
+  const { db, dialect } = context;
+  const steps = neighborWalkSteps(end, monthAsns);
+  const [walkedLinks, monthLinks] = await Promise.all([
+    keptMonthWalkFact(context, `links\u0000${date}\u0000${sortKeysNamed(keys)}\u0000${steps}`, () =>
+      db
+        .selectFrom('asns as v')
+        .select('v.number_asn_links')
+        .where('v.date', '=', date)
+        .orderBy(orderByList(dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER, { table: 'v' }))
+        .limit(steps)
+        .execute()
+        .then((rows) => rows.map((row) => Number(row.number_asn_links))),
+    ),
+    listTotal(
+      context,
+      db.selectFrom('asn_links').where('date', '=', date),
+      monthListScope('asn_links', [date], {}),
+    ),
+  ]);
+  return neighborWalk(end, monthAsns, walkedLinks ?? [], monthLinks);
+};
+
+/** A class walk for the page's order where one pays (neighborClassWalk), or null. */
+const firstClassWalk: WalkOfPage = async (context, date, keys, end, monthAsns) => {
   const key = classWalkKey(keys);
   if (key === null) return null;
   const firstClass = await monthFirstClass(context, date, key);
@@ -285,7 +379,7 @@ async function firstClassWalk(
     return null;
   const { column } = ASN_SORT_COLUMNS[key.key]!;
   return neighborClassWalk(end, monthAsns, firstClass.size, { column, value: firstClass.value });
-}
+};
 
 /**
  * The links of the members of organizations `orgIds` with fewer than `minLinks` links (as their rows keep them,
@@ -382,45 +476,51 @@ function firstNeighbors(
     .select((eb) => [eb.ref('a.org_id').as('parent_key'), ...placedColumns('b')]);
   if (!walk) return firstPlaced(placed.distinct(), order, end);
   // A member of many links walks the month's records in the order instead, each tested for a link from it, until it
-  // has its first `end` neighbours outside the organization or has gone walk.steps records: the 21 members of 839 links
+  // has its first `end` neighbours outside the organization or has gone its arm's steps: the 21 members of 839 links
   // or more of the generated month's 100 largest organizations hold 78,000 of their 115,000 links. SQLite knows that the
   // walk's records come in the order from the co-routine of its first steps, and stops at `end` as PostgreSQL does.
   const walkOrder = orderByList(dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER, { table: 'v' });
   const { firstClass } = walk;
-  const memberWalk = (columns: RawBuilder<unknown>) =>
+  const memberWalk = (columns: RawBuilder<unknown>, steps: number) =>
     firstClass
       ? // A class walk (neighborClassWalk): the member's first links by ASN, each far end's record tested for the
         // class's value.
         sql`select ${columns} from (
           select l.asn1 from asn_links l where l.date = a.date and l.asn0 = a.asn
-          order by l.asn1 limit cast(${walk.steps} as integer)
+          order by l.asn1 limit cast(${steps} as integer)
         ) l cross join ${byPrimaryKey(dialect, 'asns', 'v', farEndColumns)} where v.date = a.date and v.asn = l.asn1
           and ${sql.ref(`v.${firstClass.column}`)} = ${firstClass.value} and ${outsideOrganization('v')}
         order by l.asn1 limit cast(${end} as integer)`
       : sql`select ${columns} from (
-          select v.* from asns v where v.date = a.date order by ${walkOrder} limit cast(${walk.steps} as integer)
+          select v.* from asns v where v.date = a.date order by ${walkOrder} limit cast(${steps} as integer)
         ) v where ${linkedOutside(dialect, 'v')} order by ${walkOrder} limit cast(${end} as integer)`;
-  const walkers = organizationMembers(context, date, orgIds).where('a.number_asn_links', '>=', walk.minLinks);
-  const walked =
-    dialect === 'postgres'
-      ? walkers.crossJoinLateral(sql<Record<string, unknown>>`(${memberWalk(sql`v.*`)})`.as('w'))
-      : // SQLite has no LATERAL: each walk is the list of an IN, as organizationMemberLinks cuts a member's links.
-        walkers
-          .crossJoin(byPrimaryKey(dialect, 'asns', 'w', farEndColumns))
-          .whereRef('w.date', '=', 'a.date')
-          .where(sql<boolean>`w.asn in (${memberWalk(sql`v.asn`)})`);
+  // An arm a statement: SQLite refuses a LIMIT that names the outer row, so each arm's walks have its own.
+  const armsWalked = walk.arms.map(({ minLinks, steps }, arm) => {
+    const below = walk.arms[arm + 1]?.minLinks;
+    const walkers = organizationMembers(context, date, orgIds)
+      .where('a.number_asn_links', '>=', minLinks)
+      .$if(below !== undefined, (members) => members.where('a.number_asn_links', '<', below!));
+    const walked =
+      dialect === 'postgres'
+        ? walkers.crossJoinLateral(sql<Record<string, unknown>>`(${memberWalk(sql`v.*`, steps)})`.as('w'))
+        : // SQLite has no LATERAL: each walk is the list of an IN, as organizationMemberLinks cuts a member's links.
+          walkers
+            .crossJoin(byPrimaryKey(dialect, 'asns', 'w', farEndColumns))
+            .whereRef('w.date', '=', 'a.date')
+            .where(sql<boolean>`w.asn in (${memberWalk(sql`v.asn`, steps)})`);
+    return walked.select((eb) => [
+      eb.ref('a.org_id').as('parent_key'),
+      eb.ref('a.asn').as('member'),
+      ...placedColumns('w'),
+    ]);
+  });
   // A member whose walk ended short of `end` (or found none) places its links too.
   const walkedThrough = sql<boolean>`a.asn in (select member from walks group by member
     having count(*) >= ${end})`;
   const neighbors = context.db
     .with(
       (cte) => cte('walks').materialized(),
-      () =>
-        walked.select((eb) => [
-          eb.ref('a.org_id').as('parent_key'),
-          eb.ref('a.asn').as('member'),
-          ...placedColumns('w'),
-        ]),
+      () => armsWalked.slice(1).reduce((arms, arm) => arms.unionAll(arm as never), armsWalked[0]!),
     )
     .selectFrom('walks')
     .select(['parent_key', ...orderColumns] as never[])
@@ -462,7 +562,7 @@ function neighborsOfOrganizations(
       const walk =
         places && organizationNeighborTuning.stepsPerLink > 0
           ? ((await firstClassWalk(context, date, keys, end, monthAsns)) ??
-            ((await neighborWalkServed(context, date, keys)) ? neighborWalk(end, monthAsns) : null))
+            (await monthWalk(context, date, keys, end, monthAsns)))
           : null;
       const placedFromMonth =
         places &&
