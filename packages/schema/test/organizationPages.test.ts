@@ -69,7 +69,8 @@ const LINK_ORDERS: [string | null, Compare<Link>][] = [
 ];
 const byAsn: Compare<Member> = (a, b) => byNumber(a.asn, b.asn);
 const byRank = inTurn<Member>((a, b) => nullsLast(1)(a.rank, b.rank), byAsn);
-const NEIGHBOUR_ORDERS: [string | null, Compare<Member>][] = [
+/** Each neighbour order asked below, and its first key where a walk of the month starts from its value (monthWalk). */
+const NEIGHBOUR_ORDERS: [string | null, Compare<Member>, ((record: Member) => number)?][] = [
   [null, byRank],
   ['rank', byRank],
   ['rank,asn', byRank],
@@ -82,9 +83,21 @@ const NEIGHBOUR_ORDERS: [string | null, Compare<Member>][] = [
   ],
   ['asn', byAsn],
   ['-asn', (a, b) => byAsn(b, a)],
-  ['-cone.numberAsns', inTurn<Member>((a, b) => b.cone_asns - a.cone_asns, byAsn)],
-  ['cone.numberAsns', inTurn<Member>((a, b) => a.cone_asns - b.cone_asns, byAsn)],
-  ['cone.numberAsns,asn', inTurn<Member>((a, b) => a.cone_asns - b.cone_asns, byAsn)],
+  [
+    '-cone.numberAsns',
+    inTurn<Member>((a, b) => b.cone_asns - a.cone_asns, byAsn),
+    (record) => record.cone_asns,
+  ],
+  [
+    'cone.numberAsns',
+    inTurn<Member>((a, b) => a.cone_asns - b.cone_asns, byAsn),
+    (record) => record.cone_asns,
+  ],
+  [
+    'cone.numberAsns,asn',
+    inTurn<Member>((a, b) => a.cone_asns - b.cone_asns, byAsn),
+    (record) => record.cone_asns,
+  ],
   // Its ties by ASN descending: not the order of a member's links, which a class walk reads.
   [
     'cone.numberAsns,-asn',
@@ -92,8 +105,13 @@ const NEIGHBOUR_ORDERS: [string | null, Compare<Member>][] = [
       (a, b) => a.cone_asns - b.cone_asns,
       (a, b) => b.asn - a.asn,
     ),
+    (record) => record.cone_asns,
   ],
-  ['-asnDegree.total', inTurn<Member>((a, b) => b.degree_total - a.degree_total, byAsn)],
+  [
+    '-asnDegree.total',
+    inTurn<Member>((a, b) => b.degree_total - a.degree_total, byAsn),
+    (record) => record.degree_total,
+  ],
   [
     'asnName,-asn',
     inTurn<Member>(
@@ -298,10 +316,19 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
    * The walk a page ending at `end` in `order` takes (neighborWalk, at `stepsPerLink`), with the month's records in the
    * order.
    */
-  function monthWalkOf(order: Compare<Member>, stepsPerLink: number, end: number) {
-    const ordered = [...records.values()].sort(order);
+  function monthWalkOf(
+    order: Compare<Member>,
+    stepsPerLink: number,
+    end: number,
+    firstKeyOf?: (record: Member) => number,
+  ) {
     const linkCounts = new Map<number, number>();
     for (const link of links) linkCounts.set(link.asn0, (linkCounts.get(link.asn0) ?? 0) + 1);
+    let ordered = [...records.values()].sort(order);
+    // From the first key's value of the first record with links on.
+    const firstLinked = ordered.find((record) => linkCounts.has(record.asn));
+    if (firstKeyOf && firstLinked)
+      ordered = ordered.slice(ordered.findIndex((record) => firstKeyOf(record) === firstKeyOf(firstLinked)));
     const walkedLinks = ordered
       .slice(0, neighborWalkSteps(end, records.size, stepsPerLink))
       .map((record) => linkCounts.get(record.asn) ?? 0);
@@ -309,9 +336,13 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
   }
 
   /** pagesOfWalks for the walks of the month's records in `order` (neighborWalk) at `stepsPerLink`. */
-  function walksAlone(order: Compare<Member>, stepsPerLink: number, page: { first: number; offset: number }) {
+  function walksAlone(
+    [, order, firstKeyOf]: (typeof NEIGHBOUR_ORDERS)[number],
+    stepsPerLink: number,
+    page: { first: number; offset: number },
+  ) {
     const end = page.offset + page.first;
-    const { ordered, walk } = monthWalkOf(order, stepsPerLink, end);
+    const { ordered, walk } = monthWalkOf(order, stepsPerLink, end, firstKeyOf);
     let shorterWalkedThrough = 0;
     const walked = pagesOfWalks(order, page, (member, far) => {
       const arm = [...walk.arms].reverse().find((each) => far.length >= each.minLinks);
@@ -346,8 +377,9 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
         let walkedThrough = 0;
         let shorterWalkedThrough = 0;
         let missed = 0;
-        for (const [, order] of monthWalked) {
-          const walked = walksAlone(order, stepsPerLink, page);
+        for (const walkedOrder of monthWalked) {
+          const [, order] = walkedOrder;
+          const walked = walksAlone(walkedOrder, stepsPerLink, page);
           walkedThrough += walked.walkedThrough;
           shorterWalkedThrough += walked.shorterWalkedThrough;
           missed += [...outside.keys()].filter(

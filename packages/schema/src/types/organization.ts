@@ -180,6 +180,24 @@ export interface NeighborWalk {
   arms: readonly NeighborWalkArm[];
   /** A class walk's (neighborClassWalk): the column of the order's key and the first value, which the walk reads. */
   firstClass?: { column: string; value: string | number };
+  /** A walk of the month's: where it starts, the first key's first value among the records with links (monthWalk). */
+  from?: WalkStart;
+}
+
+/** The records of a month from `value` of `column` on, in `direction`: those before it have no links. */
+interface WalkStart {
+  column: string;
+  value: string | number;
+  direction: 'asc' | 'desc';
+}
+
+/** `v`'s records of a month from `start` on (WalkStart), or every one. */
+function fromStart(start: WalkStart | undefined) {
+  if (start === undefined) return sql<boolean>`true`;
+  const column = sql.ref(`v.${start.column}`);
+  return start.direction === 'asc'
+    ? sql<boolean>`${column} >= ${start.value}`
+    : sql<boolean>`${column} <= ${start.value}`;
 }
 
 /**
@@ -350,12 +368,27 @@ const monthWalk: WalkOfPage = async (context, date, keys, end, monthAsns) => {
   if (!(await neighborWalkServed(context, date, keys))) return null;
   const { db, dialect } = context;
   const steps = neighborWalkSteps(end, monthAsns);
+  // A month's first records in an ascending order of a count are often those without links (cone 0, no prefixes:
+  // the real month's first 23,384 by `asnDegree.total`), which no walk can find a neighbour among: walks start at the
+  // first key's first value among the records with links. Not for a text or nullable key (a collation or the nulls
+  // would move the bound off the order).
+  const [first] = keys;
+  const firstColumn = first === undefined ? undefined : ASN_SORT_COLUMNS[first.key];
+  const firstValue =
+    first && firstColumn && !firstColumn.text && !firstColumn.nullable
+      ? await monthFirstClass(context, date, first)
+      : null;
+  const from: WalkStart | undefined =
+    firstValue && first && firstColumn
+      ? { column: firstColumn.column, value: firstValue.value, direction: first.direction }
+      : undefined;
   const [walkedLinks, monthLinks] = await Promise.all([
     keptMonthWalkFact(context, `links\u0000${date}\u0000${sortKeysNamed(keys)}\u0000${steps}`, () =>
       db
         .selectFrom('asns as v')
         .select('v.number_asn_links')
         .where('v.date', '=', date)
+        .where(fromStart(from))
         .orderBy(orderByList(dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER, { table: 'v' }))
         .limit(steps)
         .execute()
@@ -367,7 +400,7 @@ const monthWalk: WalkOfPage = async (context, date, keys, end, monthAsns) => {
       monthListScope('asn_links', [date], {}),
     ),
   ]);
-  return neighborWalk(end, monthAsns, walkedLinks ?? [], monthLinks);
+  return { ...neighborWalk(end, monthAsns, walkedLinks ?? [], monthLinks), from };
 };
 
 /** A class walk for the page's order where one pays (neighborClassWalk), or null. */
@@ -492,7 +525,8 @@ function firstNeighbors(
           and ${sql.ref(`v.${firstClass.column}`)} = ${firstClass.value} and ${outsideOrganization('v')}
         order by l.asn1 limit cast(${end} as integer)`
       : sql`select ${columns} from (
-          select v.* from asns v where v.date = a.date order by ${walkOrder} limit cast(${steps} as integer)
+          select v.* from asns v where v.date = a.date and ${fromStart(walk.from)}
+          order by ${walkOrder} limit cast(${steps} as integer)
         ) v where ${linkedOutside(dialect, 'v')} order by ${walkOrder} limit cast(${end} as integer)`;
   // An arm a statement: SQLite refuses a LIMIT that names the outer row, so each arm's walks have its own.
   const armsWalked = walk.arms.map(({ minLinks, steps }, arm) => {
