@@ -483,6 +483,22 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
     ]);
   });
 
+  it("reads the link counts of the month's first records that walks pass once for pages that end near each other", async () => {
+    // Kept per data version: one read for each page's end would keep a list of counts for every offset a client
+    // asks. The sample's pages ending at rows 4 and 5 walk 26 and 29 records, both within 32.
+    const countReads = new StatementCounter((tree) => tree.includes('"number_asn_links"'));
+    const counted = throughPlugin(store.handle, countReads);
+    for (const first of [4, 5, 4])
+      await queryData(
+        counted,
+        `query($first: Int) { organizations(first: 10000) { edges { node { neighbors(first: $first,
+        sort: "-cone.numberAsns") { edges { node { asn } } } } } } }`,
+        { first },
+      );
+    const linkCounts = countReads.returned.filter((row) => Object.keys(row).join() === 'number_asn_links');
+    expect(linkCounts.length).toBe(Math.min(32, records.size));
+  });
+
   it.each(LINK_ORDERS)(
     "pages every organization's links by %s as all of them sorted",
     async (sort, order) => {

@@ -382,15 +382,18 @@ const monthWalk: WalkOfPage = async (context, date, keys, end, monthAsns) => {
     firstValue && first && firstColumn
       ? { column: firstColumn.column, value: firstValue.value, direction: first.direction }
       : undefined;
+  // Read for the next power of two of steps, so that pages ending at any row keep a few reads an order, not one each
+  // (a read for a page ending at row 10,000 of the generated month holds 21,000 counts).
+  const readSteps = 2 ** Math.ceil(Math.log2(steps));
   const [walkedLinks, monthLinks] = await Promise.all([
-    keptMonthWalkFact(context, `links\u0000${date}\u0000${sortKeysNamed(keys)}\u0000${steps}`, () =>
+    keptMonthWalkFact(context, `links\u0000${date}\u0000${sortKeysNamed(keys)}\u0000${readSteps}`, () =>
       db
         .selectFrom('asns as v')
         .select('v.number_asn_links')
         .where('v.date', '=', date)
         .where(fromStart(from))
         .orderBy(orderByList(dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER, { table: 'v' }))
-        .limit(steps)
+        .limit(readSteps)
         .execute()
         .then((rows) => rows.map((row) => Number(row.number_asn_links))),
     ),
@@ -400,7 +403,7 @@ const monthWalk: WalkOfPage = async (context, date, keys, end, monthAsns) => {
       monthListScope('asn_links', [date], {}),
     ),
   ]);
-  return { ...neighborWalk(end, monthAsns, walkedLinks ?? [], monthLinks), from };
+  return { ...neighborWalk(end, monthAsns, walkedLinks?.slice(0, steps) ?? [], monthLinks), from };
 };
 
 /** A class walk for the page's order where one pays (neighborClassWalk), or null. */
