@@ -3,7 +3,7 @@
 // (neighborClassWalk): every organization's pages,
 // in every order and with offsets, are checked against the same pages worked out here from all of the month's links,
 // on SQLite and PostgreSQL.
-import { organizationNeighborTuning } from '../src';
+import { createStoreFacts, organizationNeighborTuning } from '../src';
 import { neighborClassWalk, neighborWalk, neighborWalkSteps } from '../src/types/organization';
 import { withLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
 import { LOAD_TIMEOUT_MS } from './support/store';
@@ -396,10 +396,11 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
   });
 
   /**
-   * pagesOfWalks for the class walks by `cone.numberAsns` (neighborClassWalk) at `classWalkSteps`: each walker's first
-   * links by ASN within its steps, its first `end` outside its organization of the least cone that a linked record has.
+   * pagesOfWalks for the class walks by `cone.numberAsns` (neighborClassWalk) at the tuning's `classWalkSteps`: each
+   * walker's first links by ASN within its steps, its first `end` outside its organization of the least cone that a
+   * linked record has.
    */
-  function classWalksAlone(classWalkSteps: number, page: { first: number; offset: number }) {
+  function classWalksAlone(page: { first: number; offset: number }) {
     const end = page.offset + page.first;
     const linkedCones = [...new Set(links.map((link) => link.asn0))].map(
       (asn) => records.get(asn)!.cone_asns,
@@ -407,9 +408,7 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
     const least = Math.min(...linkedCones);
     const classSize = [...records.values()].filter((record) => record.cone_asns === least).length;
     const walk = neighborClassWalk(end, records.size, classSize, { column: 'cone_asns', value: least });
-    const walkSteps = Math.ceil(
-      (classWalkSteps / organizationNeighborTuning.classWalkSteps) * walk.arms[0]!.steps,
-    );
+    const walkSteps = walk.arms[0]!.steps;
     const order = NEIGHBOUR_ORDERS.find(([sort]) => sort === 'cone.numberAsns')![1];
     const walked = pagesOfWalks(order, page, (member, far) =>
       far.length < walk.minLinks
@@ -430,8 +429,10 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
     // end, a walk's own neighbours. The least cone of a linked record is above the month's least (records without
     // links), so a walk from the month's least would find nothing.
     const page = PAGES[0]!;
-    for (const classWalkSteps of [organizationNeighborTuning.classWalkSteps, 1]) {
-      const walked = classWalksAlone(classWalkSteps, page);
+    for (const classWalkSteps of [NEIGHBOUR_SETTINGS[0]!.classWalkSteps, 1]) {
+      Object.assign(organizationNeighborTuning, { classWalkSteps });
+      const walked = classWalksAlone(page);
+      Object.assign(organizationNeighborTuning, NEIGHBOUR_SETTINGS[0]);
       const missed = [...outside.keys()].filter(
         (org) =>
           JSON.stringify(walked.pages.get(org)) !==
@@ -483,6 +484,40 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
     ]);
   });
 
+  it("keeps no order's first class read at another data version than the request's", async () => {
+    // A request that read its version before a load committed must not file the loaded data's first value under the
+    // version before it. Here every request's version is one the store never had; its pages are still right.
+    const firstClassReads = new StatementCounter(
+      (tree) => tree.includes('"name":"value"}') && tree.includes('"number_asn_links"'),
+    );
+    const counted = throughPlugin(store.handle, firstClassReads);
+    const beforeALoad = createStoreFacts(counted, () => Promise.resolve('a version before a load'));
+    const page = PAGES[0]!;
+    const order = NEIGHBOUR_ORDERS.find(([sort]) => sort === 'cone.numberAsns')![1];
+    for (let ask = 0; ask < 2; ask += 1) {
+      const data = await queryData<{
+        organizations: {
+          edges: { node: { orgId: string; neighbors: { edges: { node: { asn: string } }[] } } }[];
+        };
+      }>(
+        counted,
+        `query($first: Int) { organizations(first: 10000) { edges { node { orgId neighbors(first: $first,
+        sort: "cone.numberAsns") { edges { node { asn } } } } } } }`,
+        { first: page.first },
+        beforeALoad,
+      );
+      for (const { node } of data.organizations.edges)
+        expect({
+          org: node.orgId,
+          neighbours: node.neighbors.edges.map(({ node: neighbour }) => neighbour.asn),
+        }).toEqual({
+          org: node.orgId,
+          neighbours: expectedNeighbours(node.orgId, order, page),
+        });
+    }
+    expect(firstClassReads.executed).toBe(2);
+  });
+
   it("reads the link counts of the month's first records that walks pass once for pages that end near each other", async () => {
     // Kept per data version: one read for each page's end would keep a list of counts for every offset a client
     // asks. The sample's pages ending at rows 4 and 5 walk 26 and 29 records, both within 32.
@@ -495,7 +530,9 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
         sort: "-cone.numberAsns") { edges { node { asn } } } } } } }`,
         { first },
       );
-    const linkCounts = countReads.returned.filter((row) => Object.keys(row).join() === 'number_asn_links');
+    const linkCounts = countReads.returned.filter(
+      (row) => Object.keys(row).sort().join() === 'data_version,number_asn_links',
+    );
     expect(linkCounts.length).toBe(Math.min(32, records.size));
   });
 

@@ -12,6 +12,7 @@ import {
   byPrimaryKey,
   dateIn,
   orderByList,
+  dataVersionColumn,
   sortKeysNamed,
   withOrderColumns,
   type SortColumn,
@@ -211,7 +212,12 @@ export function neighborWalkSteps(
   monthAsns: number,
   stepsPerLink = organizationNeighborTuning.stepsPerLink,
 ): number {
-  return Math.ceil(stepsPerLink * Math.max(1, Math.ceil(Math.sqrt((end * monthAsns) / stepsPerLink))));
+  return Math.ceil(stepsPerLink * leastWalkerLinks(end, monthAsns, stepsPerLink));
+}
+
+/** The links of the first arm's least walker (neighborWalkSteps): L² >= end * A / stepsPerLink. */
+function leastWalkerLinks(end: number, monthAsns: number, stepsPerLink: number): number {
+  return Math.max(1, Math.ceil(Math.sqrt((end * monthAsns) / stepsPerLink)));
 }
 
 /**
@@ -236,8 +242,8 @@ export function neighborWalk(
   monthLinks: number,
   stepsPerLink = organizationNeighborTuning.stepsPerLink,
 ): NeighborWalk {
-  const minLinks = Math.max(1, Math.ceil(Math.sqrt((end * monthAsns) / stepsPerLink)));
-  const arms = [{ minLinks, steps: Math.ceil(stepsPerLink * minLinks) }];
+  const minLinks = leastWalkerLinks(end, monthAsns, stepsPerLink);
+  const arms = [{ minLinks, steps: neighborWalkSteps(end, monthAsns, stepsPerLink) }];
   const endsWithin = (steps: number) => walkedLinks.slice(0, steps).reduce((sum, links) => sum + links, 0);
   for (let links = 2 ** Math.floor(Math.log2(minLinks - 1)); links >= 1; links /= 2) {
     const steps = Math.ceil(stepsPerLink * links);
@@ -300,11 +306,16 @@ const monthWalkFactsOf = perHandle<object, { version: string; byId: Map<string, 
   byId: new Map(),
 }));
 
-/** `read()`'s value kept under `id` for the data version (monthWalkFactsOf); null when the read fails. */
+/**
+ * `read()`'s value kept under `id` for the request's data version (monthWalkFactsOf); null when the read fails. `read`
+ * takes the version from the same statement as the value (dataVersionColumn): a value read at another version (a load
+ * committed in between) serves this request but is not kept, since a class's value or a walk's start from other data
+ * could leave neighbours out of a page.
+ */
 async function keptMonthWalkFact<T>(
   context: AsrankContext,
   id: string,
-  read: () => Promise<T>,
+  read: () => Promise<{ version: string | null; value: T }>,
 ): Promise<T | null> {
   const version = await context.dataVersion();
   const kept = monthWalkFactsOf(context.db);
@@ -314,10 +325,16 @@ async function keptMonthWalkFact<T>(
   }
   let fact = kept.byId.get(id) as Promise<T> | undefined;
   if (!fact) {
-    fact = read();
+    const dropped = () => {
+      if (kept.version === version) kept.byId.delete(id);
+    };
+    fact = read().then((answer) => {
+      if (answer.version !== version) dropped();
+      return answer.value;
+    });
     kept.byId.set(id, fact);
-    // A failed read is not kept: the page walks otherwise or places, and the next one asks again.
-    fact.catch(() => kept.byId.delete(id));
+    // A failed read is not kept either: the page walks otherwise or places, and the next one asks again.
+    fact.catch(dropped);
   }
   return fact.catch(() => null);
 }
@@ -331,7 +348,7 @@ function monthFirstClass(context: AsrankContext, date: string, key: SortKey): Pr
     const value = sql.ref<string | number | null>(column);
     const first = await db
       .selectFrom('asns')
-      .select(value.as('value'))
+      .select([value.as('value'), dataVersionColumn()])
       .where('date', '=', date)
       .where('number_asn_links', '>', 0)
       .where(value, 'is not', null)
@@ -339,14 +356,15 @@ function monthFirstClass(context: AsrankContext, date: string, key: SortKey): Pr
       .orderBy(orderByList(dialect, [key], ASN_SORT_COLUMNS, ASN_ORDER))
       .limit(1)
       .executeTakeFirst();
-    if (first?.value === null || first?.value === undefined) return null;
+    const version = first?.data_version ?? null;
+    if (first?.value === null || first?.value === undefined) return { version, value: null };
     const counted = await db
       .selectFrom('asns')
       .select((eb) => eb.fn.countAll<number | string>().as('size'))
       .where('date', '=', date)
       .where(value, '=', first.value)
       .executeTakeFirstOrThrow();
-    return { value: first.value, size: Number(counted.size) };
+    return { version, value: { value: first.value, size: Number(counted.size) } };
   });
 }
 
@@ -373,15 +391,14 @@ const monthWalk: WalkOfPage = async (context, date, keys, end, monthAsns) => {
   // first key's first value among the records with links. Not for a text or nullable key (a collation or the nulls
   // would move the bound off the order).
   const [first] = keys;
-  const firstColumn = first === undefined ? undefined : ASN_SORT_COLUMNS[first.key];
+  const firstColumn = first && ASN_SORT_COLUMNS[first.key];
   const firstValue =
     first && firstColumn && !firstColumn.text && !firstColumn.nullable
       ? await monthFirstClass(context, date, first)
       : null;
-  const from: WalkStart | undefined =
-    firstValue && first && firstColumn
-      ? { column: firstColumn.column, value: firstValue.value, direction: first.direction }
-      : undefined;
+  const from: WalkStart | undefined = firstValue
+    ? { column: firstColumn!.column, value: firstValue.value, direction: first!.direction }
+    : undefined;
   // Read for the next power of two of steps, so that pages ending at any row keep a few reads an order, not one each
   // (a read for a page ending at row 10,000 of the generated month holds 21,000 counts).
   const readSteps = 2 ** Math.ceil(Math.log2(steps));
@@ -389,13 +406,16 @@ const monthWalk: WalkOfPage = async (context, date, keys, end, monthAsns) => {
     keptMonthWalkFact(context, `links\u0000${date}\u0000${sortKeysNamed(keys)}\u0000${readSteps}`, () =>
       db
         .selectFrom('asns as v')
-        .select('v.number_asn_links')
+        .select(['v.number_asn_links', dataVersionColumn()])
         .where('v.date', '=', date)
         .where(fromStart(from))
         .orderBy(orderByList(dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER, { table: 'v' }))
         .limit(readSteps)
         .execute()
-        .then((rows) => rows.map((row) => Number(row.number_asn_links))),
+        .then((rows) => ({
+          version: rows[0]?.data_version ?? null,
+          value: rows.map((row) => Number(row.number_asn_links)),
+        })),
     ),
     listTotal(
       context,
