@@ -20,6 +20,11 @@ export interface NestedPageQuery<P extends string | number, R = unknown> {
   rows(parents: P[]): Expression<unknown>;
   /** A query that selects `parent_key` and `total` (count per parent). */
   counts(parents: P[]): { execute(): Promise<{ parent_key: unknown; total: unknown }[]> };
+  /**
+   * `rows(parents)` are each parent's rows of the page alone, numbered in `order` (`position_in_parent`): the relation
+   * ranks them itself, before it reads them whole.
+   */
+  numbered?: boolean;
   /** Column of the rows query that identifies the parent (for the window partition). */
   partitionColumn: string;
   order: RawBuilder<unknown>;
@@ -74,6 +79,8 @@ function windowedRows<P extends string | number, R>(
   parents: P[],
   page: { first: number; offset: number },
 ) {
+  if (query.numbered)
+    return sql<PagedRow<R, P>>`select * from ${query.rows(parents)} paged order by position_in_parent`;
   const rows =
     query.cutRows && nestedPageTuning.windowedCuts
       ? query.cutRows(parents, page.offset + page.first)
@@ -135,6 +142,7 @@ export function nestedPage<P extends string | number, R>(
         }
         const perParent =
           query.perParentPages === true &&
+          !query.numbered &&
           (query.cutRows && nestedPageTuning.windowedCuts
             ? query.parentRows !== undefined && unique.length <= nestedPageTuning.perParentBesideCuts
             : unique.length <= nestedPageTuning.perParentMaxParents);

@@ -129,11 +129,18 @@ const NEIGHBOUR_ORDERS: [string | null, Compare<Member>, ((record: Member) => nu
  */
 const NEIGHBOUR_SETTINGS = [
   { ...organizationNeighborTuning },
-  { stepsPerLink: 0, monthJoinShare: Infinity },
-  { stepsPerLink: 2, monthJoinShare: Infinity, classWalkShare: Infinity, shorterWalkEnds: Infinity },
+  { stepsPerLink: 0, monthJoinShare: Infinity, memberCuts: false },
+  {
+    stepsPerLink: 2,
+    monthJoinShare: Infinity,
+    classWalkShare: Infinity,
+    shorterWalkEnds: Infinity,
+    memberCuts: true,
+    memberCutLinks: 0,
+  },
   { stepsPerLink: 0, monthJoinShare: 0 },
   { stepsPerLink: 0.5, monthJoinShare: Infinity, classWalkShare: 0, classWalkSteps: 1 },
-  { classWalkShare: Infinity, shorterWalkEnds: 0 },
+  { classWalkShare: Infinity, shorterWalkEnds: 0, monthJoinShare: 0, memberCuts: false },
 ];
 const PAGES = [
   { first: 3, offset: 0 },

@@ -115,6 +115,8 @@ function neighborLinkOrder(keys: readonly SortKey[]): SortKey[] | null {
 interface NeighborKey {
   parent_key: string;
   neighbor: number;
+  /** Its place in the organization's neighbours, where firstNeighbors numbers them. */
+  place?: number;
 }
 
 export const organizationNeighborTuning = {
@@ -163,7 +165,30 @@ export const organizationNeighborTuning = {
    * halved (docs/performance.md, the seventy-second round). Infinity: no shorter walks.
    */
   shorterWalkEnds: 4,
+  /**
+   * Placed members' links cut to each member's first `end` neighbours before the organization's distinct and window
+   * (membersFirstNeighbors; on PostgreSQL with the month hashed, a window per member): those ranked every placed link,
+   * and by an order without a walk (`asnDegree.total` ascending on the real month) the 100 largest organizations place
+   * 76,000. In process, their first 4 by `asnDegree.total`: 243 -> 116 ms on SQLite, 250 -> 149 on PostgreSQL
+   * (docs/performance.md, the seventy-third round). false: every placed link is ranked, as before.
+   */
+  memberCuts: true,
+  /**
+   * On PostgreSQL, the placed members' links beyond each one's `end` (placedLinks) from which members are cut
+   * (memberCuts): a cut is a statement arm more to plan, and its member's far ends are looked up as the links' are, so
+   * where it drops a few links it costs more than it saves (the real month's 30 organizations at rank 50, first 4 by
+   * `-cone.numberAsns`: 1,400 links placed, 18.7 -> 20.5 ms cut). 0: always.
+   */
+  memberCutLinks: 4000,
 };
+
+/** How a batch's members place their neighbours (firstNeighbors). */
+interface Placing {
+  /** On PostgreSQL, with their far ends' records from the month's hashed, not looked up by key. */
+  fromMonth: boolean;
+  /** Each member's first `end` neighbours alone (memberCuts). */
+  cutsMembers: boolean;
+}
 
 /** The walkers of at least `minLinks` links (and fewer than the next arm's) and how far each walks: `steps`. */
 export interface NeighborWalkArm {
@@ -439,19 +464,24 @@ const firstClassWalk: WalkOfPage = async (context, date, keys, end, monthAsns) =
 
 /**
  * The links of the members of organizations `orgIds` with fewer than `minLinks` links (as their rows keep them,
- * migration 020): the links a batch places, but for those of walks that end short.
+ * migration 020): the links a batch places, but for those of walks that end short; and of those, the ones beyond
+ * each member's `end`, which cuts of each member's first `end` drop (memberCuts).
  */
 async function placedLinks(
   context: AsrankContext,
   date: string,
   orgIds: readonly string[],
   minLinks: number,
-): Promise<number> {
+  end: number,
+): Promise<{ links: number; beyondEnd: number }> {
   const row = await organizationMembers(context, date, orgIds)
-    .select((eb) => eb.fn.sum<number | string | null>('a.number_asn_links').as('links'))
+    .select((eb) => [
+      eb.fn.sum<number | string | null>('a.number_asn_links').as('links'),
+      sql<number | string | null>`sum(greatest(a.number_asn_links - ${end}, 0))`.as('beyond_end'),
+    ])
     .where('a.number_asn_links', '<', minLinks)
     .executeTakeFirst();
-  return Number(row?.links ?? 0);
+  return { links: Number(row?.links ?? 0), beyondEnd: Number(row?.beyond_end ?? 0) };
 }
 
 /** The month's count of ASN records: its list's total, which the loads keep (migration 019). */
@@ -494,9 +524,11 @@ function neighborWalkServed(
 }
 
 /**
- * Each organization's (`parent_key`) neighbours that a page ending at row `end` in the order of `keys` (`order`) can
- * show: its first `end`, or more. An organization's first `end` neighbours are among its members' first `end` each.
- * `walk`: how the members of many links find theirs, where an index serves the order (neighborWalk).
+ * Each organization's (`parent_key`) neighbours that a page from row `offset` to `end` in the order of `keys`
+ * (`order`) can show: in an order of the neighbours' records those of the page alone, numbered (`place`); by ASN its
+ * first `end`, or more. An organization's first `end` neighbours are among its members' first `end` each. `walk`: how
+ * the members of many links find theirs, where an index serves the order (neighborWalk); `placing`: how the others
+ * place theirs.
  */
 function firstNeighbors(
   context: AsrankContext,
@@ -504,9 +536,9 @@ function firstNeighbors(
   orgIds: string[],
   keys: readonly SortKey[],
   order: RawBuilder<unknown>,
-  end: number,
+  { offset, end }: { offset: number; end: number },
   walk: NeighborWalk | null,
-  placedFromMonth: boolean,
+  placing: Placing,
 ) {
   const { dialect } = context;
   const linkOrder = neighborLinkOrder(keys);
@@ -522,15 +554,46 @@ function firstNeighbors(
     orderColumns.map((column) => sql.ref(`${alias}.${column}`).as(column));
   const farEndColumns = ['date', 'org_id', ...orderColumns];
   // The OFFSET keeps the month's records a whole PostgreSQL hashes, not one it looks into for each link.
-  const farEnds = placedFromMonth
+  const farEnds = placing.fromMonth
     ? sql<Database['asns']>`(select ${sql.join(farEndColumns.map((column) => sql.ref(column)))} from asns
         where date = ${date} offset 0)`.as('b')
     : byPrimaryKey(dialect, 'asns', 'b', farEndColumns);
-  const placed = allMemberLinks(context, date, orgIds)
-    .innerJoin(farEnds, (join) => join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'))
-    .where(outsideOrganization())
-    .select((eb) => [eb.ref('a.org_id').as('parent_key'), ...placedColumns('b')]);
-  if (!walk) return firstPlaced(placed.distinct(), order, end);
+  // The placed neighbours of the members that pass `members` (a test of `a`): every link of each, or each member's
+  // first `end` neighbours alone, so that the organization's distinct and window rank those and not all of its links
+  // (the real month's 100 largest organizations' first 4 by `asnDegree.total`: 76,000 links placed). A member of more
+  // than `end` links finds its own by a top-N sort of its links (membersFirstNeighbors); on PostgreSQL where the
+  // month's records are hashed for the batch, each member's links are numbered in the order instead, as a member's cut
+  // would look each of its far ends up by key.
+  const placedOf = (members: RawBuilder<boolean>) => {
+    const everyLink = allMemberLinks(context, date, orgIds)
+      .innerJoin(farEnds, (join) => join.onRef('b.date', '=', 'l.date').onRef('b.asn', '=', 'l.asn1'))
+      .where(outsideOrganization())
+      .where(members);
+    const withOrganization = [sql.ref('a.org_id').as('parent_key'), ...placedColumns('b')];
+    if (!placing.cutsMembers) return everyLink.select(withOrganization).distinct();
+    if (placing.fromMonth) {
+      const memberOrder = orderByList(dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER, { table: 'b' });
+      const numbered = everyLink.select([
+        ...withOrganization,
+        sql<number>`row_number() over (partition by a.asn order by ${memberOrder})`.as('member_place'),
+      ]);
+      return context.db
+        .selectFrom(numbered.as('numbered'))
+        .select(['parent_key', ...orderColumns] as never[])
+        .where('member_place', '<=', end)
+        .distinct();
+    }
+    return everyLink
+      .where('a.number_asn_links', '<=', end)
+      .select(withOrganization)
+      .union(
+        membersFirstNeighbors(context, date, orgIds, keys, end, farEndColumns)
+          .where('a.number_asn_links', '>', end)
+          .where(members)
+          .select(withOrganization) as never,
+      );
+  };
+  if (!walk) return firstPlaced(placedOf(sql<boolean>`true`), order, offset, end);
   // A member of many links walks the month's records in the order instead, each tested for a link from it, until it
   // has its first `end` neighbours outside the organization or has gone its arm's steps: the 21 members of 839 links
   // or more of the generated month's 100 largest organizations hold 78,000 of their 115,000 links. SQLite knows that the
@@ -581,19 +644,56 @@ function firstNeighbors(
     )
     .selectFrom('walks')
     .select(['parent_key', ...orderColumns] as never[])
-    .union(
-      placed.where((eb) =>
-        eb.or([eb('a.number_asn_links', '<', walk.minLinks), eb.not(walkedThrough)]),
-      ) as never,
-    );
-  return firstPlaced(neighbors, order, end);
+    .union(placedOf(sql<boolean>`(a.number_asn_links < ${walk.minLinks} or not ${walkedThrough})`) as never);
+  return firstPlaced(neighbors, order, offset, end);
 }
 
-/** Each organization's first `end` of `neighbors` (its neighbours with the columns the order reads) in `order`. */
-function firstPlaced(neighbors: Expression<unknown>, order: RawBuilder<unknown>, end: number) {
-  return sql<NeighborKey>`(select parent_key, asn as neighbor from (
+/**
+ * Each member's (`a`) first `end` neighbours outside its organization (`b`, with `farEndColumns`) in the order of
+ * `keys`: an organization's first `end` neighbours are among them.
+ */
+function membersFirstNeighbors(
+  context: AsrankContext,
+  date: string,
+  orgIds: readonly string[],
+  keys: readonly SortKey[],
+  end: number,
+  farEndColumns: readonly string[],
+) {
+  const { dialect } = context;
+  const order = orderByList(dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER, { table: 'c' });
+  const firstOfMember = (columns: RawBuilder<unknown>) => sql`select ${columns} from asn_links l
+      cross join ${byPrimaryKey(dialect, 'asns', 'c', farEndColumns)}
+      where l.date = a.date and l.asn0 = a.asn and c.date = l.date and c.asn = l.asn1 and ${outsideOrganization('c')}
+      order by ${order} limit cast(${end} as integer)`;
+  const members = organizationMembers(context, date, orgIds);
+  return dialect === 'postgres'
+    ? // The columns the order reads alone, which an index of them can give without the records (c.*: a read of each).
+      members.crossJoinLateral(
+        sql<
+          Database['asns']
+        >`(${firstOfMember(sql.join(farEndColumns.map((column) => sql.ref(`c.${column}`))))})`.as('b'),
+      )
+    : members
+        .crossJoin(byPrimaryKey(dialect, 'asns', 'b', farEndColumns))
+        .whereRef('b.date', '=', 'a.date')
+        .where(sql<boolean>`b.asn in (${firstOfMember(sql`c.asn`)})`);
+}
+
+/**
+ * Each organization's neighbours from row `offset` to `end` of `neighbors` (its neighbours with the columns the order
+ * reads) in `order`, numbered (`place`): only the page's are looked up whole (the 100 largest organizations' 20 at
+ * offset 100: 2,000 records, not 12,000).
+ */
+function firstPlaced(
+  neighbors: Expression<unknown>,
+  order: RawBuilder<unknown>,
+  offset: number,
+  end: number,
+) {
+  return sql<NeighborKey>`(select parent_key, asn as neighbor, place from (
       select p.*, row_number() over (partition by parent_key order by ${order}) as place from ${neighbors} p
-    ) firsts where place <= ${end})`;
+    ) firsts where place > ${offset} and place <= ${end})`;
 }
 
 /** ASNs outside the organization linked to any of its members, as Asn records of the same month. */
@@ -621,18 +721,36 @@ function neighborsOfOrganizations(
           ? ((await firstClassWalk(context, date, keys, end, monthAsns)) ??
             (await monthWalk(context, date, keys, end, monthAsns)))
           : null;
-      const placedFromMonth =
-        places &&
-        dialect === 'postgres' &&
-        (await placedLinks(context, date, batch, walk?.minLinks ?? 2 ** 31 - 1)) >=
-          organizationNeighborTuning.monthJoinShare * monthAsns;
+      const placed =
+        places && dialect === 'postgres'
+          ? await placedLinks(context, date, batch, walk?.minLinks ?? 2 ** 31 - 1, end)
+          : null;
+      const placing: Placing = {
+        fromMonth: placed !== null && placed.links >= organizationNeighborTuning.monthJoinShare * monthAsns,
+        cutsMembers:
+          organizationNeighborTuning.memberCuts &&
+          (placed === null || placed.beyondEnd >= organizationNeighborTuning.memberCutLinks),
+      };
       return {
         partitionColumn: 'parent_key',
         order,
+        numbered: places,
         rows: (orgIds: string[]) => {
           const neighbors = context.db.selectFrom(
-            firstNeighbors(context, date, orgIds, keys, order, end, walk, placedFromMonth).as('o'),
+            firstNeighbors(
+              context,
+              date,
+              orgIds,
+              keys,
+              order,
+              { offset: page.offset, end },
+              walk,
+              placing,
+            ).as('o'),
           );
+          // The page's place last, as a window would number it: the rows keep the shape of other pages' records (the
+          // place first, the real month's 200 organizations at rank 1,000 read their first 4 neighbours 10% slower).
+          const place = sql.ref<number>('o.place').as('position_in_parent');
           return dialect === 'postgres'
             ? // Each neighbour's record by its key, in a subquery PostgreSQL keeps apart (its LIMIT): estimating the
               // set at thousands of rows, it hashed every record of the month to join 1,185 (the real month's 100
@@ -651,6 +769,7 @@ function neighborsOfOrganizations(
                 )
                 .selectAll('n')
                 .select('o.parent_key')
+                .$if(places, (numbered) => numbered.select(place))
             : // CROSS JOIN: SQLite reads each neighbour's record by its key from the cut; as an inner join it read
               // every record of the month for a cut united from two parts (the walks below).
               neighbors
@@ -658,7 +777,8 @@ function neighborsOfOrganizations(
                 .whereRef('n.asn', '=', 'o.neighbor')
                 .where('n.date', '=', date)
                 .selectAll('n')
-                .select('o.parent_key');
+                .select('o.parent_key')
+                .$if(places, (numbered) => numbered.select(place));
         },
         // Kept by the loads (017): counting the set looked up the organization of every far end of the members' links.
         counts: (orgIds: string[]) => keptOrganizationCounts(context, date, orgIds, 'number_neighbors'),
