@@ -1151,7 +1151,9 @@ export function asnLinksOfOrganizations(
           const byClass = new Map<number, string[]>();
           for (const orgId of orgIds) {
             const sizeClass = sizeClasses.get(orgId) ?? 0;
-            byClass.set(sizeClass, [...(byClass.get(sizeClass) ?? []), orgId]);
+            const ofClass = byClass.get(sizeClass);
+            if (ofClass) ofClass.push(orgId);
+            else byClass.set(sizeClass, [orgId]);
           }
           const arms = [...byClass.values()].map(linksOf);
           return arms.slice(1).reduce((united, arm) => united.unionAll(arm), arms[0]!);
