@@ -4,7 +4,7 @@
 // in every order and with offsets, are checked against the same pages worked out here from all of the month's links,
 // on SQLite and PostgreSQL.
 import { createStoreFacts, organizationNeighborTuning } from '../src';
-import { neighborClassWalk, neighborWalk, neighborWalkSteps } from '../src/types/organization';
+import { neighborClassWalk, neighborWalk, neighborWalkSteps, walkerLinks } from '../src/types/organization';
 import { withLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
 import { LOAD_TIMEOUT_MS } from './support/store';
 import { StatementCounter, throughPlugin } from './support/statementCounter';
@@ -418,7 +418,7 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
     const walkSteps = walk.arms[0]!.steps;
     const order = NEIGHBOUR_ORDERS.find(([sort]) => sort === 'cone.numberAsns')![1];
     const walked = pagesOfWalks(order, page, (member, far) =>
-      far.length < walk.minLinks
+      far.length < walkerLinks(walk)
         ? null
         : far
             .slice(0, walkSteps)

@@ -197,17 +197,21 @@ export interface NeighborWalkArm {
 }
 
 /**
- * Which members walk to their first `end` neighbours, and how far (neighborWalk): those of at least `minLinks` links,
- * over the month's first records in the page's order, as many as their arm's `steps` (arms by `minLinks` ascending,
- * the first's the least walker's).
+ * Which members walk to their first `end` neighbours, and how far (neighborWalk): those of at least one arm's `minLinks`
+ * links, over the month's first records in the page's order, as many as their arm's `steps` (arms by `minLinks`
+ * ascending, the first's the least walker's: walkerLinks).
  */
 export interface NeighborWalk {
-  minLinks: number;
   arms: readonly NeighborWalkArm[];
   /** A class walk's (neighborClassWalk): the column of the order's key and the first value, which the walk reads. */
   firstClass?: { column: string; value: string | number };
   /** A walk of the month's: where it starts, the first key's first value among the records with links (monthWalk). */
   from?: WalkStart;
+}
+
+/** The least links a member walks with (`walk`'s first arm's): members of fewer place theirs. */
+export function walkerLinks(walk: NeighborWalk): number {
+  return walk.arms[0]!.minLinks;
 }
 
 /** The records of a month from `value` of `column` on, in `direction`: those before it have no links. */
@@ -279,7 +283,7 @@ export function neighborWalk(
       break;
     arms.unshift({ minLinks: links, steps });
   }
-  return { minLinks: arms[0]!.minLinks, arms };
+  return { arms };
 }
 
 /**
@@ -302,7 +306,7 @@ export function neighborClassWalk(
   const expectedSteps = (end * monthAsns) / Math.max(1, classSize);
   const minLinks = Math.ceil(2 * expectedSteps);
   const steps = Math.ceil(organizationNeighborTuning.classWalkSteps * expectedSteps);
-  return { minLinks, arms: [{ minLinks, steps }], firstClass };
+  return { arms: [{ minLinks, steps }], firstClass };
 }
 
 /**
@@ -628,7 +632,7 @@ function firstNeighbors(
       ? [
           walkedColumns(
             organizationMembers(context, date, orgIds)
-              .where('a.number_asn_links', '>=', walk.minLinks)
+              .where('a.number_asn_links', '>=', walkerLinks(walk))
               .crossJoinLateral(sql`(${memberWalk(sql`v.*`, armSteps(walk))})`.as('w')) as never,
           ),
         ]
@@ -656,7 +660,9 @@ function firstNeighbors(
     )
     .selectFrom('walks')
     .select(['parent_key', ...orderColumns] as never[])
-    .union(placedOf(sql<boolean>`(a.number_asn_links < ${walk.minLinks} or not ${walkedThrough})`) as never);
+    .union(
+      placedOf(sql<boolean>`(a.number_asn_links < ${walkerLinks(walk)} or not ${walkedThrough})`) as never,
+    );
   return firstPlaced(neighbors, order, offset, end);
 }
 
@@ -746,7 +752,7 @@ function neighborsOfOrganizations(
           : null;
       const placed =
         places && dialect === 'postgres'
-          ? await placedLinks(context, date, batch, walk?.minLinks ?? 2 ** 31 - 1, end)
+          ? await placedLinks(context, date, batch, walk ? walkerLinks(walk) : 2 ** 31 - 1, end)
           : null;
       const placing: Placing = {
         fromMonth: placed !== null && placed.links >= organizationNeighborTuning.monthJoinShare * monthAsns,
