@@ -327,11 +327,11 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
       for (const offset of [0, 3, degree - 2, degree + 3])
         for (const pageSize of [4, 60])
           for (const query of queries(sort, offset, pageSize)) {
-            linkPageTuning.oneAsnUnvaluedByPair = false;
+            linkPageTuning.unvaluedByPair = false;
             const valuedApart = await queryData(handle, query);
             const before = stretches.executed;
             expect(before).toBeGreaterThan(0);
-            linkPageTuning.oneAsnUnvaluedByPair = true;
+            linkPageTuning.unvaluedByPair = true;
             const byPair = await queryData(handle, query);
             expect([query, byPair]).toEqual([query, valuedApart]);
             // No stretch of valued links read, and the page is the one by asn1.
@@ -341,6 +341,42 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
             compared += JSON.stringify(byPair).split('"asn1"').length - 1;
           }
     expect(compared).toBeGreaterThan(500);
+  });
+
+  it("reads organizations' links by a nullable column alone by the pair when no link of the month has a value", async () => {
+    // A statement that orders links by the column: the sorted cuts of every member's links, which the pair's order
+    // reads from each member's range instead. The month's count of valued links names `canonical`.
+    const sortedByColumn = new StatementCounter(
+      (tree) => /number_paths|corrected_by/.test(tree) && !tree.includes('"canonical"'),
+    );
+    const handle = throughPlugin(store.handle, sortedByColumn);
+    // 40 organizations: on SQLite batches of 16 or more are cut by size class.
+    const query = (
+      sort: string,
+      offset: number,
+      pageSize: number,
+    ) => `{ organizations(first: 40) { edges { node {
+      orgId asnLinks(first: ${pageSize}, offset: ${offset}, sort: "${sort}") { totalCount edges { node {
+        asn0 { asn } asn1 { asn asnName } relationship numberPaths correctedBy } } } } } } }`;
+    let compared = 0;
+    for (const sort of ['numberPaths', '-numberPaths', 'correctedBy', '-correctedBy'])
+      for (const [offset, pageSize] of [
+        [0, 3],
+        [2, 40],
+      ] as const) {
+        linkPageTuning.unvaluedByPair = false;
+        const sortedCuts = await queryData(handle, query(sort, offset, pageSize));
+        expect(sortedByColumn.executed).toBeGreaterThan(0);
+        sortedByColumn.executed = 0;
+        linkPageTuning.unvaluedByPair = true;
+        const byPair = await queryData(handle, query(sort, offset, pageSize));
+        expect([sort, offset, byPair]).toEqual([sort, offset, sortedCuts]);
+        expect([sort, offset, sortedByColumn.executed]).toEqual([sort, offset, 0]);
+        const byAsn0 = await queryData(handle, query('asn0', offset, pageSize));
+        expect([sort, offset, byPair]).toEqual([sort, offset, byAsn0]);
+        compared += JSON.stringify(byPair).split('"asn1"').length - 1;
+      }
+    expect(compared).toBeGreaterThan(300);
   });
 
   it("pages one ASN's links by a nullable column alone, valued links then the others, as one statement orders them", async () => {

@@ -118,10 +118,10 @@ export const linkPageTuning = {
    */
   oneAsnRelationshipArms: true,
   /**
-   * One AS's page of one month by a nullable column alone read as by `asn1` when no link of the month has a value in
-   * it (oneAsnOrder; off only to compare, in tests).
+   * One AS's page, and organizations' links, of one month by a nullable column alone read by the pair when no link of
+   * the month has a value in it (unvaluedColumnOrder; off only to compare, in tests).
    */
-  oneAsnUnvaluedByPair: true,
+  unvaluedByPair: true,
   /**
    * One AS's links over several months in an order of its (date, asn0, ...) indexes (isOneAsnIndexKey) merged from
    * the months' arms as a named statement on PostgreSQL (off only to compare, in tests).
@@ -763,15 +763,29 @@ export function asnLinksOfAsns(
  * correction, so a page by `correctedBy` read the AS's every link for those with a value (AS2503's 18,037: 16 ms on
  * SQLite) and then its links by the pair; by `asn1` the page is the compiled neighbour page.
  */
-async function oneAsnOrder(
+function oneAsnOrder(
   context: AsrankContext,
   keys: readonly SortKey[],
   month: string,
 ): Promise<readonly SortKey[]> {
+  return unvaluedColumnOrder(context, keys, month, [{ key: 'asn1', direction: 'asc' }]);
+}
+
+/**
+ * `keys`, or `byPair` (the order's own tie-break) when `keys` is a nullable column alone (`numberPaths`,
+ * `correctedBy`) and no link of `month` has a value in it: every link then ties on it, and the tie-break is what an
+ * index range serves.
+ */
+async function unvaluedColumnOrder(
+  context: AsrankContext,
+  keys: readonly SortKey[],
+  month: string,
+  byPair: readonly SortKey[],
+): Promise<readonly SortKey[]> {
   const column = nullableSortColumn(keys);
-  if (!column || !linkPageTuning.oneAsnUnvaluedByPair) return keys;
+  if (!column || !linkPageTuning.unvaluedByPair) return keys;
   const valued = await valuedLinkTotals(context, column).of(month);
-  return valued === 0 ? [{ key: 'asn1', direction: 'asc' }] : keys;
+  return valued === 0 ? byPair : keys;
 }
 
 /**
@@ -1057,6 +1071,8 @@ export function organizationMemberLinks(
   keys: readonly SortKey[],
   end: number,
   recordedFarEnd = false,
+  // On SQLite, the most members of any of the organizations where the caller knows it (a size class's arm).
+  mostMembers?: number,
 ) {
   const { dialect } = context;
   const served = memberRangeServes(keys);
@@ -1082,7 +1098,9 @@ export function organizationMemberLinks(
   const organizationSize =
     dialect === 'postgres'
       ? sql`(select count(*) from asns s where s.date = a.date and s.org_id = a.org_id)`
-      : sql`coalesce((select count(*) from asns s where s.date = ${date}
+      : mostMembers !== undefined
+        ? sql`cast(${mostMembers} as integer)`
+        : sql`coalesce((select count(*) from asns s where s.date = ${date}
           and ${inValues(dialect, 's.org_id', orgIds, 'text')} group by s.org_id order by count(*) desc limit 1), 1)`;
   const limit = served
     ? sql`cast(${end} as integer)`
@@ -1123,39 +1141,47 @@ export function asnLinksOfOrganizations(
   sort: string | null | undefined,
   needs: ConnectionNeeds,
 ) {
-  const keys = parseSort(sort, 'asnLinks', { argument: 'sort' });
+  const sortKeys = parseSort(sort, 'asnLinks', { argument: 'sort' });
   return nestedPage<string, AsnLinkRow>(
     context,
     `orgLinks|${date}|${sort ?? ''}`,
     page,
     // Built once a batch, not once an organization.
     async (batch) => {
+      // A month without path counts (or corrections) orders them by the pair: each member's range then serves it, where
+      // the generated months' 100 largest organizations sorted every member's links by a column all null (42-57 ms).
+      const keys = await unvaluedColumnOrder(context, sortKeys, date, BY_PAIR_KEYS);
       // On SQLite a member's sorted cut allows for the most members of any organization of its statement (its LIMIT
       // cannot name the outer row), so organizations of like sizes are cut in an arm each: the real month's 100
       // largest organizations by `-numberPaths` kept 17,852 links cut for LVLT-ARIN's 114 members, 6,158 in arms of
       // organizations of up to 1, 2, 4, ... 128 members (72 -> 43 ms). Not for a few organizations, whose cuts hold
       // few links anyway: the sizes' read and the arms cost them 0.6-0.8 ms (5 organizations' links: 3.1 -> 3.9 ms).
-      const sizeClasses =
+      const sizes =
         context.dialect === 'sqlite' && !memberRangeServes(keys) && batch.length >= SIZE_CLASSES_FROM
-          ? await organizationSizeClasses(context, date, batch)
+          ? await organizationSizes(context, date, batch)
           : null;
-      const linksOf = (orgIds: readonly string[]) =>
-        organizationMemberLinks(context, date, orgIds, keys, page.offset + page.first)
+      const linksOf = (orgIds: readonly string[], mostMembers?: number) =>
+        organizationMemberLinks(context, date, orgIds, keys, page.offset + page.first, false, mostMembers)
           .selectAll('l')
           .select('a.org_id as parent_key');
       return {
         partitionColumn: 'parent_key',
         order: orderByList(context.dialect, keys, ASN_LINK_SORT_COLUMNS, LINK_ORDER),
         rows: (orgIds) => {
-          if (!sizeClasses) return linksOf(orgIds);
-          const byClass = new Map<number, string[]>();
+          if (!sizes) return linksOf(orgIds);
+          // Each class (up to 1, 2, 4, ... members) an arm, its cut allowing for its largest organization's members.
+          const byClass = new Map<number, { orgIds: string[]; mostMembers: number }>();
           for (const orgId of orgIds) {
-            const sizeClass = sizeClasses.get(orgId) ?? 0;
+            const size = sizes.get(orgId) ?? 0;
+            const sizeClass = size === 0 ? 0 : 2 ** Math.ceil(Math.log2(size));
             const ofClass = byClass.get(sizeClass);
-            if (ofClass) ofClass.push(orgId);
-            else byClass.set(sizeClass, [orgId]);
+            if (!ofClass) byClass.set(sizeClass, { orgIds: [orgId], mostMembers: size });
+            else {
+              ofClass.orgIds.push(orgId);
+              ofClass.mostMembers = Math.max(ofClass.mostMembers, size);
+            }
           }
-          const arms = [...byClass.values()].map(linksOf);
+          const arms = [...byClass.values()].map((ofClass) => linksOf(ofClass.orgIds, ofClass.mostMembers));
           return arms.slice(1).reduce((united, arm) => united.unionAll(arm), arms[0]!);
         },
         // Kept by the loads (017): counting these links looked up the organization of every far end.
@@ -1169,8 +1195,8 @@ export function asnLinksOfOrganizations(
 /** The organizations a batch of their links needs for its members' cuts by size class (asnLinksOfOrganizations). */
 const SIZE_CLASSES_FROM = 16;
 
-/** Each of organizations `orgIds`' class of size in month `date`: its count of member records' next power of two. */
-async function organizationSizeClasses(
+/** Each of organizations `orgIds`' count of member records in month `date` (an organization of none is left out). */
+async function organizationSizes(
   context: AsrankContext,
   date: string,
   orgIds: readonly string[],
@@ -1179,7 +1205,7 @@ async function organizationSizeClasses(
     .select((eb) => ['a.org_id', eb.fn.countAll<number | string>().as('size')])
     .groupBy('a.org_id')
     .execute();
-  return new Map(sizes.map((row) => [String(row.org_id), 2 ** Math.ceil(Math.log2(Number(row.size)))]));
+  return new Map(sizes.map((row) => [String(row.org_id), Number(row.size)]));
 }
 
 builder.queryFields((t) => ({
