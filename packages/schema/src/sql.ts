@@ -92,7 +92,9 @@ export function orderByList(
   keys: readonly SortKey[],
   columns: Readonly<Record<string, SortColumn>>,
   order: { defaults: readonly SortKey[]; unique: readonly SortKey[] },
-  options: { keyLookup?: boolean; table?: string } = {},
+  // `valuedOnly`: the rows have a value in every nullable column of the order, which is then the dialect's own order
+  // of it (no `nulls last`): PostgreSQL reads an ascending index backwards for a descending order only that way.
+  options: { keyLookup?: boolean; table?: string; valuedOnly?: boolean } = {},
 ): RawBuilder<unknown> {
   // With a short key list (`asns: [...]`) the rows are a few primary-key lookups, but SQLite (no ANALYZE
   // statistics) prefers walking a whole (date, column) index to avoid the sort: 3.5 s instead of 2 ms for 12
@@ -109,7 +111,11 @@ export function orderByList(
     const ref = offIndex ? sql`+${named}` : named;
     const column = target.text && dialect === 'postgres' ? sql`${ref} collate "C"` : ref;
     const direction = key.direction === 'desc' ? sql`desc` : sql`asc`;
-    parts.push(target.nullable ? sql`${column} ${direction} nulls last` : sql`${column} ${direction}`);
+    parts.push(
+      target.nullable && !options.valuedOnly
+        ? sql`${column} ${direction} nulls last`
+        : sql`${column} ${direction}`,
+    );
   }
   return sql.join(parts);
 }

@@ -3,6 +3,7 @@
 // (neighborClassWalk): every organization's pages,
 // in every order and with offsets, are checked against the same pages worked out here from all of the month's links,
 // on SQLite and PostgreSQL.
+import { sql } from 'kysely';
 import { createStoreFacts, organizationNeighborTuning } from '../src';
 import { neighborClassWalk, neighborWalk, neighborWalkSteps, walkerLinks } from '../src/types/organization';
 import { withLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
@@ -57,6 +58,7 @@ const LINK_ORDERS: [string | null, Compare<Link>][] = [
   ['-asn1', inTurn<Link>((a, b) => byNumber(b.asn1, a.asn1), pair)],
   ['-asn0', inTurn<Link>((a, b) => byNumber(b.asn0, a.asn0), pair)],
   ['-numberPaths', inTurn<Link>((a, b) => nullsLast(-1)(a.number_paths, b.number_paths), pair)],
+  ['numberPaths', inTurn<Link>((a, b) => nullsLast(1)(a.number_paths, b.number_paths), pair)],
   [
     'relationship,-asn0',
     inTurn<Link>(
@@ -207,6 +209,15 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
       store = opened;
       latest = store.dates.at(-1)!;
       await placeStubFirstInside(store, latest);
+      // The sample's links carry no path count: one in eight gets one, with ties, the same on both of a link's rows; so
+      // an organization's page of 40 reaches its busiest member's links without one, more than its cut of them keeps.
+      await store.handle.db
+        .updateTable('asn_links')
+        .set({
+          number_paths: sql<number | null>`case when (asn0 + asn1) % 8 = 0 then (asn0 + asn1) % 5 + 1 end`,
+        })
+        .where('date', '=', latest)
+        .execute();
       const asns = await store.handle.db
         .selectFrom('asns')
         .select(['asn', 'org_id', 'rank', 'cone_asns', 'degree_total', 'asn_name'])

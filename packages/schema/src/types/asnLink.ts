@@ -104,6 +104,11 @@ export const linkPageTuning = {
    * compare, in tests).
    */
   oneAsnValuedApart: true,
+  /**
+   * Organizations' links by a nullable column alone cut each member's links with a value, then the others by the pair,
+   * each from its index, on PostgreSQL (off only to compare, in tests).
+   */
+  organizationValuedApart: true,
   /** One AS's link totals read from the counts its rows keep, migration 020 (off only to compare, in tests). */
   keptAsnLinkCounts: true,
   /**
@@ -1060,7 +1065,8 @@ function memberRangeServes(keys: readonly SortKey[]): boolean {
  * - Otherwise each member's links are sorted (a top-N sort, without looking up their far ends) and cut at `end` plus
  *   its organization's members less one (on SQLite the most members of any of the organizations): a member has at
  *   most that many links inside its own organization (one per neighbour), so its first `end` links outside it are
- *   among those; the cut's far ends are looked up then.
+ *   among those; the cut's far ends are looked up then. By a nullable column alone on PostgreSQL, its links with a
+ *   value are cut from their own index range in the order, and those without by the pair.
  * With `recordedFarEnd`, only links whose far end has a record of the month (what a page of neighbours shows).
  * SQLite drives each member's cut as the list of an IN on the primary key; PostgreSQL as a LATERAL subquery.
  */
@@ -1070,9 +1076,14 @@ export function organizationMemberLinks(
   orgIds: readonly string[],
   keys: readonly SortKey[],
   end: number,
-  recordedFarEnd = false,
-  // On SQLite, the most members of any of the organizations where the caller knows it (a size class's arm).
-  mostMembers?: number,
+  {
+    recordedFarEnd = false,
+    mostMembers,
+  }: {
+    recordedFarEnd?: boolean;
+    /** On SQLite, the most members of any of the organizations, where the caller knows it (a size class's arm). */
+    mostMembers?: number;
+  } = {},
 ) {
   const { dialect } = context;
   const served = memberRangeServes(keys);
@@ -1093,11 +1104,13 @@ export function organizationMemberLinks(
             and ${outsideOrganization('y')})`
         : sql`not exists (select 1 from ${farEnd} where y.date = x.date and y.asn = x.asn1 and y.org_id = a.org_id)`;
   // The members a sorted cut allows for: on PostgreSQL the member's own organization's (a LATERAL subquery's LIMIT
-  // may name the outer row); SQLite refuses that, so there the most of any organization of the batch. Each of the real
-  // month's 1,091 members of its 100 largest organizations cut at LVLT-ARIN's 32 + 4 took 152 ms by `-numberPaths`.
+  // may name the outer row), counted once an organization (`sized`, joined below; counted in each member's cut, the
+  // real month's 100 largest organizations' 1,091 members read 51,000 index entries); SQLite refuses that, so there
+  // the most of any organization of the batch. Each of the real month's 1,091 members of its 100 largest organizations
+  // cut at LVLT-ARIN's 32 + 4 took 152 ms by `-numberPaths`.
   const organizationSize =
     dialect === 'postgres'
-      ? sql`(select count(*) from asns s where s.date = a.date and s.org_id = a.org_id)`
+      ? sql`sized.members`
       : mostMembers !== undefined
         ? sql`cast(${mostMembers} as integer)`
         : sql`coalesce((select count(*) from asns s where s.date = ${date}
@@ -1109,19 +1122,49 @@ export function organizationMemberLinks(
   // hashed every record of the month for the 5,426 links of the real month's 100 largest organizations' cuts: 40 ms
   // of 96), joined to the statement on SQLite (within each cut, 48 -> 118 ms for those of the generated month).
   const filteredInCut = served || dialect === 'postgres';
+  // By a nullable column alone on PostgreSQL, a member's links with a value cut from its (date, asn0, number_paths)
+  // range, then those without by the pair, as one AS's are (oneAsnValuedApart): sorted whole, every link of every
+  // member was read from the table (the real month's 100 largest organizations' first 4 by `-numberPaths`: 94 -> 62
+  // ms over HTTP). SQLite sorts a member's links for less than the two cuts cost it (34.7 -> 38.6 ms in process).
+  const nullable =
+    dialect === 'postgres' && !served && linkPageTuning.organizationValuedApart
+      ? nullableSortColumn(keys)
+      : null;
+  const valuedOrder = orderByList(dialect, keys, ASN_LINK_SORT_COLUMNS, LINK_ORDER, { valuedOnly: true });
+  const sortedCut = (columns: RawBuilder<unknown>) => {
+    if (!nullable)
+      return sql`select ${columns} from asn_links x where x.date = a.date and x.asn0 = a.asn
+        order by ${order} limit ${limit}`;
+    const column = sql.ref(`x.${nullable}`);
+    return sql`select * from (select ${columns} from asn_links x where x.date = a.date and x.asn0 = a.asn
+        and ${column} is not null order by ${valuedOrder} limit ${limit}) valued
+      union all select * from (select ${columns} from asn_links x where x.date = a.date and x.asn0 = a.asn
+        and ${column} is null order by x.asn1 limit ${limit}) unvalued`;
+  };
   const memberCut = (columns: RawBuilder<unknown>) =>
     served
       ? sql`select ${columns} from asn_links x where x.date = a.date and x.asn0 = a.asn and ${leavesOrganization}
           order by ${order} limit ${limit}`
       : filteredInCut
-        ? sql`select ${columns} from (select x.* from asn_links x where x.date = a.date and x.asn0 = a.asn
-            order by ${order} limit ${limit}) x where ${leavesOrganization}`
-        : sql`select ${columns} from asn_links x where x.date = a.date and x.asn0 = a.asn
-            order by ${order} limit ${limit}`;
-  if (dialect === 'postgres')
-    return organizationMembers(context, date, orgIds).crossJoinLateral(
-      sql<AsnLinksTable>`(${memberCut(sql`x.*`)})`.as('l'),
-    );
+        ? sql`select ${columns} from (${sortedCut(sql`x.*`)}) x where ${leavesOrganization}`
+        : sortedCut(columns);
+  if (dialect === 'postgres') {
+    const members = organizationMembers(context, date, orgIds);
+    const sized = served
+      ? members
+      : members.innerJoin(
+          context.db
+            .selectFrom('asns as s')
+            .select((eb) => ['s.org_id', eb.fn.countAll<number>().as('members')])
+            .where('s.date', '=', date)
+            .where(inValues(dialect, 's.org_id', orgIds, 'text'))
+            .groupBy('s.org_id')
+            .as('sized'),
+          'sized.org_id',
+          'a.org_id',
+        );
+    return sized.crossJoinLateral(sql<AsnLinksTable>`(${memberCut(sql`x.*`)})`.as('l'));
+  }
   const links = allMemberLinks(context, date, orgIds).where(
     sql<boolean>`l.asn1 in (${memberCut(sql`x.asn1`)})`,
   );
@@ -1161,7 +1204,7 @@ export function asnLinksOfOrganizations(
           ? await organizationSizes(context, date, batch)
           : null;
       const linksOf = (orgIds: readonly string[], mostMembers?: number) =>
-        organizationMemberLinks(context, date, orgIds, keys, page.offset + page.first, false, mostMembers)
+        organizationMemberLinks(context, date, orgIds, keys, page.offset + page.first, { mostMembers })
           .selectAll('l')
           .select('a.org_id as parent_key');
       return {

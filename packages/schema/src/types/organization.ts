@@ -547,7 +547,9 @@ function firstNeighbors(
   const { dialect } = context;
   const linkOrder = neighborLinkOrder(keys);
   if (linkOrder)
-    return sql<NeighborKey>`${organizationMemberLinks(context, date, orgIds, linkOrder, end, true)
+    return sql<NeighborKey>`${organizationMemberLinks(context, date, orgIds, linkOrder, end, {
+      recordedFarEnd: true,
+    })
       .select(['a.org_id as parent_key', 'l.asn1 as neighbor'])
       .distinct()}`;
   // Otherwise each member's neighbours are placed by the columns the order reads, and only the first `end` of each
