@@ -1130,12 +1130,12 @@ export function organizationMemberLinks(
     dialect === 'postgres' && !served && linkPageTuning.organizationValuedApart
       ? nullableSortColumn(keys)
       : null;
-  const valuedOrder = orderByList(dialect, keys, ASN_LINK_SORT_COLUMNS, LINK_ORDER, { valuedOnly: true });
   const sortedCut = (columns: RawBuilder<unknown>) => {
     if (!nullable)
       return sql`select ${columns} from asn_links x where x.date = a.date and x.asn0 = a.asn
         order by ${order} limit ${limit}`;
     const column = sql.ref(`x.${nullable}`);
+    const valuedOrder = orderByList(dialect, keys, ASN_LINK_SORT_COLUMNS, LINK_ORDER, { valuedOnly: true });
     return sql`select * from (select ${columns} from asn_links x where x.date = a.date and x.asn0 = a.asn
         and ${column} is not null order by ${valuedOrder} limit ${limit}) valued
       union all select * from (select ${columns} from asn_links x where x.date = a.date and x.asn0 = a.asn
@@ -1153,13 +1153,7 @@ export function organizationMemberLinks(
     const sized = served
       ? members
       : members.innerJoin(
-          context.db
-            .selectFrom('asns as s')
-            .select((eb) => ['s.org_id', eb.fn.countAll<number>().as('members')])
-            .where('s.date', '=', date)
-            .where(inValues(dialect, 's.org_id', orgIds, 'text'))
-            .groupBy('s.org_id')
-            .as('sized'),
+          organizationMemberCounts(context, date, orgIds).as('sized'),
           'sized.org_id',
           'a.org_id',
         );
@@ -1244,11 +1238,15 @@ async function organizationSizes(
   date: string,
   orgIds: readonly string[],
 ): Promise<Map<string, number>> {
-  const sizes = await organizationMembers(context, date, orgIds)
-    .select((eb) => ['a.org_id', eb.fn.countAll<number | string>().as('size')])
-    .groupBy('a.org_id')
-    .execute();
-  return new Map(sizes.map((row) => [String(row.org_id), Number(row.size)]));
+  const sizes = await organizationMemberCounts(context, date, orgIds).execute();
+  return new Map(sizes.map((row) => [String(row.org_id), Number(row.members)]));
+}
+
+/** Each of organizations `orgIds`' count of member records in month `date` (`members`; none: no row). */
+function organizationMemberCounts(context: AsrankContext, date: string, orgIds: readonly string[]) {
+  return organizationMembers(context, date, orgIds)
+    .select((eb) => ['a.org_id', eb.fn.countAll<number | string>().as('members')])
+    .groupBy('a.org_id');
 }
 
 builder.queryFields((t) => ({
