@@ -125,13 +125,14 @@ const NEIGHBOUR_ORDERS: [string | null, Compare<Member>, ((record: Member) => nu
 /**
  * The settings (organizationNeighborTuning) each neighbour page is asked with, each over the ones before: the defaults
  * (walks of the month in arms, class walks by `cone.numberAsns`, and on PostgreSQL the far ends of the links placed
- * joined from the whole month); no walks and each far end looked up; walks of the month in one arm at 2 steps a link
- * and each far end looked up; no walks and the whole month joined; class walks of one step for each they expect, in
- * every order of one key however few records its class holds; walks of the month in every arm down to `end` steps.
+ * joined from the whole month); no walks and each far end looked up, and in the orders of a member's links the page
+ * ranked whole rather than numbered first; walks of the month in one arm at 2 steps a link and each far end looked up;
+ * no walks and the whole month joined, numbered first again; class walks of one step for each they expect, in every
+ * order of one key however few records its class holds; walks of the month in every arm down to `end` steps.
  */
 const NEIGHBOUR_SETTINGS = [
   { ...organizationNeighborTuning },
-  { stepsPerLink: 0, monthJoinShare: Infinity, memberCuts: false },
+  { stepsPerLink: 0, monthJoinShare: Infinity, memberCuts: false, numberedLinkOrder: false },
   {
     stepsPerLink: 2,
     monthJoinShare: Infinity,
@@ -140,7 +141,7 @@ const NEIGHBOUR_SETTINGS = [
     memberCuts: true,
     memberCutLinks: 0,
   },
-  { stepsPerLink: 0, monthJoinShare: 0 },
+  { stepsPerLink: 0, monthJoinShare: 0, numberedLinkOrder: true },
   { stepsPerLink: 0.5, monthJoinShare: Infinity, classWalkShare: 0, classWalkSteps: 1 },
   { classWalkShare: Infinity, shorterWalkEnds: 0, monthJoinShare: 0, memberCuts: false },
 ];

@@ -180,6 +180,15 @@ export const organizationNeighborTuning = {
    * `-cone.numberAsns`: 1,400 links placed, 18.7 -> 20.5 ms cut). 0: always.
    */
   memberCutLinks: 4000,
+  /**
+   * Neighbours in an order a member's own links serve (neighborLinkOrder: rank, or ASN) numbered from the columns the
+   * order reads, before the page's alone are read whole, as the other orders' are (firstPlaced): the window ranked the
+   * whole records of every distinct neighbour the members' first `end` links reach (the real month's 100 largest
+   * organizations' 20 at offset 100: 16,191 records read for 1,903). Over HTTP, those 20 at offset 100 by rank:
+   * 85-88 -> 59-62 ms on SQLite, 106-112 -> 100-102 on PostgreSQL; by ASN 68-82 -> 40-45 and 101-103 -> 70
+   * (docs/performance.md, the seventy-fifth round). false: ranked whole, as before.
+   */
+  numberedLinkOrder: true,
 };
 
 /** How a batch's members place their neighbours (firstNeighbors). */
@@ -543,15 +552,44 @@ function firstNeighbors(
   { offset, end }: { offset: number; end: number },
   walk: NeighborWalk | null,
   placing: Placing,
+  // In an order of a member's links, the page's neighbours numbered before they are read whole (numbersLinkOrder).
+  numbered: boolean,
 ) {
   const { dialect } = context;
   const linkOrder = neighborLinkOrder(keys);
-  if (linkOrder)
-    return sql<NeighborKey>`${organizationMemberLinks(context, date, orgIds, linkOrder, end, {
-      recordedFarEnd: true,
-    })
+  if (linkOrder) {
+    const pairs = organizationMemberLinks(context, date, orgIds, linkOrder, end, { recordedFarEnd: true })
       .select(['a.org_id as parent_key', 'l.asn1 as neighbor'])
-      .distinct()}`;
+      .distinct();
+    if (!numbered) return sql<NeighborKey>`${pairs}`;
+    // By ASN the pair is all the order reads; by rank, each neighbour's rank from the narrow index of the records.
+    const fromPairs = context.db.selectFrom(pairs.as('o'));
+    const placedPairs =
+      linkOrder.length > 0
+        ? fromPairs.select(['o.parent_key', 'o.neighbor as asn'])
+        : dialect === 'postgres'
+          ? // Looked up by key in a subquery PostgreSQL keeps apart (its LIMIT): estimating thousands of pairs, it
+            // hashed the month's records (24 ms of the real month's 100 largest organizations' first 5).
+            fromPairs
+              .innerJoinLateral(
+                (eb) =>
+                  eb
+                    .selectFrom('asns as b')
+                    .select(['b.asn', 'b.rank'])
+                    .where('b.date', '=', date)
+                    .whereRef('b.asn', '=', 'o.neighbor')
+                    .limit(1)
+                    .as('b'),
+                (join) => join.onTrue(),
+              )
+              .select(['o.parent_key', 'b.asn', 'b.rank'])
+          : fromPairs
+              .crossJoin(byPrimaryKey(dialect, 'asns', 'b', ['date', 'asn', 'rank']))
+              .whereRef('b.asn', '=', 'o.neighbor')
+              .where('b.date', '=', date)
+              .select(['o.parent_key', 'b.asn', 'b.rank']);
+    return firstPlaced(placedPairs, order, offset, end);
+  }
   // Otherwise each member's neighbours are placed by the columns the order reads, and only the first `end` of each
   // organization are read whole: ranking the whole records of the 100 largest organizations' 115,000 neighbours (the
   // generated month) took 680 ms on SQLite and 1.2 s on PostgreSQL.
@@ -727,6 +765,17 @@ function firstPlaced(
     ) firsts where place > ${offset} and place <= ${end})`;
 }
 
+/**
+ * Whether a page of neighbours in an order of a member's links (`linkOrder`) numbers them from the columns the order
+ * reads before the page's alone are read whole (organizationNeighborTuning.numberedLinkOrder). By ASN the pair is
+ * all it reads. By rank each neighbour's rank is one more lookup, and on PostgreSQL a first page, whose neighbours are
+ * not many more than it shows, lost by it (30 organizations at rank 50, first 4: 5.4 -> 5.7 ms).
+ */
+function numbersLinkOrder(dialect: DialectName, linkOrder: readonly SortKey[], offset: number): boolean {
+  if (!organizationNeighborTuning.numberedLinkOrder) return false;
+  return dialect === 'sqlite' || linkOrder.length > 0 || offset > 0;
+}
+
 /** ASNs outside the organization linked to any of its members, as Asn records of the same month. */
 function neighborsOfOrganizations(
   context: AsrankContext,
@@ -745,7 +794,9 @@ function neighborsOfOrganizations(
     async (batch) => {
       const order = orderByList(dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER);
       const end = page.offset + page.first;
-      const places = neighborLinkOrder(keys) === null;
+      const linkOrder = neighborLinkOrder(keys);
+      const places = linkOrder === null;
+      const numbered = places || numbersLinkOrder(dialect, linkOrder, page.offset);
       const monthAsns = places ? await monthAsnCount(context, date) : 0;
       const walk =
         places && organizationNeighborTuning.stepsPerLink > 0
@@ -765,7 +816,7 @@ function neighborsOfOrganizations(
       return {
         partitionColumn: 'parent_key',
         order,
-        numbered: places,
+        numbered,
         rows: (orgIds: string[]) => {
           const neighbors = context.db.selectFrom(
             firstNeighbors(
@@ -777,6 +828,7 @@ function neighborsOfOrganizations(
               { offset: page.offset, end },
               walk,
               placing,
+              numbered,
             ).as('o'),
           );
           // The page's place last, as a window would number it: the rows keep the shape of other pages' records (the
@@ -800,7 +852,7 @@ function neighborsOfOrganizations(
                 )
                 .selectAll('n')
                 .select('o.parent_key')
-                .$if(places, (numbered) => numbered.select(place))
+                .$if(numbered, (rows) => rows.select(place))
             : // CROSS JOIN: SQLite reads each neighbour's record by its key from the cut; as an inner join it read
               // every record of the month for a cut united from two parts (the walks below).
               neighbors
@@ -809,7 +861,7 @@ function neighborsOfOrganizations(
                 .where('n.date', '=', date)
                 .selectAll('n')
                 .select('o.parent_key')
-                .$if(places, (numbered) => numbered.select(place));
+                .$if(numbered, (rows) => rows.select(place));
         },
         // Kept by the loads (017): counting the set looked up the organization of every far end of the members' links.
         counts: (orgIds: string[]) => keptOrganizationCounts(context, date, orgIds, 'number_neighbors'),
