@@ -310,6 +310,11 @@ function selectionsAt(info: GraphQLResolveInfo, path: readonly string[]): Select
   return selections;
 }
 
+/** Whether the current field's selection reaches an object field at `path` (fragments followed, directives not read). */
+export function selectsAt(info: GraphQLResolveInfo, path: readonly string[]): boolean {
+  return selectionsAt(info, path).length > 0;
+}
+
 /**
  * The columns the selections at `path` read, as selectedAsnColumnsAt says, for any record type's column table
  * (`variant` names it in the remembered answers, apart from the position's own selection's).

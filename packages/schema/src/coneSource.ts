@@ -10,6 +10,15 @@ import { LRUCache } from 'lru-cache';
 import type { Database, DialectName } from '@asrank/db';
 import type { ConeStreamSource } from '@asrank/domain';
 import type { PrefixRecord } from './types/refs';
+
+/**
+ * A prefix of a stream page whose items select no `prefixes`: its key alone. The paginator then needs only how many
+ * prefixes each cone holds, so a group of small cones does not read the rows of `prefixes` (groupPrefixKeys).
+ */
+export type PrefixKey = Pick<PrefixRecord, 'date' | 'prefixId'>;
+
+/** A stream page's prefix: its record, or its key alone where the page shows no prefix. */
+export type StreamPrefix = PrefixRecord | PrefixKey;
 import { coneListsOf, conePrefixPositionsOf, networkAt, type MonthPrefixIndex } from './conePrefixIndex';
 import { perHandle } from './perHandle';
 import { inValues } from './sql';
@@ -22,7 +31,9 @@ import { inValues } from './sql';
  * memory once the month's prefix index is loaded). Mutable so tests can drive both strategies and chunk edges on
  * the small sample. `smallConeGroup`: the small cones of a walk whose whole member and prefix lists are read in one
  * statement each (smallConeGroups; 0 turns it off). `fewMembers`: the members up to which a small cone's prefix page
- * is cut from its whole list, read as a group of one cone (fewMemberPrefixes; 0 turns it off).
+ * is cut from its whole list, read as a group of one cone (fewMemberPrefixes; 0 turns it off). `keysWhereUnshown`:
+ * a group's prefixes as keys alone where the page's items select no `prefixes` (groupPrefixKeys; false reads their
+ * records anyway, to compare).
  */
 export const coneStreamTuning = {
   chunk: 10001,
@@ -30,6 +41,7 @@ export const coneStreamTuning = {
   largeConePrefixes: 1000,
   smallConeGroup: 256,
   fewMembers: 256,
+  keysWhereUnshown: true,
 };
 
 /** Cones are listed in chunks of this many rows (a page rarely needs more). */
@@ -507,22 +519,31 @@ async function groupMembers<Cone extends WalkCone>(
   return lists;
 }
 
+/** A month's small cones of a group, and their members' prefixes (groupOrigins). */
+interface MonthOrigins<Cone> {
+  date: string;
+  cones: Cone[];
+  /** Each member's prefix ids, as prefix_origins holds them. */
+  prefixIdsOf: Map<number, number[]>;
+  /** Every prefix id among them, once. */
+  prefixIds: number[];
+}
+
 /**
- * The whole distinct prefix lists of small cones (as conePrefixChunk defines them): their members, the members'
- * prefixes (prefix_origins by its key), then those prefixes' rows, three index reads a month joined here. One join of
- * the three for 256 cones made PostgreSQL hash the month's prefixes (177 ms a group on the real month). The members
- * come from `membersOfCone`, the walk's member lists, where the walk has read them already; the others are read and
- * filed there.
+ * The prefixes of small cones' members, as their ids: the members, then their prefixes (prefix_origins by its key),
+ * two index reads a month. One join of members, origins and prefixes for 256 cones made PostgreSQL hash the month's
+ * prefixes (177 ms a group on the real month). The members come from `membersOfCone`, the walk's member lists, where
+ * the walk has read them already; the others are read and filed there.
  */
-async function groupPrefixes<Cone extends WalkCone>(
+async function groupOrigins<Cone extends WalkCone>(
   scope: WalkScope,
   group: readonly Cone[],
   membersOfCone: Map<Cone, number[]>,
-): Promise<Map<Cone, PrefixRecord[]>> {
-  const lists = new Map<Cone, PrefixRecord[]>();
+): Promise<MonthOrigins<Cone>[]> {
   const unread = group.filter((cone) => !membersOfCone.has(cone));
   if (unread.length > 0)
     for (const [cone, list] of await groupMembers(scope, unread)) membersOfCone.set(cone, list);
+  const months: MonthOrigins<Cone>[] = [];
   for (const [date, cones] of byMonth(group)) {
     const members = [...new Set(cones.flatMap((cone) => membersOfCone.get(cone) ?? []))];
     const origins =
@@ -536,7 +557,39 @@ async function groupPrefixes<Cone extends WalkCone>(
             .execute();
     const prefixIdsOf = new Map<number, number[]>();
     for (const row of origins) appendTo(prefixIdsOf, Number(row.asn), Number(row.prefix_id));
-    const prefixIds = [...new Set(origins.map((row) => Number(row.prefix_id)))];
+    months.push({
+      date,
+      cones,
+      prefixIdsOf,
+      prefixIds: [...new Set(origins.map((row) => Number(row.prefix_id)))],
+    });
+  }
+  return months;
+}
+
+/** The distinct ids of `cone`'s prefixes that `holds` (all by default), ascending, as conePrefixChunk orders them. */
+function conePrefixIds(
+  members: readonly number[] | undefined,
+  prefixIdsOf: Map<number, number[]>,
+  holds: (id: number) => boolean = () => true,
+): number[] {
+  const ids = new Set<number>();
+  for (const member of members ?? [])
+    for (const id of prefixIdsOf.get(member) ?? []) if (holds(id)) ids.add(id);
+  return [...ids].sort((x, y) => x - y);
+}
+
+/**
+ * The whole distinct prefix lists of small cones (as conePrefixChunk defines them): their members' prefixes
+ * (groupOrigins), then those prefixes' rows, one more index read a month.
+ */
+async function groupPrefixes<Cone extends WalkCone>(
+  scope: WalkScope,
+  group: readonly Cone[],
+  membersOfCone: Map<Cone, number[]>,
+): Promise<Map<Cone, PrefixRecord[]>> {
+  const lists = new Map<Cone, PrefixRecord[]>();
+  for (const { date, cones, prefixIdsOf, prefixIds } of await groupOrigins(scope, group, membersOfCone)) {
     const rows =
       prefixIds.length === 0
         ? []
@@ -551,16 +604,33 @@ async function groupPrefixes<Cone extends WalkCone>(
       const prefixId = Number(row.prefix_id);
       prefixOf.set(prefixId, { date, prefixId, network: row.network, length: row.length });
     }
-    for (const cone of cones) {
-      const ids = new Set<number>();
-      for (const member of membersOfCone.get(cone) ?? [])
-        for (const id of prefixIdsOf.get(member) ?? []) if (prefixOf.has(id)) ids.add(id);
+    const read = (id: number) => prefixOf.has(id);
+    for (const cone of cones)
       lists.set(
         cone,
-        [...ids].sort((x, y) => x - y).map((id) => prefixOf.get(id)!),
+        conePrefixIds(membersOfCone.get(cone), prefixIdsOf, read).map((id) => prefixOf.get(id)!),
       );
-    }
   }
+  return lists;
+}
+
+/**
+ * The distinct prefix keys of small cones (groupOrigins), for a page that shows no prefix: the rows of `prefixes`
+ * were read only to be dropped (a walk by `-asn` on the real month: 1,518 of them, 2-4 ms of a 10 ms page on SQLite).
+ * The load writes an origin only for a prefix of its month, so the counts are the records'.
+ */
+async function groupPrefixKeys<Cone extends WalkCone>(
+  scope: WalkScope,
+  group: readonly Cone[],
+  membersOfCone: Map<Cone, number[]>,
+): Promise<Map<Cone, PrefixKey[]>> {
+  const lists = new Map<Cone, PrefixKey[]>();
+  for (const { date, cones, prefixIdsOf } of await groupOrigins(scope, group, membersOfCone))
+    for (const cone of cones)
+      lists.set(
+        cone,
+        conePrefixIds(membersOfCone.get(cone), prefixIdsOf).map((prefixId) => ({ date, prefixId })),
+      );
   return lists;
 }
 
@@ -600,11 +670,11 @@ const understatedConesOf = perHandle<object, UnderstatedCones>(() => new Underst
  * CAIDA's files: AS1251's cone_asns is 19 in December 2017, its members 6,934): a cone the estimate left out is read
  * in a group of its own when the walk gets there. Per walk (one request).
  */
-function smallConeGroups(scope: WalkScope, understated: UnderstatedCones) {
+function smallConeGroups(scope: WalkScope, understated: UnderstatedCones, prefixRecords: boolean) {
   let chunk: readonly StreamCone[] = [];
   let position = -1;
   const members = new Map<StreamCone, number[]>();
-  const prefixes = new Map<StreamCone, PrefixRecord[]>();
+  const prefixes = new Map<StreamCone, StreamPrefix[]>();
   /** A cone's members as read, else as counted (cone_asns may come from CAIDA's files and differ a lot). */
   const asnsOf = (cone: StreamCone) => members.get(cone)?.length ?? cone.coneAsns;
   const itemsOf = (cone: StreamCone) => asnsOf(cone) + cone.conePrefixes;
@@ -655,7 +725,10 @@ function smallConeGroups(scope: WalkScope, understated: UnderstatedCones) {
         (small) => small.conePrefixes,
         // A later cone's prefixes come after its members: a page full within them never reads its prefixes.
         (next, itemsBefore) => itemsBefore + asnsOf(next) < budget,
-        (walkScope, group) => groupPrefixes(walkScope, group, members),
+        (walkScope, group) =>
+          prefixRecords
+            ? groupPrefixes(walkScope, group, members)
+            : groupPrefixKeys(walkScope, group, members),
       ),
   };
 }
@@ -671,10 +744,12 @@ export function coneStreamSource(
   scope: WalkScope,
   walkKey: string,
   coneChunk: (offset: number, limit: number, after: StreamCone | null) => Promise<StreamCone[]>,
-): ConeStreamSource<StreamCone, StreamMember, PrefixRecord> {
+  // The page's items show their prefixes: false where they select none (the prefixes are then keys alone).
+  showsPrefixes = true,
+): ConeStreamSource<StreamCone, StreamMember, StreamPrefix> {
   const chunks = coneChunksOf(scope.db);
   const understated = understatedConesOf(scope.db);
-  const groups = smallConeGroups(scope, understated);
+  const groups = smallConeGroups(scope, understated, showsPrefixes || !coneStreamTuning.keysWhereUnshown);
   const asRead = (cone: StreamCone) => understated.asRead(scope, cone);
   const chunkKey = (offset: number, rows: number) => `${scope.dataVersion}|${walkKey}|${rows}|${offset}`;
   const chunkAt = async (offset: number, rows: number): Promise<StreamCone[]> => {

@@ -43,12 +43,13 @@ async function walk(
   selection: string,
   variables: { first: number; asns?: string[] },
   { fragments = '', counter }: { fragments?: string; counter?: StatementCounter } = {},
-): Promise<{ cones: WalkedCone[]; pages: number }> {
+): Promise<{ cones: WalkedCone[]; pages: number; cursors: string[] }> {
   const counted = counter ? throughPlugin(handle, counter) : handle;
   const query = `query($cursor: String, $first: Int, $asns: [String!]) {
     asnConesStream(pageCursor: $cursor, first: $first, asns: $asns) {
       pageInfo { nextPageCursor hasNextPage } pages { coneIndex ${selection} } } } ${fragments}`;
   const cones: WalkedCone[] = [];
+  const cursors: string[] = [];
   let cursor: string | null = null;
   let pages = 0;
   for (;;) {
@@ -59,11 +60,12 @@ async function walk(
       cone.members.push(...(item.asns ?? []));
       cone.prefixes.push(...(item.prefixes ?? []));
     }
+    cursors.push(data.asnConesStream.pageInfo.nextPageCursor);
     if (!data.asnConesStream.pageInfo.hasNextPage) break;
     cursor = data.asnConesStream.pageInfo.nextPageCursor;
     if (pages > 20000) throw new Error('stream does not end');
   }
-  return { cones, pages };
+  return { cones, pages, cursors };
 }
 
 /** A month read straight from the tables: each cone's members and distinct prefixes (network/length, by prefix_id). */
@@ -229,6 +231,48 @@ describe.each(STORE_KINDS)('cone stream strategies on %s', (kind) => {
       expect(member.asnName).toBe(row?.asn_name ?? '');
     }
     expect(members.some((member) => member.rank !== null)).toBe(true);
+  });
+
+  it('pages a walk whose items show no prefixes as one that shows them, without reading the rows of prefixes', async () => {
+    // Every cone small: their prefixes come from groups of cones, each read by SQL.
+    coneStreamTuning.largeConeAsns = Number.MAX_SAFE_INTEGER;
+    coneStreamTuning.largeConePrefixes = Number.MAX_SAFE_INTEGER;
+    const variables = { first: 97 };
+    const readsPrefixRows = () => new StatementCounter((tree) => tree.includes('"name":"prefixes"'));
+    const counters = { shown: readsPrefixRows(), unshown: readsPrefixRows(), recordsRead: readsPrefixRows() };
+    const shown = await walk(
+      store.handle,
+      'asn { asn } asns { asn } prefixes { network length }',
+      variables,
+      {
+        counter: counters.shown,
+      },
+    );
+    const unshown = await walk(store.handle, 'asn { asn } asns { asn }', variables, {
+      counter: counters.unshown,
+    });
+    coneStreamTuning.keysWhereUnshown = false;
+    const recordsRead = await walk(store.handle, 'asn { asn } asns { asn }', variables, {
+      counter: counters.recordsRead,
+    });
+    coneStreamTuning.keysWhereUnshown = true;
+    // Shown through a fragment: the records are read.
+    const viaFragment = await walk(store.handle, 'asn { asn } asns { asn } ...Shown', variables, {
+      fragments: 'fragment Shown on AsnConeStreamItem { prefixes { network length } }',
+    });
+    expect(shown.pages).toBeGreaterThan(20);
+    // Prefixes end some pages (a cursor's third number: the next prefix of its cone), so their counts place the pages.
+    expect(shown.cursors.some((cursor) => Number(cursor.split(',')[2] || 0) > 0)).toBe(true);
+    expect(unshown.cursors).toEqual(shown.cursors);
+    expect(recordsRead.cursors).toEqual(shown.cursors);
+    expect(viaFragment.cursors).toEqual(shown.cursors);
+    const members = (cones: WalkedCone[]) => cones.map((cone) => [cone.asn.asn, cone.members]);
+    expect(members(unshown.cones)).toEqual(members(shown.cones));
+    expect(viaFragment.cones).toEqual(shown.cones);
+    expect(shown.cones.some((cone) => cone.prefixes.length > 0)).toBe(true);
+    expect(counters.shown.executed).toBeGreaterThan(0);
+    expect(counters.recordsRead.executed).toBeGreaterThan(0);
+    expect(counters.unshown.executed).toBe(0);
   });
 
   it('reads the list of cones once per chunk of cones, not again for every page', async () => {

@@ -27,7 +27,13 @@ import {
   sortKeysNamed,
   type SortColumn,
 } from '../sql';
-import { coneStreamSource, rowsPerQuery, type StreamCone, type StreamMember } from '../coneSource';
+import {
+  coneStreamSource,
+  rowsPerQuery,
+  type StreamCone,
+  type StreamMember,
+  type StreamPrefix,
+} from '../coneSource';
 import { monthTotals } from '../listTotals';
 import { monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { monthsFirstPage, monthsPageAfter, type MonthSeekRange } from '../monthsBookmarks';
@@ -36,7 +42,7 @@ import { servedByIndex } from '../monthArms';
 import { AsnRef, PrefixRef, type PrefixRecord } from './refs';
 import { ASN_HISTORIC_ORDER, ASN_SORT_COLUMNS } from './asn';
 import { memberKeys, memberRecords } from './asnCone';
-import { selectedAsnColumns, selectsOnlyAsnKey } from '../asnColumns';
+import { selectedAsnColumns, selectsAt, selectsOnlyAsnKey } from '../asnColumns';
 import { compiledLimit } from '../compiledLookups';
 
 /** Bound in place of a cone chunk's values when its statement is compiled; values its SQL never binds otherwise. */
@@ -160,7 +166,7 @@ function seekingConeChunks(
   };
 }
 
-type StreamPage = ConeStreamPage<StreamCone, StreamMember, PrefixRecord>;
+type StreamPage = ConeStreamPage<StreamCone, StreamMember, StreamPrefix>;
 type StreamItem = StreamPage['items'][number];
 
 interface StreamResult {
@@ -202,9 +208,19 @@ const StreamItemRef = builder.objectRef<StreamItem>('AsnConeStreamItem').impleme
           ? memberKeys(item.asns)
           : memberRecords(context, item.asns, selectedAsnColumns(info)),
     }),
-    prefixes: t.field({ type: [PrefixRef], resolve: (item) => item.prefixes }),
+    prefixes: t.field({ type: [PrefixRef], resolve: (item) => prefixRecords(item.prefixes) }),
   }),
 });
+
+/**
+ * A page item's prefixes as records. A walk reads keys alone only where its items select no `prefixes` (the root
+ * resolver's selectsAt), so a list of keys here is a fault of that reading, not of the request.
+ */
+function prefixRecords(prefixes: readonly StreamPrefix[]): readonly PrefixRecord[] {
+  if (prefixes.length > 0 && !('network' in prefixes[0]!))
+    throw new Error('asnConesStream: prefixes were read as keys alone for a page that shows them');
+  return prefixes as readonly PrefixRecord[];
+}
 
 const StreamConnectionRef = builder.objectRef<StreamResult>('AsnConeStreamConnection').implement({
   description: 'One page of the cone stream.',
@@ -340,7 +356,7 @@ builder.queryFields((t) => ({
         description: `Items (member ASNs + prefixes) per page, 1 to ${MAX_CONE_STREAM_BUDGET}; default ${DEFAULT_CONE_STREAM_BUDGET}.`,
       }),
     },
-    resolve: async (_root, args, context): Promise<StreamResult> => {
+    resolve: async (_root, args, context, info): Promise<StreamResult> => {
       const budget = parseBudget(args.first);
       const wanted = parseDateList(args.dates, 'dates');
       const historic = wanted !== null && wanted.length > 1;
@@ -470,6 +486,7 @@ builder.queryFields((t) => ({
           // The filters and order name the cone list exactly (the months already resolved).
           JSON.stringify(filters),
           coneChunk,
+          selectsAt(info, ['pages', 'prefixes']),
         ),
         args.pageCursor,
         budget,
