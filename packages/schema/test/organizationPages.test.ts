@@ -121,6 +121,8 @@ const NEIGHBOUR_ORDERS: [string | null, Compare<Member>, ((record: Member) => nu
       (a, b) => b.asn - a.asn,
     ),
   ],
+  // A text key a class walk may take (its ties by ASN ascending).
+  ['asnName', inTurn<Member>((a, b) => byText(a.asn_name, b.asn_name), byAsn)],
 ];
 /**
  * The settings (organizationNeighborTuning) each neighbour page is asked with, each over the ones before: the defaults
@@ -128,7 +130,8 @@ const NEIGHBOUR_ORDERS: [string | null, Compare<Member>, ((record: Member) => nu
  * joined from the whole month); no walks and each far end looked up, and in the orders of a member's links the page
  * ranked whole rather than numbered first; walks of the month in one arm at 2 steps a link and each far end looked up;
  * no walks and the whole month joined, numbered first again; class walks of one step for each they expect, in every
- * order of one key however few records its class holds; walks of the month in every arm down to `end` steps.
+ * order of one key however few records its class holds; walks of the month in every arm down to `end` steps; class
+ * walks again, in every order of one key, for the share of the month's link ends their class holds alone.
  */
 const NEIGHBOUR_SETTINGS = [
   { ...organizationNeighborTuning },
@@ -144,6 +147,7 @@ const NEIGHBOUR_SETTINGS = [
   { stepsPerLink: 0, monthJoinShare: 0, numberedLinkOrder: true },
   { stepsPerLink: 0.5, monthJoinShare: Infinity, classWalkShare: 0, classWalkSteps: 1 },
   { classWalkShare: Infinity, shorterWalkEnds: 0, monthJoinShare: 0, memberCuts: false },
+  { classWalkLinkShare: 0 },
 ];
 const PAGES = [
   { first: 3, offset: 0 },
@@ -473,6 +477,53 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
         aboveMonthsLeast: true,
       });
     }
+  });
+
+  it("walks an order's class by the share of the month's link ends it holds, not below it", async () => {
+    // The least cone of a linked record: its records' link ends (their link rows) against every link's two.
+    const linkedCones = [...new Set(links.map((link) => link.asn0))].map(
+      (asn) => records.get(asn)!.cone_asns,
+    );
+    const least = Math.min(...linkedCones);
+    const classEnds = links.filter((link) => records.get(link.asn0)!.cone_asns === least).length;
+    const linkShare = classEnds / links.length;
+    expect(linkShare).toBeGreaterThan(0);
+    expect(linkShare).toBeLessThan(1);
+    const page = PAGES[0]!;
+    const order = NEIGHBOUR_ORDERS.find(([sort]) => sort === 'cone.numberAsns')![1];
+    const walks: Record<string, boolean> = {};
+    try {
+      for (const [name, classWalkLinkShare] of [
+        ['just under its share', linkShare * 0.99],
+        ['just above it', linkShare * 1.01],
+      ] as const) {
+        const classWalks = new StatementCounter((tree) => tree.includes('order by l.asn1 limit'));
+        Object.assign(organizationNeighborTuning, NEIGHBOUR_SETTINGS[0], {
+          classWalkShare: Infinity,
+          classWalkLinkShare,
+        });
+        const data = await queryData<{
+          organizations: {
+            edges: { node: { orgId: string; neighbors: { edges: { node: { asn: string } }[] } } }[];
+          };
+        }>(
+          throughPlugin(store.handle, classWalks),
+          `query($first: Int) { organizations(first: 10000) { edges { node { orgId neighbors(first: $first,
+          sort: "cone.numberAsns") { edges { node { asn } } } } } } }`,
+          { first: page.first },
+        );
+        for (const { node } of data.organizations.edges)
+          expect({
+            name,
+            org: node.orgId,
+            neighbours: node.neighbors.edges.map(({ node: neighbour }) => neighbour.asn),
+          }).toEqual({ name, org: node.orgId, neighbours: expectedNeighbours(node.orgId, order, page) });
+        walks[name] = classWalks.executed > 0;
+      }
+    } finally {
+      Object.assign(organizationNeighborTuning, NEIGHBOUR_SETTINGS[0]);
+    }
+    expect(walks).toEqual({ 'just under its share': true, 'just above it': false });
   });
 
   it("reads an order's first class once, in the order's direction, for the class walks of its pages", async () => {

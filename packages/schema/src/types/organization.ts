@@ -147,6 +147,17 @@ export const organizationNeighborTuning = {
    */
   classWalkShare: 0.5,
   /**
+   * ...or the share of the month's link ends (its records' links, as their rows keep them) that the class holds: a class
+   * as common among link ends as among records is as common among a member's neighbours. By `-source` (its first value
+   * 36-38% of the records, 37-47% of the link ends) the 100 largest organizations' first 5 neighbours took 52-101 ms
+   * over HTTP, 12-44 with class walks; by `asnName` on the real month (its 10,554 unnamed records, 13% of them and 17%
+   * of the link ends) 69 -> 38 ms on SQLite, the same on PostgreSQL. A class of records of one link each is not:
+   * `asnDegree.total` (25-34% of the records, 3-4% of the link ends) walked the small organizations' members for
+   * nothing (1,000 organizations' first 2 on PostgreSQL: 313 -> 702 ms). Docs/performance.md, the seventy-fifth round.
+   * Infinity: never.
+   */
+  classWalkLinkShare: 0.15,
+  /**
    * A class walk's steps, in the steps it expects to take (neighborClassWalk): a member's neighbours lie unevenly in the
    * class (the real month's largest members by `cone.numberAsns` took 4 to 77 steps to their first 4, where 5 to 7 were
    * expected), and a walk cut short places the member's links as well. At 32 the real month's pages by
@@ -469,7 +480,11 @@ const firstClassWalk: WalkOfPage = async (context, date, keys, end, monthAsns) =
   const key = classWalkKey(keys);
   if (key === null) return null;
   const firstClass = await monthFirstClass(context, date, key);
-  if (firstClass === null || firstClass.size < organizationNeighborTuning.classWalkShare * monthAsns)
+  if (firstClass === null) return null;
+  if (
+    firstClass.size < organizationNeighborTuning.classWalkShare * monthAsns &&
+    !(await holdsLinkShare(context, date, key, firstClass))
+  )
     return null;
   const { column } = ASN_SORT_COLUMNS[key.key]!;
   return neighborClassWalk(end, monthAsns, firstClass.size, { column, value: firstClass.value });
@@ -495,6 +510,42 @@ async function placedLinks(
     .where('a.number_asn_links', '<', minLinks)
     .executeTakeFirst();
   return { links: Number(row?.links ?? 0), beyondEnd: Number(row?.beyond_end ?? 0) };
+}
+
+/**
+ * Whether `firstClass` holds at least classWalkLinkShare of the month's link ends: its records' links (as their rows
+ * keep them, migration 020) against the month's links (its list's total, kept by the loads). Read once a data version.
+ */
+async function holdsLinkShare(
+  context: AsrankContext,
+  date: string,
+  key: SortKey,
+  firstClass: FirstClass,
+): Promise<boolean> {
+  const share = organizationNeighborTuning.classWalkLinkShare;
+  if (!Number.isFinite(share)) return false;
+  const { column } = ASN_SORT_COLUMNS[key.key]!;
+  const [classLinks, monthLinks] = await Promise.all([
+    keptMonthWalkFact(context, `class links\u0000${date}\u0000${column}\u0000${key.direction}`, async () => {
+      const row = await context.db
+        .selectFrom('asns')
+        .select((eb) => [
+          eb.fn.sum<number | string | null>('number_asn_links').as('links'),
+          dataVersionColumn(),
+        ])
+        .where('date', '=', date)
+        .where(sql.ref(column), '=', firstClass.value)
+        .executeTakeFirstOrThrow();
+      return { version: row.data_version ?? null, value: Number(row.links ?? 0) };
+    }),
+    listTotal(
+      context,
+      context.db.selectFrom('asn_links').where('date', '=', date),
+      monthListScope('asn_links', [date], {}),
+    ),
+  ]);
+  // Each link has two ends, one in each of its two rows.
+  return classLinks !== null && monthLinks > 0 && classLinks >= share * 2 * monthLinks;
 }
 
 /** The month's count of ASN records: its list's total, which the loads keep (migration 019). */
