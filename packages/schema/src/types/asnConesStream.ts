@@ -217,7 +217,7 @@ const StreamItemRef = builder.objectRef<StreamItem>('AsnConeStreamItem').impleme
  * resolver's selectsAt), so a list of keys here is a fault of that reading, not of the request.
  */
 function prefixRecords(prefixes: readonly StreamPrefix[]): readonly PrefixRecord[] {
-  if (prefixes.length > 0 && !('network' in prefixes[0]!))
+  if (prefixes.length > 0 && prefixes[0]!.network === null)
     throw new Error('asnConesStream: prefixes were read as keys alone for a page that shows them');
   return prefixes as readonly PrefixRecord[];
 }
