@@ -170,6 +170,9 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
           const args = `first: 6, offset: ${offset}, sort: "${sort}"`;
           const asked = async (query: string, arms: boolean) => {
             linkPageTuning.oneAsnRelationshipArms = arms;
+            // Every parent's cut from its ranges too, however few its links.
+            linkPageTuning.parentRelationshipRanges = arms;
+            linkPageTuning.relationshipRangesFrom = 0;
             const forms = new PageFormRecorder();
             const trees: string[] = [];
             const kept = throughPlugin(throughPlugin(store.handle, forms), {
@@ -208,8 +211,8 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
             if (query === several) {
               // Per parent where SQLite reads each one's relationships' ranges; PostgreSQL has none, and cuts.
               expect(merged.forms).toEqual([kind === 'sqlite' ? 'per parent' : 'windowed cuts']);
-              // On SQLite each parent's eight ranges; PostgreSQL plans them at each call, and sorts instead.
-              expect(merged.armRelationships).toBe(kind === 'sqlite' ? busiest.length * 8 : 0);
+              // Each parent's eight ranges: on SQLite per parent, on PostgreSQL in the cut every parent's lateral reads.
+              expect(merged.armRelationships).toBe(kind === 'sqlite' ? busiest.length * 8 : 8);
               expect(sorted.armRelationships).toBe(0);
             }
           }
@@ -219,6 +222,59 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
           expect([one, nested.asn.asnLinks]).toEqual([one, rootPage.asnLinks]);
         }
     expect(compared).toBeGreaterThan(200);
+  });
+
+  it("cuts a batch's parents of many links by relationship from their ranges and the others sorted, the same pages", async () => {
+    const latest = store.dates.at(-1)!;
+    // More parents than read per parent on SQLite, some busy and some of a few links.
+    const parents = await store.handle.db
+      .selectFrom('asns')
+      .select(['asn', 'number_asn_links'])
+      .where('date', '=', latest)
+      .where('number_asn_links', '>', 0)
+      .orderBy('number_asn_links', 'desc')
+      .orderBy('asn')
+      .execute();
+    const chosen = [
+      ...parents.slice(0, nestedPageTuning.perParentBesideCuts),
+      ...parents.slice(-nestedPageTuning.perParentBesideCuts),
+    ];
+    const linkCounts = chosen.map((row) => Number(row.number_asn_links));
+    const threshold = linkCounts[nestedPageTuning.perParentBesideCuts - 2]!;
+    const ranged = linkCounts.filter((links) => links >= threshold).length;
+    // Both cuts in the batch.
+    expect(ranged).toBeGreaterThan(0);
+    expect(ranged).toBeLessThan(chosen.length);
+    let compared = 0;
+    for (const sort of ['relationship', '-relationship'])
+      for (const offset of [0, 2, threshold - 1]) {
+        const query = `{ asns(asns: [${chosen.map((row) => `"${row.asn}"`).join(', ')}], sort: "asn") { edges { node {
+          asn asnLinks(first: 4, offset: ${offset}, sort: "${sort}") { edges { node { asn1 { asn } relationship } } } } } } }`;
+        const asked = async (ranges: boolean, relationshipRangesFrom = threshold) => {
+          Object.assign(linkPageTuning, { parentRelationshipRanges: ranges, relationshipRangesFrom });
+          const trees: string[] = [];
+          const kept = throughPlugin(store.handle, {
+            transformQuery: (transformed) => {
+              trees.push(JSON.stringify(transformed.node));
+              return transformed.node;
+            },
+            transformResult: async (transformed) => transformed.result,
+          });
+          const data = await queryData<LinksOfAsns>(kept, query);
+          const page = trees.find((tree) => tree.includes('position_in_parent')) ?? '';
+          return { data, arms: (page.match(/"value":"(customer|peer|provider|sibling)"/g) ?? []).length };
+        };
+        const withRanges = await asked(true);
+        const sorted = await asked(false);
+        // The ranged parents' cut, written once for all of them (eight ranges), beside the others' sorted cut.
+        expect([sort, offset, withRanges.data]).toEqual([sort, offset, sorted.data]);
+        expect({ sort, offset, arms: withRanges.arms }).toEqual({ sort, offset, arms: 8 });
+        expect(sorted.arms).toBe(0);
+        // No parent of that many links: no ranges.
+        expect((await asked(true, Math.max(...linkCounts) + 1)).arms).toBe(0);
+        compared += JSON.stringify(sorted.data).split('"asn1"').length - 1;
+      }
+    expect(compared).toBeGreaterThan(50);
   });
 
   it('reads a batch larger than the per-parent bound windowed', async () => {
