@@ -4,7 +4,7 @@
 // in every order and with offsets, are checked against the same pages worked out here from all of the month's links,
 // on SQLite and PostgreSQL.
 import { sql } from 'kysely';
-import { createStoreFacts, organizationNeighborTuning } from '../src';
+import { createStoreFacts, linkPageTuning, organizationNeighborTuning } from '../src';
 import { neighborClassWalk, neighborWalk, neighborWalkSteps, walkerLinks } from '../src/types/organization';
 import { withLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
 import { LOAD_TIMEOUT_MS } from './support/store';
@@ -68,6 +68,8 @@ const LINK_ORDERS: [string | null, Compare<Link>][] = [
     ),
   ],
   ['correctedBy', inTurn<Link>((a, b) => nullsLast(1)(a.corrected_by, b.corrected_by), pair)],
+  ['relationship', inTurn<Link>((a, b) => byText(a.relationship, b.relationship), pair)],
+  ['-relationship', inTurn<Link>((a, b) => byText(b.relationship, a.relationship), pair)],
 ];
 const byAsn: Compare<Member> = (a, b) => byNumber(a.asn, b.asn);
 const byRank = inTurn<Member>((a, b) => nullsLast(1)(a.rank, b.rank), byAsn);
@@ -607,36 +609,47 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
   });
 
   it.each(LINK_ORDERS)(
-    "pages every organization's links by %s as all of them sorted",
+    "pages every organization's links by %s as all of them sorted, members' cuts sorted or from their ranges",
     async (sort, order) => {
-      for (const page of PAGES) {
-        const data = await queryData<{
-          organizations: {
-            edges: {
-              node: {
-                orgId: string;
-                asnLinks: { edges: { node: { asn0: { asn: string }; asn1: { asn: string } } }[] };
-              };
-            }[];
-          };
-        }>(
-          store.handle,
-          `query($sort: String, $first: Int, $offset: Int) { organizations(first: 10000) { edges { node { orgId
+      // By relationship on PostgreSQL, members of that many links cut theirs from their relationship ranges: the
+      // defaults' few of the sample's members, then every member, then none.
+      const { relationshipRangesFrom } = linkPageTuning;
+      for (const rangesFrom of [relationshipRangesFrom, 0, 2 ** 31 - 1])
+        for (const page of PAGES) {
+          linkPageTuning.relationshipRangesFrom = rangesFrom;
+          const data = await queryData<{
+            organizations: {
+              edges: {
+                node: {
+                  orgId: string;
+                  asnLinks: { edges: { node: { asn0: { asn: string }; asn1: { asn: string } } }[] };
+                };
+              }[];
+            };
+          }>(
+            store.handle,
+            `query($sort: String, $first: Int, $offset: Int) { organizations(first: 10000) { edges { node { orgId
           asnLinks(first: $first, offset: $offset, sort: $sort) { edges { node { asn0 { asn } asn1 { asn } } } } } } } }`,
-          { sort, ...page },
-        );
-        let shown = 0;
-        for (const { node } of data.organizations.edges) {
-          const expected = [...(outside.get(node.orgId) ?? [])]
-            .sort(order)
-            .slice(page.offset, page.offset + page.first)
-            .map((link) => `${link.asn0}-${link.asn1}`);
-          const got = node.asnLinks.edges.map(({ node: link }) => `${link.asn0.asn}-${link.asn1.asn}`);
-          expect({ org: node.orgId, page, links: got }).toEqual({ org: node.orgId, page, links: expected });
-          shown += got.length;
+            { sort, ...page },
+          );
+          let shown = 0;
+          for (const { node } of data.organizations.edges) {
+            const expected = [...(outside.get(node.orgId) ?? [])]
+              .sort(order)
+              .slice(page.offset, page.offset + page.first)
+              .map((link) => `${link.asn0}-${link.asn1}`);
+            const got = node.asnLinks.edges.map(({ node: link }) => `${link.asn0.asn}-${link.asn1.asn}`);
+            expect({ org: node.orgId, page, rangesFrom, links: got }).toEqual({
+              org: node.orgId,
+              page,
+              rangesFrom,
+              links: expected,
+            });
+            shown += got.length;
+          }
+          expect(shown).toBeGreaterThan(0);
+          linkPageTuning.relationshipRangesFrom = relationshipRangesFrom;
         }
-        expect(shown).toBeGreaterThan(0);
-      }
     },
   );
 

@@ -130,6 +130,12 @@ export const linkPageTuning = {
    * 5.7 -> 9.3 on PostgreSQL, each ranged). Docs/performance.md, the seventy-fifth round.
    */
   parentRelationshipRanges: true,
+  /**
+   * On PostgreSQL, organizations' links by relationship alone: each member of relationshipRangesFrom links or more cuts
+   * its first ones from its relationship ranges (organizationMemberLinks). The real month's 100 largest organizations'
+   * first 5: 88-95 -> 65-70 ms, 1,000 organizations' first 2: 209-224 -> 164-180 (in process).
+   */
+  memberRelationshipRanges: true,
   relationshipRangesFrom: 64,
   /**
    * One AS's page, and organizations' links, of one month by a nullable column alone read by the pair when no link of
@@ -484,6 +490,35 @@ function relationshipRangesOf(
       .orderBy(order)
       .limit(end),
   ) as unknown as SelectQueryBuilder<Database, keyof Database, object>[];
+}
+
+/**
+ * The keys and relationship of one AS's (`asn0`) first `limit` links of `month` in `order`, an order by relationship
+ * alone: its eight ranges of the (date, canonical, relationship, asn0, asn1) index, each by asn1 and cut, their keys
+ * then in the order and cut again (as relationshipRangesOf reads one AS's page). SQLite is told the index: with the AS
+ * named by the outer row it read each range from the AS's range of the primary key, filtered.
+ */
+function relationshipRangesCut(
+  dialect: DialectName,
+  month: RawBuilder<unknown>,
+  asn0: RawBuilder<unknown>,
+  order: RawBuilder<unknown>,
+  limit: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  const index = dialect === 'sqlite' ? sql` indexed by asn_links_date_canonical_relationship` : sql``;
+  const arms = RELATIONSHIP_RANGES.map(
+    ({ relationship, canonical }, arm) =>
+      sql`select * from (select x.date, x.asn0, x.asn1, x.relationship from asn_links x${index}
+        where x.date = ${month} and x.asn0 = ${asn0} and x.canonical = ${sql.lit(canonical)}
+          and x.relationship = ${sql.lit(relationship)} order by x.asn1 limit ${limit}) ${sql.raw(`arm_${arm}`)}`,
+  );
+  return sql`select k.* from (${sql.join(arms, sql` union all `)}) k order by ${order} limit ${limit}`;
+}
+
+/** The whole link rows of `keys`' links (date, asn0, asn1), each by its key. */
+function linksByKey(keys: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`select l.* from (${keys}) k cross join asn_links l
+    where l.date = k.date and l.asn0 = k.asn0 and l.asn1 = k.asn1`;
 }
 
 /** The eight ranges of the (date, canonical, relationship, asn0, asn1) index one AS's links of a month fall in. */
@@ -963,26 +998,12 @@ function asnLinksPageQuery(
       // A parent of many links by relationship: its first `end` of each of its eight ranges of the (date, canonical,
       // relationship, asn0, asn1) index, their keys then in the order and cut (relationshipRangesOf): sorted, every
       // link of each was read (the real month's 100 largest ASes' 80,500 links, 41 of PostgreSQL's 42 ms).
-      const relationshipIndex =
-        context.dialect === 'sqlite' ? sql` indexed by asn_links_date_canonical_relationship` : sql``;
-      const rangesCut = (parent: RawBuilder<unknown>) => {
-        const arms = RELATIONSHIP_RANGES.map(
-          ({ relationship, canonical }, index) =>
-            sql`select * from (select x.date, x.asn0, x.asn1, x.relationship from asn_links x${relationshipIndex}
-              where x.date = ${date} and x.asn0 = ${parent} and x.canonical = ${sql.lit(canonical)}
-                and x.relationship = ${sql.lit(relationship)} order by x.asn1
-                limit cast(${end} as integer)) ${sql.raw(`arm_${index}`)}`,
-        );
-        return sql`select k.* from (${sql.join(arms, sql` union all `)}) k order by ${order}
-          limit cast(${end} as integer)`;
-      };
+      const rangesCut = (parent: RawBuilder<unknown>) =>
+        relationshipRangesCut(context.dialect, sql`${date}`, parent, order, sql`cast(${end} as integer)`);
       const ofParents = (parents: readonly number[], ranged: boolean) => {
         const list = boundList(context.dialect, parents, 'bigint');
         if (context.dialect === 'postgres') {
-          const cut = ranged
-            ? sql`select l.* from (${rangesCut(sql`p.asn`)}) k cross join asn_links l
-                where l.date = k.date and l.asn0 = k.asn0 and l.asn1 = k.asn1`
-            : sortedCut(sql`x.*`, sql`p.asn`);
+          const cut = ranged ? linksByKey(rangesCut(sql`p.asn`)) : sortedCut(sql`x.*`, sql`p.asn`);
           return sql`select l.*, l.asn0 as parent_key from unnest(${list}::bigint[]) p(asn)
             cross join lateral (${cut}) l`;
         }
@@ -1205,7 +1226,23 @@ export function organizationMemberLinks(
     dialect === 'postgres' && !served && linkPageTuning.organizationValuedApart
       ? nullableSortColumn(keys)
       : null;
+  // By relationship alone on PostgreSQL, a member of many links (as its row keeps them) cuts its first ones from its
+  // eight relationship ranges (relationshipRangesCut), the others sort theirs: sorted, every link of every member was
+  // read from the table (the real month's 100 largest organizations' 87,000 links, 65 of the statement's 71 ms).
+  // SQLite reads a member's links for their order from the (date, asn0, rank, asn1) index that holds the relationship,
+  // and its ranges cost it more (the real month's 30 organizations at rank 50: 8.7 -> 13.2 ms in process).
+  const byRelationship =
+    dialect === 'postgres' &&
+    !served &&
+    linkPageTuning.memberRelationshipRanges &&
+    relationshipRuns(keys)[0] !== null;
   const sortedCut = (columns: RawBuilder<unknown>) => {
+    if (byRelationship) {
+      const many = sql`a.number_asn_links >= ${linkPageTuning.relationshipRangesFrom}`;
+      return sql`select * from (${linksByKey(relationshipRangesCut(dialect, sql`a.date`, sql`a.asn`, order, limit))}) ranged
+        where ${many} union all select * from (select ${columns} from asn_links x where x.date = a.date
+          and x.asn0 = a.asn order by ${order} limit ${limit}) sorted where not ${many}`;
+    }
     if (!nullable)
       return sql`select ${columns} from asn_links x where x.date = a.date and x.asn0 = a.asn
         order by ${order} limit ${limit}`;
