@@ -7,6 +7,7 @@ import type {
   PluginTransformResultArgs,
   RootOperationNode,
 } from 'kysely';
+import { sql } from 'kysely';
 import { linkPageTuning, nestedPageTuning } from '../src';
 import {
   busiestAsns,
@@ -399,5 +400,47 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
     expect(linksOf('pageInfo')).toEqual(
       both.map(({ totalCount }) => ({ pageInfo: { hasNextPage: totalCount > 3 } })),
     );
+  });
+
+  it("pages several ASes' links by a path count from each one's valued range and the rest by the pair, as uncut", async () => {
+    // The sample's links carry no path count: one in eight gets one here, with ties, the same on both of a link's rows
+    // (taken back after), so a busy parent's first links by `-numberPaths` hold valued links and then unvalued ones.
+    const latest = store.dates.at(-1)!;
+    const { db } = store.handle;
+    const busiest = await busiestAsns(store.handle, latest, nestedPageTuning.perParentBesideCuts + 2);
+    const largest = Number(busiest[0]!.degree_total);
+    await db
+      .updateTable('asn_links')
+      .set({
+        number_paths: sql<number | null>`case when (asn0 + asn1) % 8 = 0 then (asn0 + asn1) % 5 + 1 end`,
+      })
+      .where('date', '=', latest)
+      .execute();
+    try {
+      let compared = 0;
+      for (const sort of ['-numberPaths', 'numberPaths'])
+        for (const offset of [0, 3, Math.floor(largest / 8), Math.floor(largest / 2)]) {
+          const query = `{ asns(asns: [${busiest.map((row) => `"${row.asn}"`).join(', ')}], sort: "asn") { edges {
+            node { asn asnLinks(first: 5, offset: ${offset}, sort: "${sort}") { edges { node { asn1 { asn }
+            numberPaths } } } } } } }`;
+          const cut = await pagesIn(query, 0);
+          nestedPageTuning.windowedCuts = false;
+          const uncut = await pagesIn(query, 0);
+          nestedPageTuning.windowedCuts = true;
+          expect(cut.forms).toEqual(['windowed cuts']);
+          expect(uncut.forms).toEqual(['windowed']);
+          expect([query, cut.data]).toEqual([query, uncut.data]);
+          const paths = cut.data.asns.edges.flatMap((edge) =>
+            edge.node.asnLinks.edges.map((link) => link.node['numberPaths']),
+          );
+          // Pages of valued links and of unvalued ones both.
+          if (offset === 0 && sort === '-numberPaths')
+            expect(paths.some((count) => count !== null)).toBe(true);
+          compared += paths.length;
+        }
+      expect(compared).toBeGreaterThan(100);
+    } finally {
+      await db.updateTable('asn_links').set({ number_paths: null }).where('date', '=', latest).execute();
+    }
   });
 });
