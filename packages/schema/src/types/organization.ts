@@ -694,6 +694,10 @@ function firstNeighbors(
   // or more of the generated month's 100 largest organizations hold 78,000 of their 115,000 links. SQLite knows that the
   // walk's records come in the order from the co-routine of its first steps, and stops at `end` as PostgreSQL does.
   const walkOrder = orderByList(dialect, keys, ASN_SORT_COLUMNS, ASN_ORDER, { table: 'v' });
+  // What a walk reads of each record it passes, which the order's index holds on SQLite (its whole record, `v.*`, was
+  // read from the table at every step: the 1,000 first organizations' first 2 by `-cone.numberAsns` on the generated
+  // month, 186 -> 169 ms in process; PostgreSQL read the index alone either way).
+  const walkedRecordColumns = sql.join(farEndColumns.map((column) => sql.ref(`v.${column}`)));
   const { firstClass } = walk;
   const memberWalk = (columns: RawBuilder<unknown>, steps: RawBuilder<number>) =>
     firstClass
@@ -706,7 +710,7 @@ function firstNeighbors(
           and ${sql.ref(`v.${firstClass.column}`)} = ${firstClass.value} and ${outsideOrganization('v')}
         order by l.asn1 limit cast(${end} as integer)`
       : sql`select ${columns} from (
-          select v.* from asns v where v.date = a.date and ${fromStart(walk.from)}
+          select ${walkedRecordColumns} from asns v where v.date = a.date and ${fromStart(walk.from)}
           order by ${walkOrder} limit ${steps}
         ) v where ${linkedOutside(dialect, 'v')} order by ${walkOrder} limit cast(${end} as integer)`;
   const walkedColumns = (walked: SelectQueryBuilder<never, never, never>) =>
