@@ -10,6 +10,9 @@ import { LRUCache } from 'lru-cache';
 import type { Database, DialectName } from '@asrank/db';
 import type { ConeStreamSource } from '@asrank/domain';
 import type { PrefixRecord } from './types/refs';
+import { coneListsOf, conePrefixPositionsOf, networkAt, type MonthPrefixIndex } from './conePrefixIndex';
+import { perHandle } from './perHandle';
+import { inValues } from './sql';
 
 /**
  * A prefix of a stream page whose items select no `prefixes`: its key alone, its network and length not read. The
@@ -21,9 +24,6 @@ export type PrefixKey = Pick<PrefixRecord, 'date' | 'prefixId'> & { network: nul
 
 /** A stream page's prefix: its record, or its key alone where the page shows no prefix. */
 export type StreamPrefix = PrefixRecord | PrefixKey;
-import { coneListsOf, conePrefixPositionsOf, networkAt, type MonthPrefixIndex } from './conePrefixIndex';
-import { perHandle } from './perHandle';
-import { inValues } from './sql';
 
 /**
  * Rows per keyset query, the cone size (member ASNs) above which a cone's lists are computed once and kept in

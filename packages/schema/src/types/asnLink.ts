@@ -492,6 +492,18 @@ function relationshipRangesOf(
   ) as unknown as SelectQueryBuilder<Database, keyof Database, object>[];
 }
 
+/** One AS's (`asn0`) first `limit` links of `month` in `order` (`columns` of each), its links sorted. */
+function sortedLinksCut(
+  columns: RawBuilder<unknown>,
+  month: RawBuilder<unknown>,
+  asn0: RawBuilder<unknown>,
+  order: RawBuilder<unknown>,
+  limit: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  return sql`select ${columns} from asn_links x where x.date = ${month} and x.asn0 = ${asn0}
+    order by ${order} limit ${limit}`;
+}
+
 /**
  * The keys and relationship of one AS's (`asn0`) first `limit` links of `month` in `order`, an order by relationship
  * alone: its eight ranges of the (date, canonical, relationship, asn0, asn1) index, each by asn1 and cut, their keys
@@ -982,15 +994,14 @@ function asnLinksPageQuery(
     byRelationshipArms &&
     context.dialect === 'sqlite' &&
     ((asn: number, end: number) => {
-      const arms = RELATIONSHIP_RANGES.map(
-        ({ relationship, canonical }, index) =>
-          sql`select * from (select date, asn0, asn1, relationship, canonical from asn_links
-            where date = ${date} and asn0 = ${asn} and canonical = ${sql.lit(canonical)}
-              and relationship = ${sql.lit(relationship)}
-            order by ${order} limit cast(${end} as integer)) ${sql.raw(`arm_${index}`)}`,
+      const cut = relationshipRangesCut(
+        context.dialect,
+        sql`${date}`,
+        sql`${asn}`,
+        order,
+        sql`cast(${end} as integer)`,
       );
-      return sql`(select row.*, row.asn0 as parent_key from (${sql.join(arms, sql` union all `)}) keys
-        join asn_links row on row.date = keys.date and row.asn0 = keys.asn0 and row.asn1 = keys.asn1)`;
+      return sql`(select row.*, row.asn0 as parent_key from (${linksByKey(cut)}) row)`;
     });
   return {
     partitionColumn: 'parent_key',
@@ -1023,13 +1034,12 @@ function asnLinksPageQuery(
       // 1,000 ASes' first 5 by `numberPaths` read 146 -> 158 ms so.
       const valuedApart = context.dialect === 'postgres' && keys[0]?.direction === 'desc' ? nullable : null;
       const sortedCut = (columns: RawBuilder<unknown>, parent: RawBuilder<unknown>) =>
-        sql`select ${columns} from asn_links x where x.date = ${date} and x.asn0 = ${parent}
-          order by ${order} limit cast(${end} as integer)`;
+        sortedLinksCut(columns, sql`${date}`, parent, order, endLimit);
       // A parent of many links by relationship: its first `end` of each of its eight ranges of the (date, canonical,
       // relationship, asn0, asn1) index, their keys then in the order and cut (relationshipRangesOf): sorted, every
       // link of each was read (the real month's 100 largest ASes' 80,500 links, 41 of PostgreSQL's 42 ms).
       const rangesCut = (parent: RawBuilder<unknown>) =>
-        relationshipRangesCut(context.dialect, sql`${date}`, parent, order, sql`cast(${end} as integer)`);
+        relationshipRangesCut(context.dialect, sql`${date}`, parent, order, endLimit);
       const ofParents = (parents: readonly number[], ranged: boolean) => {
         const list = boundList(context.dialect, parents, 'bigint');
         if (context.dialect === 'postgres') {
@@ -1279,15 +1289,14 @@ export function organizationMemberLinks(
     linkPageTuning.memberRelationshipRanges &&
     relationshipRuns(keys)[0] !== null;
   const sortedCut = (columns: RawBuilder<unknown>) => {
+    const sorted = sortedLinksCut(columns, sql`a.date`, sql`a.asn`, order, limit);
     if (byRelationship) {
       const many = sql`a.number_asn_links >= ${linkPageTuning.relationshipRangesFrom}`;
-      return sql`select * from (${linksByKey(relationshipRangesCut(dialect, sql`a.date`, sql`a.asn`, order, limit))}) ranged
-        where ${many} union all select * from (select ${columns} from asn_links x where x.date = a.date
-          and x.asn0 = a.asn order by ${order} limit ${limit}) sorted where not ${many}`;
+      const ranged = linksByKey(relationshipRangesCut(dialect, sql`a.date`, sql`a.asn`, order, limit));
+      return sql`select * from (${ranged}) ranged where ${many}
+        union all select * from (${sorted}) sorted where not ${many}`;
     }
-    if (!nullable)
-      return sql`select ${columns} from asn_links x where x.date = a.date and x.asn0 = a.asn
-        order by ${order} limit ${limit}`;
+    if (!nullable) return sorted;
     return valuedApartCut(dialect, keys, nullable, columns, sql`a.date`, sql`a.asn`, limit);
   };
   const memberCut = (columns: RawBuilder<unknown>) =>

@@ -466,11 +466,7 @@ const monthWalk: WalkOfPage = async (context, date, keys, end, monthAsns) => {
           value: rows.map((row) => Number(row.number_asn_links)),
         })),
     ),
-    listTotal(
-      context,
-      db.selectFrom('asn_links').where('date', '=', date),
-      monthListScope('asn_links', [date], {}),
-    ),
+    monthLinkCount(context, date),
   ]);
   return { ...neighborWalk(end, monthAsns, walkedLinks?.slice(0, steps) ?? [], monthLinks), from };
 };
@@ -538,14 +534,19 @@ async function holdsLinkShare(
         .executeTakeFirstOrThrow();
       return { version: row.data_version ?? null, value: Number(row.links ?? 0) };
     }),
-    listTotal(
-      context,
-      context.db.selectFrom('asn_links').where('date', '=', date),
-      monthListScope('asn_links', [date], {}),
-    ),
+    monthLinkCount(context, date),
   ]);
   // Each link has two ends, one in each of its two rows.
   return classLinks !== null && monthLinks > 0 && classLinks >= share * 2 * monthLinks;
+}
+
+/** The month's count of links (each once, though it has two rows): its list's total, which the loads keep (019). */
+function monthLinkCount(context: AsrankContext, date: string): Promise<number> {
+  return listTotal(
+    context,
+    context.db.selectFrom('asn_links').where('date', '=', date),
+    monthListScope('asn_links', [date], {}),
+  );
 }
 
 /** The month's count of ASN records: its list's total, which the loads keep (migration 019). */
