@@ -44,9 +44,10 @@ export interface NestedPageQuery<P extends string | number, R = unknown> {
   /**
    * Every given parent's rows that a page ending at row `end` in `order` can show (at least its first `end`, with
    * `parent_key`), each parent's cut by its own index range: the windowed form then ranks those, not every row of
-   * every parent (`asns(first: 1000) { asnLinks(first: 1) }`: the links of the 1,000 largest ASes).
+   * every parent (`asns(first: 1000) { asnLinks(first: 1) }`: the links of the 1,000 largest ASes). Asynchronous
+   * where the relation reads something of the parents first to cut them: only a batch read in this form pays that.
    */
-  cutRows?(parents: P[], end: number): Expression<unknown>;
+  cutRows?(parents: P[], end: number): Expression<unknown> | Promise<Expression<unknown>>;
   /**
    * A batch of one parent's page (its rows, without `parent_key`), where the relation reads one parent's page better
    * alone than either form: `asn(asn) { asnLinks }`, whose neighbours' records come with the page as the root list's.
@@ -74,7 +75,7 @@ export const nestedPageTuning = {
 type PagedRow<R, P> = R & { parent_key: P; position_in_parent: number };
 
 /** Every parent's page in one windowed query: each parent's rows (or its cut rows) ranked, then cut to the page. */
-function windowedRows<P extends string | number, R>(
+async function windowedRows<P extends string | number, R>(
   query: NestedPageQuery<P>,
   parents: P[],
   page: { first: number; offset: number },
@@ -83,7 +84,7 @@ function windowedRows<P extends string | number, R>(
     return sql<PagedRow<R, P>>`select * from ${query.rows(parents)} paged order by position_in_parent`;
   const rows =
     query.cutRows && nestedPageTuning.windowedCuts
-      ? query.cutRows(parents, page.offset + page.first)
+      ? await query.cutRows(parents, page.offset + page.first)
       : query.rows(parents);
   return sql<PagedRow<R, P>>`select * from (
       select w.*, row_number() over (partition by ${sql.ref(query.partitionColumn)} order by ${query.order}) as position_in_parent
@@ -148,7 +149,7 @@ export function nestedPage<P extends string | number, R>(
             : unique.length <= nestedPageTuning.perParentMaxParents);
         const rowsQuery = perParent
           ? perParentRows<P, R>(query, unique, page)
-          : windowedRows<P, R>(query, unique, page);
+          : await windowedRows<P, R>(query, unique, page);
         // Kysely parenthesises an embedded query, so `from ${rows} w` is a derived table.
         for (const { position_in_parent: _position, ...row } of (await rowsQuery.execute(context.db)).rows) {
           const parentKey = String(row.parent_key);

@@ -174,6 +174,7 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
             // Every parent's cut from its ranges too, however few its links.
             linkPageTuning.parentRelationshipRanges = arms;
             linkPageTuning.relationshipRangesFrom = 0;
+            linkPageTuning.relationshipRangesPerEnd = 0;
             const forms = new PageFormRecorder();
             const trees: string[] = [];
             const kept = throughPlugin(throughPlugin(store.handle, forms), {
@@ -251,8 +252,16 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
       for (const offset of [0, 2, threshold - 1]) {
         const query = `{ asns(asns: [${chosen.map((row) => `"${row.asn}"`).join(', ')}], sort: "asn") { edges { node {
           asn asnLinks(first: 4, offset: ${offset}, sort: "${sort}") { edges { node { asn1 { asn } relationship } } } } } } }`;
-        const asked = async (ranges: boolean, relationshipRangesFrom = threshold) => {
-          Object.assign(linkPageTuning, { parentRelationshipRanges: ranges, relationshipRangesFrom });
+        const asked = async (
+          ranges: boolean,
+          relationshipRangesFrom = threshold,
+          relationshipRangesPerEnd = 0,
+        ) => {
+          Object.assign(linkPageTuning, {
+            parentRelationshipRanges: ranges,
+            relationshipRangesFrom,
+            relationshipRangesPerEnd,
+          });
           const trees: string[] = [];
           const kept = throughPlugin(store.handle, {
             transformQuery: (transformed) => {
@@ -273,6 +282,15 @@ describe.each(STORE_KINDS)('nested link pages on %s', (kind) => {
         expect(sorted.arms).toBe(0);
         // No parent of that many links: no ranges.
         expect((await asked(true, Math.max(...linkCounts) + 1)).arms).toBe(0);
+        // On PostgreSQL the threshold also grows with the page's end: past the busiest parent's links, no ranges, and
+        // at the threshold's parents' links the same ranges as above. SQLite ranges at every depth.
+        const end = offset + 4;
+        const pastEveryParent = await asked(true, 0, Math.floor(Math.max(...linkCounts) / end) + 1);
+        expect({ offset, arms: pastEveryParent.arms }).toEqual({ offset, arms: kind === 'sqlite' ? 8 : 0 });
+        const atThreshold = await asked(true, 0, threshold / end);
+        expect({ offset, arms: atThreshold.arms }).toEqual({ offset, arms: 8 });
+        for (const asked of [pastEveryParent, atThreshold])
+          expect([sort, offset, asked.data]).toEqual([sort, offset, sorted.data]);
         compared += JSON.stringify(sorted.data).split('"asn1"').length - 1;
       }
     expect(compared).toBeGreaterThan(50);

@@ -611,12 +611,20 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
   it.each(LINK_ORDERS)(
     "pages every organization's links by %s as all of them sorted, members' cuts sorted or from their ranges",
     async (sort, order) => {
-      // By relationship on PostgreSQL, members of that many links cut theirs from their relationship ranges: the
-      // defaults' few of the sample's members, then every member, then none.
-      const { relationshipRangesFrom } = linkPageTuning;
-      for (const rangesFrom of [relationshipRangesFrom, 0, 2 ** 31 - 1])
+      // By relationship on PostgreSQL, members of that many links (and of as many times their cut's end) cut theirs
+      // from their relationship ranges: the defaults' few of the sample's members, then every member, then those of
+      // as many links as their cut's end, then none.
+      const { relationshipRangesFrom, relationshipRangesPerEnd } = linkPageTuning;
+      const settings = [
+        [relationshipRangesFrom, relationshipRangesPerEnd],
+        [0, 0],
+        [0, 1],
+        [2 ** 31 - 1, relationshipRangesPerEnd],
+      ] as const;
+      for (const [rangesFrom, rangesPerEnd] of settings)
         for (const page of PAGES) {
           linkPageTuning.relationshipRangesFrom = rangesFrom;
+          linkPageTuning.relationshipRangesPerEnd = rangesPerEnd;
           const data = await queryData<{
             organizations: {
               edges: {
@@ -639,16 +647,17 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
               .slice(page.offset, page.offset + page.first)
               .map((link) => `${link.asn0}-${link.asn1}`);
             const got = node.asnLinks.edges.map(({ node: link }) => `${link.asn0.asn}-${link.asn1.asn}`);
-            expect({ org: node.orgId, page, rangesFrom, links: got }).toEqual({
+            expect({ org: node.orgId, page, rangesFrom, rangesPerEnd, links: got }).toEqual({
               org: node.orgId,
               page,
               rangesFrom,
+              rangesPerEnd,
               links: expected,
             });
             shown += got.length;
           }
           expect(shown).toBeGreaterThan(0);
-          linkPageTuning.relationshipRangesFrom = relationshipRangesFrom;
+          Object.assign(linkPageTuning, { relationshipRangesFrom, relationshipRangesPerEnd });
         }
     },
   );
