@@ -1,6 +1,6 @@
-// One AS's link totals (root `asnLinks(asn)` and nested `Asn.asnLinks`) come from the counts its rows keep (migration
-// 020), without counting its links, and equal the links the store holds for it, one month or several; an AS without a
-// row in a month has its links of that month counted.
+// One AS's link totals (root `asnLinks(asn)` and nested `Asn.asnLinks`) and a list's (`asnLinks(asns)`) come from the
+// counts their rows keep (migration 020), without counting their links, and equal the links the store holds for them,
+// one month or several; an AS without a row in a month has its links of that month counted.
 import { linkPageTuning } from '../src';
 import {
   LOAD_TIMEOUT_MS,
@@ -51,9 +51,17 @@ describe.each(STORE_KINDS)('one AS’s link totals on %s', (kind) => {
     };
   }
 
-  /** Statements that count links (the totals' old path). */
+  /**
+   * Statements that count links (the totals' old path), not the kept counts' (which counts an AS's links only in a
+   * month where it has no row).
+   */
   const linkCounts = () =>
-    new StatementCounter((tree) => tree.includes('"asn_links"') && tree.includes('"func":"count"'));
+    new StatementCounter(
+      (tree) =>
+        tree.includes('"asn_links"') && tree.includes('"func":"count"') && !tree.includes('number_asn_links'),
+    );
+  /** Statements that read the kept counts. */
+  const keptCounts = () => new StatementCounter((tree) => tree.includes('number_asn_links'));
 
   it('reads them from the counts the rows keep, equal to the links stored, for large and small ASes', async () => {
     const latest = store.dates.at(-1)!;
@@ -95,6 +103,58 @@ describe.each(STORE_KINDS)('one AS’s link totals on %s', (kind) => {
         await storedLinks(Number(node.asn), [latest]),
       ]);
     expect(kept.executed).toBe(0);
+  });
+
+  it("reads a list's link totals from its ASes' rows, and counts those of an AS without a row", async () => {
+    const latest = store.dates.at(-1)!;
+    const busiest = (await busiestAsns(store.handle, latest, 3)).map((row) => Number(row.asn));
+    const sampled = (await asnsOfMonth(store.handle, latest, 3)).map(Number);
+    // A listed ASN twice, and one that no month has (no row, no link).
+    const listed = [...busiest, ...sampled, busiest[0]!, 4_199_999_999];
+    const interval = `dateStart: "${store.dates[0]}", dateEnd: "${store.dates.at(-1)}"`;
+    const asns = listed.map((asn) => `"${asn}"`).join(', ');
+    const totals = async (handle = store.handle) => {
+      const data = await queryData<{ latest: Total; every: Total }>(
+        handle,
+        `{ latest: asnLinks(asns: [${asns}], first: 1) { totalCount }
+           every: asnLinks(asns: [${asns}], first: 1, ${interval}) { totalCount } }`,
+      );
+      return { latest: data.latest.totalCount, every: data.every.totalCount };
+    };
+    const distinct = [...new Set(listed)];
+    const stored = async () => ({
+      latest: (await Promise.all(distinct.map((asn) => storedLinks(asn, [latest])))).reduce((a, b) => a + b),
+      every: (await Promise.all(distinct.map((asn) => storedLinks(asn, store.dates)))).reduce(
+        (a, b) => a + b,
+      ),
+    });
+    const expected = await stored();
+    expect(expected.every).toBeGreaterThan(expected.latest);
+    // One statement a total (the unknown ASN's months counted in it), no count of the listed ASes' links.
+    const counted = linkCounts();
+    const kept = keptCounts();
+    expect(await totals(throughPlugin(throughPlugin(store.handle, counted), kept))).toEqual(expected);
+    expect({ counted: counted.executed, kept: kept.executed }).toEqual({ counted: 0, kept: 2 });
+    linkPageTuning.keptAsnLinkCounts = false;
+    expect(await totals()).toEqual(expected);
+    linkPageTuning.keptAsnLinkCounts = true;
+    // A listed AS with links but no row in the latest month: its links there are counted, the same totals.
+    const record = await store.handle.db
+      .selectFrom('asns')
+      .selectAll()
+      .where('date', '=', latest)
+      .where('asn', '=', busiest[1]!)
+      .executeTakeFirstOrThrow();
+    await store.handle.db
+      .deleteFrom('asns')
+      .where('date', '=', latest)
+      .where('asn', '=', busiest[1]!)
+      .execute();
+    try {
+      expect(await totals()).toEqual(expected);
+    } finally {
+      await store.handle.db.insertInto('asns').values(record).execute();
+    }
   });
 
   it('counts the links of an AS in a month where it has no row', async () => {

@@ -1129,26 +1129,32 @@ function keptAsnLinkCounts(
 }
 
 /**
- * One AS's links over `months` (`asnLinks(asn)`'s totalCount): the sum of the counts its rows keep (migration 020),
- * plus its links `countedIn` the months where it has no row. Counting read every link of every month: a large
- * generated AS's 216,000 over 12 months, 8.5 ms of PostgreSQL on every page.
+ * The links of `asns` (one AS, or a list's distinct ASNs) over `months` (`asnLinks(asn)`'s and `asnLinks(asns)`'s
+ * totalCount), in one statement: each ASN's count its row of each month keeps (migration 020), or where it has no row
+ * there (a link's far end alone, as a JSON-lines import may leave one) its links of that month counted. Counting read
+ * every link of every month: a large generated AS's 216,000 over 12 months, 8.5 ms of PostgreSQL on every page; five
+ * of the real month's largest ASes' 20,471 links, 2.2 ms. Read first and the ASNs without a row counted after, a list
+ * that named one paid a second round trip.
  */
 async function keptAsnLinkTotal(
   context: AsrankContext,
-  asn: number,
+  asns: readonly number[],
   months: readonly string[],
-  countedIn: (months: readonly string[]) => Promise<number>,
 ): Promise<number> {
-  const kept = await context.db
-    .selectFrom('asns')
-    .select(['date', 'number_asn_links'])
-    .where('asn', '=', asn)
-    .where(dateIn(context.dialect, 'date', months))
-    .execute();
-  const total = kept.reduce((sum, row) => sum + Number(row.number_asn_links), 0);
-  if (kept.length === months.length) return total;
-  const withRows = new Set(kept.map((row) => row.date));
-  return total + (await countedIn(months.filter((month) => !withRows.has(month))));
+  // COALESCE reads its second operand only where the first is null, on both stores.
+  const perMonth = (asn: RawBuilder<unknown>, month: RawBuilder<unknown>) => sql`coalesce(
+      (select a.number_asn_links from asns a where a.date = ${month} and a.asn = ${asn}),
+      (select count(*) from asn_links l where l.date = ${month} and l.asn0 = ${asn}))`;
+  const asnList = boundList(context.dialect, asns, 'bigint');
+  const monthList = boundList(context.dialect, months, 'text');
+  const { rows } = await (
+    context.dialect === 'postgres'
+      ? sql<{ total: unknown }>`select sum(${perMonth(sql`p.asn`, sql`m.date`)}) as total
+        from unnest(${asnList}::bigint[]) p(asn) cross join unnest(${monthList}::text[]) m(date)`
+      : sql<{ total: unknown }>`select sum(${perMonth(sql`p.value`, sql`m.value`)}) as total
+        from json_each(${asnList}) p cross join json_each(${monthList}) m`
+  ).execute(context.db);
+  return Number(rows[0]?.total ?? 0);
 }
 
 /**
@@ -1896,11 +1902,8 @@ builder.queryFields((t) => ({
       const totalCount =
         everyLink && months.length > 1
           ? () => linkTotals.sum(months)
-          : asn !== null && asnList === null && linkPageTuning.keptAsnLinkCounts
-            ? () =>
-                keptAsnLinkTotal(context, asn, months, (rowless) =>
-                  countRows(linksQuery(dateIn(context.dialect, 'date', rowless))),
-                )
+          : (asn !== null) !== (asnList !== null) && linkPageTuning.keptAsnLinkCounts
+            ? () => keptAsnLinkTotal(context, asn !== null ? [asn] : asnList!, months)
             : () => listTotal(context, query, everyLink ? monthListScope('asn_links', months, {}) : null);
       // Only the total asked (no edges, no pageInfo): no page is read.
       if (!connectionNeeds(info).nodes) return { nodes: [], totalCount, ...page };
