@@ -8,6 +8,7 @@ import { createStoreFacts, linkPageTuning, monthByMonthTuning } from '../src';
 import { mergedArms, monthArmsTuning, planLineSorts, servedByIndex } from '../src/monthArms';
 import {
   LOAD_TIMEOUT_MS,
+  asnsOfMonth,
   busiestAsns,
   withLoadedStore,
   queryData,
@@ -278,6 +279,45 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
         compared += await expectKeyedPageAsSkipped(query);
       }
     expect(compared).toBeGreaterThan(60);
+  });
+
+  it("pages a list's links by relationship from each AS's ranges on PostgreSQL, the same as by relationship arms", async () => {
+    const latest = store.dates.at(-1)!;
+    const busiest = await busiestAsns(store.handle, latest, 3);
+    const listed = [
+      ...busiest.map((row) => String(row.asn)),
+      ...(await asnsOfMonth(store.handle, latest, 2)),
+    ];
+    const degree = Number(busiest[0]!.degree_total);
+    let compared = 0;
+    for (const sort of ['relationship', '-relationship'])
+      for (const offset of [0, 4, degree, degree * 3]) {
+        const query = `{ asnLinks(asns: [${listed.map((asn) => `"${asn}"`).join(', ')}], first: 7, offset: ${offset},
+          sort: "${sort}") { totalCount edges { node { asn0 { asn } asn1 { asn asnName } relationship } } } }`;
+        const asked = async (ranges: boolean, rangeRows = Number.MAX_SAFE_INTEGER) => {
+          Object.assign(linkPageTuning, {
+            listRelationshipRanges: ranges,
+            listRelationshipRangeRows: rangeRows,
+          });
+          const { handle, trees } = keepingTrees(store.handle);
+          const data = await queryData<LinkPage>(handle, query);
+          return { data, ranged: trees.some((tree) => tree.includes('cross join lateral')) };
+        };
+        const arms = await asked(false);
+        const ranges = await asked(true);
+        expect([sort, offset, ranges.data]).toEqual([sort, offset, arms.data]);
+        expect({ offset, ranged: ranges.ranged, arms: arms.ranged }).toEqual({
+          offset,
+          ranged: kind === 'postgres',
+          arms: false,
+        });
+        // More of the list's first links than the ranges read at most: the arms.
+        const past = await asked(true, listed.length * (offset + 7) - 1);
+        expect(past.ranged).toBe(false);
+        expect([sort, offset, past.data]).toEqual([sort, offset, arms.data]);
+        compared += arms.data.asnLinks.edges.length;
+      }
+    expect(compared).toBeGreaterThan(20);
   });
 
   it('answers the neighbour pages of several ASNs and months alike from the statement compiled for their shape', async () => {
