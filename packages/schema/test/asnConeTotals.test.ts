@@ -109,6 +109,41 @@ describe.each(STORE_KINDS)('asnCone member totals on %s', (kind) => {
     expect(memberReads.executed).toBe(0);
   });
 
+  it("answers a cone's member and prefix totals alone without reading a page of either", async () => {
+    // Middling cones: neither kept in memory nor read whole to check their size, so a statement reads each page.
+    coneStreamTuning.fewMembers = 0;
+    coneStreamTuning.largeConeAsns = 2 ** 31 - 1;
+    let compared = 0;
+    for (const asn of await largestCones(2)) {
+      const lists = `asns(first: 4, offset: 1) { totalCount LIST_ASNS } prefixes(first: 4, offset: 1) { totalCount LIST_PREFIXES }`;
+      const asked = async (withPages: boolean) => {
+        const counter = new StatementCounter();
+        const source = `{ asnCone(asn: "${asn}") { ${lists
+          .replace('LIST_ASNS', withPages ? 'edges { node { asn asnName } }' : '')
+          .replace('LIST_PREFIXES', withPages ? 'edges { node { network length } }' : '')} } }`;
+        const data = await queryData<{
+          asnCone: { asns: { totalCount: number }; prefixes: { totalCount: number } };
+        }>(throughPlugin(store.handle, counter), source);
+        // Rows of a member page (cone_members), of members' records (their names; not the cone's own ASN's, which
+        // asnCone reads) and of a prefix page.
+        const pageRows = counter.returned.filter(
+          (row) => 'member_asn' in row || ('asn_name' in row && Number(row.asn) !== asn) || 'network' in row,
+        ).length;
+        return {
+          totals: { asns: data.asnCone.asns.totalCount, prefixes: data.asnCone.prefixes.totalCount },
+          pageRows,
+        };
+      };
+      const paged = await asked(true);
+      const alone = await asked(false);
+      expect({ asn, ...alone }).toEqual({ asn, totals: paged.totals, pageRows: 0 });
+      expect(paged.pageRows).toBeGreaterThan(4);
+      expect(paged.totals.asns).toBeGreaterThan(1);
+      compared += paged.totals.asns + paged.totals.prefixes;
+    }
+    expect(compared).toBeGreaterThan(10);
+  });
+
   // Last: it changes the store's rows.
   it('counts the members of a cone whose row keeps no count, and has no cone for an ASN without members', async () => {
     const [counted, coneless] = await largestCones(2);
