@@ -1,10 +1,11 @@
 // Location: a place where links are observed; root field `locations`.
-import { toCount } from '@asrank/db';
 import { compareCodePoints, parseSort, type SortKey } from '@asrank/domain';
 import { builder } from '../builder';
 import type { LocationRow } from '../context';
 import { intervalOf, monthsIn, pageOf } from '../args';
+import { listTotal, monthListScope } from '../listTotals';
 import { dateIn, orderByList, type SortColumn } from '../sql';
+import { connectionNeeds } from '../asnColumns';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { CountryRef, LocationRef } from './refs';
 
@@ -91,7 +92,7 @@ builder.queryFields((t) => ({
       dateStart: t.arg.string(),
       dateEnd: t.arg.string(),
     },
-    resolve: async (_root, args, context): Promise<ConnectionPage<LocationRow>> => {
+    resolve: async (_root, args, context, info): Promise<ConnectionPage<LocationRow>> => {
       const page = pageOf(args);
       const interval = intervalOf(args);
       const historic = interval !== null;
@@ -105,11 +106,16 @@ builder.queryFields((t) => ({
         LOCATION_SORT_COLUMNS,
         historic ? LOCATION_HISTORIC_ORDER : LOCATION_ORDER,
       );
-      const [nodes, count] = await Promise.all([
-        query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute(),
-        query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst(),
-      ]);
-      return { nodes, totalCount: toCount(count?.total as number | string | undefined), ...page };
+      // A page only where the selection shows one (a total alone read 1,000 locations for nothing), and the total
+      // kept per data version as the other lists' are: counting a month's 7,312 locations took 2-3 ms every time.
+      const nodes = connectionNeeds(info).nodes
+        ? await query.selectAll().orderBy(order).limit(page.first).offset(page.offset).execute()
+        : [];
+      return {
+        nodes,
+        totalCount: () => listTotal(context, query, monthListScope('locations', months, {})),
+        ...page,
+      };
     },
   }),
 }));
