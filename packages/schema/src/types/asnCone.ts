@@ -107,7 +107,8 @@ AsnConeRef.implement({
           ? await coneMemberSlice(scope, key, page.offset, page.first)
           : [];
         return {
-          nodes: members.length > 0 ? await memberRecords(context, members, selectedAsnNodeColumns(info)) : [],
+          nodes:
+            members.length > 0 ? await memberRecords(context, members, selectedAsnNodeColumns(info)) : [],
           ...page,
           totalCount: async () => {
             if (key.members) return key.members.length;
@@ -139,7 +140,9 @@ AsnConeRef.implement({
         };
         const key = await walkConeOf(scope, cone);
         return {
-          nodes: connectionNeeds(info).nodes ? await conePrefixSlice(scope, key, page.offset, page.first) : [],
+          nodes: connectionNeeds(info).nodes
+            ? await conePrefixSlice(scope, key, page.offset, page.first)
+            : [],
           ...page,
           totalCount: () => countConePrefixes(scope, key),
         };
