@@ -619,27 +619,11 @@ function firstNeighbors(
     const placedPairs =
       linkOrder.length > 0
         ? fromPairs.select(['o.parent_key', 'o.neighbor as asn'])
-        : dialect === 'postgres'
-          ? // Looked up by key in a subquery PostgreSQL keeps apart (its LIMIT): estimating thousands of pairs, it
-            // hashed the month's records (24 ms of the real month's 100 largest organizations' first 5).
-            fromPairs
-              .innerJoinLateral(
-                (eb) =>
-                  eb
-                    .selectFrom('asns as b')
-                    .select(['b.asn', 'b.rank'])
-                    .where('b.date', '=', date)
-                    .whereRef('b.asn', '=', 'o.neighbor')
-                    .limit(1)
-                    .as('b'),
-                (join) => join.onTrue(),
-              )
-              .select(['o.parent_key', 'b.asn', 'b.rank'])
-          : fromPairs
-              .crossJoin(byPrimaryKey(dialect, 'asns', 'b', ['date', 'asn', 'rank']))
-              .whereRef('b.asn', '=', 'o.neighbor')
-              .where('b.date', '=', date)
-              .select(['o.parent_key', 'b.asn', 'b.rank']);
+        : withNeighborRecords(dialect, date, fromPairs, 'b', ['date', 'asn', 'rank']).select([
+            'o.parent_key',
+            'b.asn',
+            'b.rank',
+          ]);
     return firstPlaced(placedPairs, order, offset, end);
   }
   // Otherwise each member's neighbours are placed by the columns the order reads, and only the first `end` of each
@@ -890,34 +874,10 @@ function neighborsOfOrganizations(
           // The page's place last, as a window would number it: the rows keep the shape of other pages' records (the
           // place first, the real month's 200 organizations at rank 1,000 read their first 4 neighbours 10% slower).
           const place = sql.ref<number>('o.place').as('position_in_parent');
-          return dialect === 'postgres'
-            ? // Each neighbour's record by its key, in a subquery PostgreSQL keeps apart (its LIMIT): estimating the
-              // set at thousands of rows, it hashed every record of the month to join 1,185 (the real month's 100
-              // largest organizations: 105 ms of 140).
-              neighbors
-                .innerJoinLateral(
-                  (eb) =>
-                    eb
-                      .selectFrom('asns as n')
-                      .selectAll('n')
-                      .where('n.date', '=', date)
-                      .whereRef('n.asn', '=', 'o.neighbor')
-                      .limit(1)
-                      .as('n'),
-                  (join) => join.onTrue(),
-                )
-                .selectAll('n')
-                .select('o.parent_key')
-                .$if(numbered, (rows) => rows.select(place))
-            : // CROSS JOIN: SQLite reads each neighbour's record by its key from the cut; as an inner join it read
-              // every record of the month for a cut united from two parts (the walks below).
-              neighbors
-                .crossJoin(byPrimaryKey(dialect, 'asns', 'n'))
-                .whereRef('n.asn', '=', 'o.neighbor')
-                .where('n.date', '=', date)
-                .selectAll('n')
-                .select('o.parent_key')
-                .$if(numbered, (rows) => rows.select(place));
+          return withNeighborRecords(dialect, date, neighbors, 'n')
+            .selectAll('n')
+            .select('o.parent_key')
+            .$if(numbered, (rows) => rows.select(place));
         },
         // Kept by the loads (017): counting the set looked up the organization of every far end of the members' links.
         counts: (orgIds: string[]) => keptOrganizationCounts(context, date, orgIds, 'number_neighbors'),
@@ -925,6 +885,43 @@ function neighborsOfOrganizations(
     },
     needs,
   );
+}
+
+/**
+ * `rows` (as `o`, each naming a `neighbor`) with each neighbour's record of `date` joined by its key as `alias`
+ * (`readColumns` of it, or all). On PostgreSQL in a subquery it keeps apart (its LIMIT): estimating the rows at
+ * thousands, it hashed every record of the month (the real month's 100 largest organizations: 105 ms of 140 to join
+ * 1,185 neighbours' records; 24 ms of their first 5 numbered by rank). On SQLite by a CROSS JOIN on the record's key,
+ * which it then reads by key from the rows; as an inner join it read every record of the month for rows united from
+ * two parts (the walks of firstNeighbors).
+ */
+function withNeighborRecords<O extends { neighbor: unknown }, A extends string>(
+  dialect: DialectName,
+  date: string,
+  rows: SelectQueryBuilder<Database & { o: O }, 'o', object>,
+  alias: A,
+  readColumns?: readonly string[],
+): SelectQueryBuilder<Database & { o: O } & { [key in A]: Database['asns'] }, 'o' | A, object> {
+  // Typed here for one alias: Kysely's types of a join under a generic alias do not resolve.
+  const keyed = rows as unknown as SelectQueryBuilder<Database & { o: { neighbor: number } }, 'o', object>;
+  const as = alias as string as 'joined';
+  const joined =
+    dialect === 'postgres'
+      ? keyed.innerJoinLateral(
+          sql<Database['asns']>`(select ${
+            readColumns ? sql.join(readColumns.map((column) => sql.ref(`x.${column}`))) : sql`x.*`
+          } from asns x where x.date = ${date} and x.asn = o.neighbor limit 1)`.as(as),
+          (join) => join.onTrue(),
+        )
+      : keyed
+          .crossJoin(byPrimaryKey(dialect, 'asns', as, readColumns))
+          .whereRef(`${as}.asn`, '=', 'o.neighbor')
+          .where(`${as}.date`, '=', date);
+  return joined as unknown as SelectQueryBuilder<
+    Database & { o: O } & { [key in A]: Database['asns'] },
+    'o' | A,
+    object
+  >;
 }
 
 /**
