@@ -1086,10 +1086,9 @@ function asnLinksPageQuery(
       // on PostgreSQL (relationshipRangesPerEnd) and on SQLite read per parent: sorted without reading its count.
       if (!byRelationshipRanges || asns.length === 1) return sql`(${ofParents(asns, false)})`;
       // By relationship, the parents of many links are read first (parentsOfManyLinks), and only by a batch that takes
-      // these cuts (a few parents on SQLite come per parent instead). Chosen in the statement by
-      // each parent's count (each arm gated by it, as organizations' members' are), the round trip was saved but
-      // PostgreSQL planned every batch's eight ranges: 100 ASes of a few links, 0.3 -> 2.1 ms of planning and 0.9 ->
-      // 2.9 of execution.
+      // these cuts (a few parents on SQLite come per parent instead). Chosen in the statement by each parent's count
+      // (each arm gated by it, as organizations' members' are), the round trip was saved but PostgreSQL planned every
+      // batch's eight ranges: 100 ASes of a few links, 0.3 -> 2.1 ms of planning and 0.9 -> 2.9 of execution.
       return parentsOfManyLinks(context, date, asns, end).then((rangedParents) => {
         const ranged = asns.filter((asn) => rangedParents.has(asn));
         const sorted = asns.filter((asn) => !rangedParents.has(asn));
@@ -1550,8 +1549,6 @@ builder.queryFields((t) => ({
           linkOrder,
         );
         const asn1Columns = selectedAsnColumnsAt(info, ['edges', 'node', 'asn1']);
-        // A shallow page over several months: each month's keys in the order, cut at offset + limit, merged
-        // (monthArms.ts), when the months' index serves the order; null otherwise.
         // A list's links of one month by relationship alone: each listed AS's first links from its eight relationship
         // ranges (relationshipRangesCut), on PostgreSQL a LATERAL subquery per ASN, on SQLite each AS's cut as the list
         // of an IN on the primary key; then the page's keys in the order. An arm per relationship over the whole list
@@ -1590,6 +1587,8 @@ builder.queryFields((t) => ({
             .limit(limit)
             .offset(offset);
         };
+        // A shallow page over several months: each month's keys in the order, cut at offset + limit, merged
+        // (monthArms.ts), when the months' index serves the order; null otherwise.
         const monthArmKeys = async (
           monthRange: (month: string) => typeof query,
           limit: number,
