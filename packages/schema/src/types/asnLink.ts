@@ -570,6 +570,25 @@ function valuedApartCut(
       and ${valued} is null order by x.asn1 limit ${limit}) unvalued`;
 }
 
+/**
+ * `columns` of the links of `month` of each of `asns` (as `l`) that its own cut keeps, `cut` naming the AS: on
+ * PostgreSQL the cut's rows, a LATERAL subquery per ASN; on SQLite the rows whose asn1 the cut lists, the list of an IN
+ * on the primary key (SQLite has no LATERAL).
+ */
+function perAsnCuts(
+  dialect: DialectName,
+  month: string,
+  asns: readonly number[],
+  columns: RawBuilder<unknown>,
+  cut: (asn0: RawBuilder<unknown>) => RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  const list = boundList(dialect, asns, 'bigint');
+  return dialect === 'postgres'
+    ? sql`select ${columns} from unnest(${list}::bigint[]) p(asn) cross join lateral (${cut(sql`p.asn`)}) l`
+    : sql`select ${columns} from json_each(${list}) p cross join asn_links l
+        where l.date = ${month} and l.asn0 = p.value and l.asn1 in (${cut(sql`p.value`)})`;
+}
+
 /** The whole link rows of `keys`' links (date, asn0, asn1), each by its key. */
 function linksByKey(keys: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`select l.* from (${keys}) k cross join asn_links l
@@ -1057,31 +1076,18 @@ function asnLinksPageQuery(
       // link of each was read (the real month's 100 largest ASes' 80,500 links, 41 of PostgreSQL's 42 ms).
       const rangesCut = (parent: RawBuilder<unknown>) =>
         relationshipRangesCut(context.dialect, sql`${date}`, parent, order, endLimit);
-      const ofParents = (parents: readonly number[], ranged: boolean) => {
-        const list = boundList(context.dialect, parents, 'bigint');
-        if (context.dialect === 'postgres') {
-          const cut = ranged
-            ? linksByKey(rangesCut(sql`p.asn`))
-            : valuedApart
-              ? valuedApartCut(
-                  context.dialect,
-                  keys,
-                  valuedApart,
-                  sql`x.*`,
-                  sql`${date}`,
-                  sql`p.asn`,
-                  endLimit,
-                )
-              : sortedCut(sql`x.*`, sql`p.asn`);
-          return sql`select l.*, l.asn0 as parent_key from unnest(${list}::bigint[]) p(asn)
-            cross join lateral (${cut}) l`;
-        }
-        const cut = ranged
-          ? sql`select k.asn1 from (${rangesCut(sql`p.value`)}) k`
-          : sortedCut(sql`x.asn1`, sql`p.value`);
-        return sql`select l.*, l.asn0 as parent_key from json_each(${list}) p cross join asn_links l
-          where l.date = ${date} and l.asn0 = p.value and l.asn1 in (${cut})`;
-      };
+      const ofParents = (parents: readonly number[], ranged: boolean) =>
+        perAsnCuts(context.dialect, date, parents, sql`l.*, l.asn0 as parent_key`, (parent) =>
+          context.dialect === 'postgres'
+            ? ranged
+              ? linksByKey(rangesCut(parent))
+              : valuedApart
+                ? valuedApartCut(context.dialect, keys, valuedApart, sql`x.*`, sql`${date}`, parent, endLimit)
+                : sortedCut(sql`x.*`, parent)
+            : ranged
+              ? sql`select k.asn1 from (${rangesCut(parent)}) k`
+              : sortedCut(sql`x.asn1`, parent),
+        );
       // One parent's page is here only deep into its links (a shallow one is the root's), past where its ranges pay
       // on PostgreSQL (relationshipRangesPerEnd) and on SQLite read per parent: sorted without reading its count.
       if (!byRelationshipRanges || asns.length === 1) return sql`(${ofParents(asns, false)})`;
@@ -1567,19 +1573,17 @@ builder.queryFields((t) => ({
         const listRangeKeys = (limit: number, offset: number) => {
           const month = sql`${pageMonths[0]!}`;
           const end = sql`cast(${offset + limit} as integer)`;
-          const list = boundList(context.dialect, asnList!, 'bigint');
-          const listed =
-            context.dialect === 'postgres'
-              ? sql<Pick<AsnLinksTable, 'date' | 'asn0' | 'asn1' | 'relationship'>>`(select k.*
-                from unnest(${list}::bigint[]) p(asn)
-                cross join lateral (${relationshipRangesCut(context.dialect, month, sql`p.asn`, order, end)}) k)`
-              : sql<
-                  Pick<AsnLinksTable, 'date' | 'asn0' | 'asn1' | 'relationship'>
-                >`(select l.date, l.asn0, l.asn1,
-                  l.relationship
-                from json_each(${list}) p cross join asn_links l
-                where l.date = ${month} and l.asn0 = p.value and l.asn1 in
-                  (select k.asn1 from (${relationshipRangesCut(context.dialect, month, sql`p.value`, order, end)}) k))`;
+          const cut = perAsnCuts(
+            context.dialect,
+            pageMonths[0]!,
+            asnList!,
+            sql`l.date, l.asn0, l.asn1, l.relationship`,
+            (asn0) => {
+              const ranges = relationshipRangesCut(context.dialect, month, asn0, order, end);
+              return context.dialect === 'postgres' ? ranges : sql`select k.asn1 from (${ranges}) k`;
+            },
+          );
+          const listed = sql<Pick<AsnLinksTable, 'date' | 'asn0' | 'asn1' | 'relationship'>>`(${cut})`;
           return context.db
             .selectFrom(listed.as('listed'))
             .select(['date', 'asn0', 'asn1'])
