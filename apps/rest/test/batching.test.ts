@@ -4,26 +4,10 @@
 import { ASN_QUERY } from '../src/graphql/queries';
 import { createGraphqlClient, GraphqlResponseError, type GraphqlClient } from '../src/plugins/graphql-client';
 import { getJson, postGraphql } from './http';
-import { startServices, type Services } from './services';
+import { startServices, upstreamCounts, type Services } from './services';
 
 interface AsnAnswer {
   asn: { asn: string; asnName: string } | null;
-}
-
-/** POSTs to /graphql and operations run, as the GraphQL service's own metrics count them. */
-async function upstreamCounts(graphqlUrl: string): Promise<{ posts: number; operations: number }> {
-  const text = await (await fetch(graphqlUrl.replace(/\/graphql$/, '/metrics'))).text();
-  const sum = (pattern: RegExp) =>
-    text
-      .split('\n')
-      .filter((line) => pattern.test(line))
-      .reduce((total, line) => total + Number(line.split(' ').pop()), 0);
-  return {
-    posts: sum(
-      /^asrank_graphql_http_request_duration_seconds_count\{[^}]*method="POST"[^}]*route="\/graphql"/,
-    ),
-    operations: sum(/^asrank_graphql_operation_duration_seconds_count\{/),
-  };
 }
 
 describe('batched calls to the GraphQL service', () => {

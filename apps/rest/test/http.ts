@@ -1,4 +1,5 @@
 // Small HTTP helpers shared by the test files: real listeners on ephemeral ports, real requests.
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 
@@ -47,4 +48,16 @@ export async function closedPortUrl(): Promise<string> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}/graphql`;
+}
+
+/** A raw node:http server standing in for the GraphQL service, answering every POST with `handler`. */
+export async function startUpstream(
+  handler: (response: ServerResponse, requestHeaders: Record<string, unknown>) => void,
+): Promise<{ server: Server; url: string }> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => handler(response, request.headers));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql` };
 }

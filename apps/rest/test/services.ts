@@ -83,3 +83,19 @@ export async function startServices(
     },
   };
 }
+
+/** POSTs to /graphql and operations run, as the GraphQL service's own metrics count them. */
+export async function upstreamCounts(graphqlUrl: string): Promise<{ posts: number; operations: number }> {
+  const text = await (await fetch(graphqlUrl.replace(/\/graphql$/, '/metrics'))).text();
+  const sum = (pattern: RegExp) =>
+    text
+      .split('\n')
+      .filter((line) => pattern.test(line))
+      .reduce((total, line) => total + Number(line.split(' ').pop()), 0);
+  return {
+    posts: sum(
+      /^asrank_graphql_http_request_duration_seconds_count\{[^}]*method="POST"[^}]*route="\/graphql"/,
+    ),
+    operations: sum(/^asrank_graphql_operation_duration_seconds_count\{/),
+  };
+}

@@ -2,22 +2,10 @@
 // connections but never answers (504 after the configured timeout, not a hang) and one that answers with
 // something that is not GraphQL (502). The upstream here is a raw node:http server playing a broken
 // service; the behaviour against the real GraphQL service is in services.test.ts.
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { buildRestApp } from '../src/app';
-import { getJson, listenOnEphemeralPort } from './http';
-
-async function startUpstream(
-  handler: (response: ServerResponse, requestHeaders: Record<string, unknown>) => void,
-): Promise<{ server: Server; url: string }> {
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => handler(response, request.headers));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql` };
-}
+import { getJson, listenOnEphemeralPort, startUpstream } from './http';
 
 describe('GraphQL service failures', () => {
   const cleanups: (() => Promise<unknown>)[] = [];

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ASN_LINKS_OF_ASN_QUERY, ASN_LINKS_QUERY } from '../graphql/queries';
 import { mapConnection, restAsnLinkRecord, type GraphqlAsnLink, type GraphqlConnection } from '../populate';
-import { queryGraphql } from './forward';
+import { answerList } from './forward';
 import { asn0Params, listQuerystring, listVariables, type ListQuery } from './parameters';
 import { responses } from './schemas';
 
@@ -10,11 +10,9 @@ interface AsnLinksData {
   asnLinks: GraphqlConnection<GraphqlAsnLink>;
 }
 
-function shapeLinks(
-  data: AsnLinksData,
-  populate: 0 | 1,
-): AsnLinksData | { asnLinks: GraphqlConnection<unknown> } {
-  return populate === 1 ? { asnLinks: mapConnection(data.asnLinks, restAsnLinkRecord) } : data;
+/** `populate=1`: the page's links as REST records. */
+function restLinks(data: AsnLinksData): { asnLinks: GraphqlConnection<unknown> } {
+  return { asnLinks: mapConnection(data.asnLinks, restAsnLinkRecord) };
 }
 
 export default async function asnLinkRoutes(app: FastifyInstance): Promise<void> {
@@ -30,14 +28,12 @@ export default async function asnLinkRoutes(app: FastifyInstance): Promise<void>
         response: responses('`{"data": {"asnLinks": {totalCount, pageInfo, edges: [{cursor, node}]}}}`'),
       },
     },
-    async (request) => {
-      const data = await queryGraphql<AsnLinksData>(
-        request,
-        ASN_LINKS_QUERY,
-        listVariables(request.query, 'asnLinks'),
-      );
-      return { data: shapeLinks(data, request.query.populate) };
-    },
+    (request, reply) =>
+      answerList(request, reply, {
+        query: ASN_LINKS_QUERY,
+        variables: listVariables(request.query, 'asnLinks'),
+        populated: restLinks,
+      }),
   );
 
   app.get<{ Params: { asn0: string }; Querystring: ListQuery }>(
@@ -53,12 +49,16 @@ export default async function asnLinkRoutes(app: FastifyInstance): Promise<void>
         response: responses('`{"data": {"asnLinks": {totalCount, pageInfo, edges: [{cursor, node}]}}}`'),
       },
     },
-    async (request) => {
-      const variables = { asn: request.params.asn0, ...listVariables(request.query, 'asnLinks') };
-      const data = await queryGraphql<AsnLinksData>(request, ASN_LINKS_OF_ASN_QUERY, variables, {
-        asn: 'asn0',
-      });
-      return { data: shapeLinks(data, request.query.populate) };
-    },
+    (request, reply) =>
+      answerList(
+        request,
+        reply,
+        {
+          query: ASN_LINKS_OF_ASN_QUERY,
+          variables: { asn: request.params.asn0, ...listVariables(request.query, 'asnLinks') },
+          populated: restLinks,
+        },
+        { asn: 'asn0' },
+      ),
   );
 }

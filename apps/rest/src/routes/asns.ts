@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ArgumentError } from '@asrank/domain';
 import { ASN_QUERY, ASNS_BY_NAME_QUERY, ASNS_QUERY } from '../graphql/queries';
 import { mapConnection, restAsnRecord, type GraphqlAsn, type GraphqlConnection } from '../populate';
-import { queryGraphql } from './forward';
+import { answerList, queryGraphql } from './forward';
 import {
   asnParams,
   listQuerystring,
@@ -26,8 +26,9 @@ interface AsnsData {
   asns: GraphqlConnection<GraphqlAsn>;
 }
 
-function shapeAsns(data: AsnsData, populate: 0 | 1): AsnsData | { asns: GraphqlConnection<unknown> } {
-  return populate === 1 ? { asns: mapConnection(data.asns, restAsnRecord) } : data;
+/** `populate=1`: the page's ASNs as REST records. */
+function restAsns(data: AsnsData): { asns: GraphqlConnection<unknown> } {
+  return { asns: mapConnection(data.asns, restAsnRecord) };
 }
 
 export default async function asnRoutes(app: FastifyInstance): Promise<void> {
@@ -43,10 +44,12 @@ export default async function asnRoutes(app: FastifyInstance): Promise<void> {
         response: responses('`{"data": {"asns": {totalCount, pageInfo, edges: [{cursor, node}]}}}`'),
       },
     },
-    async (request) => {
-      const data = await queryGraphql<AsnsData>(request, ASNS_QUERY, listVariables(request.query, 'asns'));
-      return { data: shapeAsns(data, request.query.populate) };
-    },
+    (request, reply) =>
+      answerList(request, reply, {
+        query: ASNS_QUERY,
+        variables: listVariables(request.query, 'asns'),
+        populated: restAsns,
+      }),
   );
 
   app.get<{ Params: { name: string }; Querystring: ListQuery }>(
@@ -62,11 +65,12 @@ export default async function asnRoutes(app: FastifyInstance): Promise<void> {
         response: responses('`{"data": {"asns": {totalCount, pageInfo, edges: [{cursor, node}]}}}`'),
       },
     },
-    async (request) => {
-      const variables = { name: request.params.name, ...listVariables(request.query, 'asns') };
-      const data = await queryGraphql<AsnsData>(request, ASNS_BY_NAME_QUERY, variables);
-      return { data: shapeAsns(data, request.query.populate) };
-    },
+    (request, reply) =>
+      answerList(request, reply, {
+        query: ASNS_BY_NAME_QUERY,
+        variables: { name: request.params.name, ...listVariables(request.query, 'asns') },
+        populated: restAsns,
+      }),
   );
 
   // Without it, `/restful/asns/name` is read as the ASN "name" and refused as one, which hides what is missing.

@@ -7,7 +7,7 @@ import {
   type GraphqlConnection,
   type GraphqlOrganization,
 } from '../populate';
-import { queryGraphql } from './forward';
+import { answerList, queryGraphql } from './forward';
 import {
   listQuerystring,
   listVariables,
@@ -59,19 +59,14 @@ export default async function organizationRoutes(app: FastifyInstance): Promise<
         response: responses('`{"data": {"organizations": {totalCount, pageInfo, edges: [{cursor, node}]}}}`'),
       },
     },
-    async (request) => {
-      const data = await queryGraphql<OrganizationsData>(
-        request,
-        ORGANIZATIONS_QUERY,
-        listVariables(request.query, 'organizations'),
-      );
-      return {
-        data:
-          request.query.populate === 1
-            ? { organizations: mapConnection(data.organizations, restOrganizationRecord) }
-            : data,
-      };
-    },
+    (request, reply) =>
+      answerList(request, reply, {
+        query: ORGANIZATIONS_QUERY,
+        variables: listVariables(request.query, 'organizations'),
+        populated: (data: OrganizationsData) => ({
+          organizations: mapConnection(data.organizations, restOrganizationRecord),
+        }),
+      }),
   );
 
   const oneOrganization = {
