@@ -41,7 +41,7 @@ export const SUITE_USAGE = `usage: pnpm bench [options]   (pnpm bench:prepare ta
   --asns N --links N --prefixes N --months N --seed N
                        the generated store (default 80000 ASNs, 6.25 links and 12.5 prefixes per ASN,
                        12 months, seed 1)
-  --only W1,W3,...     only these workloads (W1..W6, S2, S3, S4)
+  --only W1,W3,...     only these workloads (W1..W6, S2, S3, S4, S6)
   --store sqlite|postgres|both
                        which stores to measure (default both; PostgreSQL needs DATABASE_URL_PG)
   --skip-real          leave out the real CAIDA month even when ../shared/data/caida is present
@@ -167,10 +167,10 @@ export function parseSuiteOptions(argv: readonly string[] = process.argv.slice(2
   let only: Set<string> | null = null;
   if (values.only !== undefined) {
     only = new Set(values.only.split(',').map((name) => name.trim().toUpperCase()));
-    const unknown = [...only].filter((name) => !/^(W[1-6]|S[2-4])$/.test(name));
+    const unknown = [...only].filter((name) => !/^(W[1-6]|S[2-4]|S6)$/.test(name));
     if (unknown.length > 0)
       throw new UsageError(
-        `--only takes workload names W1..W6, S2, S3, S4 separated by commas, got ${unknown.join(', ')}`,
+        `--only takes workload names W1..W6, S2, S3, S4, S6 separated by commas, got ${unknown.join(', ')}`,
       );
   }
   const stores = values.store as StoreChoice;

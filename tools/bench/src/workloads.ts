@@ -7,8 +7,10 @@ import { nameSearchIndex } from '@asrank/db';
 
 // W1-W6 are issue 7's workloads; S2 and S3 are the GraphQL issue's own list and neighbour benchmarks
 // (`asns(first:100, sort:"rank")`, `asnLinks(asn, first:100)` with asn1 details), and S4 the name search behind
-// `asns(name:)` and REST's /asns/name/:name; none of the S workloads has a target of its own.
-export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'S2' | 'S3' | 'S4';
+// `asns(name:)` and REST's /asns/name/:name, and S6 a REST list page of 1,000 ASNs (the REST service's large answers,
+// passed on as the GraphQL service's bytes since the seventy-seventh round); none of the S workloads has a target of
+// its own.
+export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'S2' | 'S3' | 'S4' | 'S6';
 
 export interface HttpRequestSpec {
   method: 'GET' | 'POST';
@@ -214,6 +216,16 @@ const rawS4Candidates = (date: string) => `select a.asn, a.asn_name, a.rank from
 const rawS4Page = (date: string) =>
   `${rawS4Candidates(date)} order by a.rank is null, a.rank, a.asn limit 10`;
 const rawS4Count = (date: string) => `select count(*) as n from (${rawS4Candidates(date)})`;
+// S6's page as the service reads it: the page's keys from the rank index, then those rows with every column the REST
+// record carries, and each row's country.
+const RAW_S6 = `select a.asn, a.asn_name, a.rank, a.source, a.date, a.clique_member, a.seen, a.ixp, a.longitude, a.latitude,
+    c.iso, c.name, a.org_id, a.org_name, a.org_rank, a.cone_asns, a.cone_prefixes, a.cone_addresses,
+    a.announcing_prefixes, a.announcing_addresses, a.degree_provider, a.degree_peer, a.degree_customer,
+    a.degree_transit, a.degree_sibling, a.degree_total
+  from (select date, asn from asns where date = ? and rank is not null order by rank, asn limit 1000 offset ?) page
+  join asns a on a.date = page.date and a.asn = page.asn
+  left join countries c on c.iso = a.country_iso
+  order by a.rank, a.asn`;
 const RAW_W4 = `select asn, date, asn_name, rank, cone_asns, degree_total from asns
   where asn in (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) and date between ? and ? order by date, asn limit 200`;
 
@@ -237,6 +249,10 @@ export function buildWorkloads(facts: DataFacts): {
   const pointAsns = facts.sampleAsns.slice(0, 2000);
   const maxOffset = Math.max(0, facts.numberAsns - 100);
   const offsets = Array.from({ length: 500 }, () => Math.floor(random() * (maxOffset + 1)));
+  // A generator of its own, so the other workloads' requests stay those of earlier runs.
+  const largeRandom = seededRandom(13);
+  const maxLargeOffset = Math.max(0, facts.numberAsns - 1000);
+  const largeOffsets = Array.from({ length: 100 }, () => Math.floor(largeRandom() * (maxLargeOffset + 1)));
   const neighbourAsns = facts.largeAsns;
   const firstDate = facts.dates[0] as string;
   const historicSets = Array.from({ length: 300 }, () =>
@@ -330,6 +346,18 @@ export function buildWorkloads(facts: DataFacts): {
     target: { minCeilingRatio: 0.35 },
     raw: (db, index) =>
       prepared(db, RAW_W1).get(facts.latestDate, pointAsns[index % pointAsns.length]) ? 1 : 0,
+  });
+  throughput.push({
+    id: 'S6',
+    title: 'REST list: /restful/asns?first=1000&offset=random (REST -> GraphQL hop included)',
+    service: 'rest',
+    requests: largeOffsets.map((offset) => ({
+      method: 'GET',
+      path: `/restful/asns?first=1000&offset=${offset}`,
+    })),
+    target: {},
+    raw: (db, index) =>
+      prepared(db, RAW_S6).all(facts.latestDate, largeOffsets[index % largeOffsets.length]).length,
   });
   return {
     throughput,

@@ -48,7 +48,7 @@ describe('parseSuiteOptions', () => {
     [['--asns', '3'], '--asns must be an integer >= 10, got "3"'],
     [['--duration', 'x'], '--duration must be an integer >= 1, got "x"'],
     [['--rounds', '0'], '--rounds must be an integer >= 1, got "0"'],
-    [['--only', 'W7'], '--only takes workload names W1..W6, S2, S3, S4 separated by commas, got W7'],
+    [['--only', 'W7'], '--only takes workload names W1..W6, S2, S3, S4, S6 separated by commas, got W7'],
     [['--store', 'mysql'], '--store must be sqlite, postgres or both, got "mysql"'],
     [['--fast'], "Unknown option '--fast'"],
     [['--only'], "Option '--only <value>' argument missing"],
