@@ -70,6 +70,10 @@ describe('list pages answered with the GraphQL service bytes', () => {
       // Still tagged and cacheable as every REST answer.
       expect(response.headers.get('etag')).toMatch(/^"[0-9a-f]{16}"$/);
       expect(response.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
+      const revalidated = await fetch(`${services.restBase}${rest}`, {
+        headers: { 'if-none-match': response.headers.get('etag') as string },
+      });
+      expect(revalidated.status).toBe(304);
     }
   });
 
