@@ -21,7 +21,7 @@ import {
   type SortColumn,
 } from '../sql';
 import { listPage, monthBookmarks, monthsOfList, type NamedListFilter } from '../listPage';
-import { monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
+import { monthOrderOf, monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { compiledLimit } from '../compiledLookups';
 import { nestedPage } from '../nestedPages';
 import { nameConditions } from '../nameSearch';
@@ -391,17 +391,20 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, context, info): Promise<ConnectionPage<AsnRow>> => {
       const page = pageOf(args);
       const interval = intervalOf(args);
-      const historic = interval !== null;
       // Only the columns the selected node fields read (asnColumns.ts); whole rows when unknown.
       const columns = selectedAsnNodeColumns(info);
       // The organizations' columns when the nodes show them, read in the page's statement where listPage allows a join.
       const organization = columns
         ? joinedOrganizationColumns(selectedOrganizationColumnsAt(info, ['edges', 'node', 'organization']))
         : undefined;
-      const keys = parseSort(args.sort, 'asns', { historic, argument: 'sort' });
+      const sortKeys = parseSort(args.sort, 'asns', { historic: interval !== null, argument: 'sort' });
       const asnFilter = parseAsnList(args.asns, 'asns');
       const months = await monthsIn(context, interval);
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
+      const { historic, keys } = monthOrderOf(interval !== null, months, sortKeys, {
+        key: 'asn',
+        direction: 'asc',
+      });
       // An AS's history (a few ASNs, many months, pruned columns) reads one range of the (asn, date, ...) index per ASN.
       const historyRanges = asnFilter !== null && columns !== null && !columns.includes('search_text');
       // A list of ASNs in one month is records read by their key (sql.ts byPrimaryKey); a sorted month keeps its indexes.

@@ -27,7 +27,7 @@ import {
 } from '../sql';
 import { nestedPage, type NestedPageQuery } from '../nestedPages';
 import type { PreparedKind } from '../compiledLookups';
-import { monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
+import { monthOrderOf, monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { mergedArms, readsByMonthArms, servedByIndex } from '../monthArms';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { AsnLinkRef, AsnRef } from './refs';
@@ -1491,12 +1491,17 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, context, info): Promise<ConnectionPage<AsnLinkRow>> => {
       const page = pageOf(args);
       const interval = intervalOf(args);
-      const historic = interval !== null;
-      const sortKeys = parseSort(args.sort, 'asnLinks', { historic, argument: 'sort' });
+      const parsedKeys = parseSort(args.sort, 'asnLinks', { historic: interval !== null, argument: 'sort' });
       const asn = args.asn == null ? null : parseAsnArgument(args.asn, 'asn');
       const asnList = parseAsnList(args.asns, 'asns');
       const months = await monthsIn(context, interval);
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
+      const { historic, keys: sortKeys } = monthOrderOf(
+        interval !== null,
+        months,
+        parsedKeys,
+        BY_PAIR_KEYS[0]!,
+      );
       // Awaited only for an order it may change: W3's neighbour pages go on without a turn of the event loop.
       const keys =
         asn !== null && asnList === null && months.length === 1 && nullableSortColumn(sortKeys)

@@ -18,7 +18,7 @@ import {
   type SortColumn,
 } from '../sql';
 import { listPage, monthBookmarks, monthsOfList, type NamedListFilter } from '../listPage';
-import { monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
+import { monthOrderOf, monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { nestedPage } from '../nestedPages';
 import { nameConditions } from '../nameSearch';
 import { connectionOf, type ConnectionPage } from './pageInfo';
@@ -1028,10 +1028,16 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, context, info): Promise<ConnectionPage<OrganizationRow>> => {
       const page = pageOf(args);
       const interval = intervalOf(args);
-      const historic = interval !== null;
-      const keys = parseSort(args.sort, 'organizations', { historic, argument: 'sort' });
+      const sortKeys = parseSort(args.sort, 'organizations', {
+        historic: interval !== null,
+        argument: 'sort',
+      });
       const months = await monthsIn(context, interval);
       if (months.length === 0) return { nodes: [], totalCount: 0, ...page };
+      const { historic, keys } = monthOrderOf(interval !== null, months, sortKeys, {
+        key: 'orgId',
+        direction: 'asc',
+      });
       const monthQuery = (inMonths = dateIn(context.dialect, 'date', months)) =>
         context.db.selectFrom('organizations').where(inMonths);
       const filtered = args.name != null || args.seen != null;
