@@ -1,5 +1,6 @@
 // The survey's catalogue: queries over every surface a client reaches, in every order each list accepts, near the
-// start and deep, over the latest month and over every loaded month, with the name filters, nested connections,
+// start and deep, over the latest month, over every loaded month and over the first month as an interval (as a client
+// asks for one month's list), with the name filters, nested connections,
 // cones and cone walks the workloads leave out. The fiftieth round's survey (docs/performance.md) was a helper's
 // script that did not outlive its machine; this one is kept so "what still takes over a second" can be asked again.
 import { HISTORIC_SORT_KEY, SORT_KEYS } from '@asrank/domain';
@@ -12,11 +13,17 @@ export interface SurveyQuery {
   variables: Record<string, unknown>;
 }
 
+/**
+ * The months a list is asked over: the latest month (no interval), every loaded month, or the first month as an
+ * interval of one month (dateStart = dateEnd).
+ */
+export type ListRange = 'latest' | 'all' | 'first';
+
 /** A list's totals, by range: what a deep page's offset is taken from (read from the service before the survey). */
 export interface ListTotals {
-  asns: { latest: number; all: number };
-  organizations: { latest: number; all: number };
-  asnLinks: { latest: number; all: number };
+  asns: Record<ListRange, number>;
+  organizations: Record<ListRange, number>;
+  asnLinks: Record<ListRange, number>;
 }
 
 /** The lists whose orders are surveyed, with what each page shows of a node. */
@@ -29,7 +36,7 @@ const LIST_NODES = {
 type ListField = keyof typeof LIST_NODES;
 
 /** The query that reads a list's total in a range: the survey asks it first, for the deep offsets. */
-export function totalQuery(list: ListField, months: 'latest' | 'all', dates: readonly string[]): SurveyQuery {
+export function totalQuery(list: ListField, months: ListRange, dates: readonly string[]): SurveyQuery {
   const range = rangeArguments(months, dates);
   return {
     id: `${list} ${range.label} total`,
@@ -42,13 +49,13 @@ export function totalQuery(list: ListField, months: 'latest' | 'all', dates: rea
  * A range's part of a query: its label in ids, its variables' declarations (after a comma when there are others),
  * its arguments (after a comma), and their values.
  */
-function rangeArguments(months: 'latest' | 'all', dates: readonly string[]) {
+function rangeArguments(months: ListRange, dates: readonly string[]) {
   if (months === 'latest') return { label: 'latest month', declared: '', passed: '', variables: {} };
   return {
-    label: 'all months',
+    label: months === 'all' ? 'all months' : 'first month as an interval',
     declared: '$dateStart: String!, $dateEnd: String!',
     passed: ', dateStart: $dateStart, dateEnd: $dateEnd',
-    variables: { dateStart: dates[0], dateEnd: dates.at(-1) },
+    variables: { dateStart: dates[0], dateEnd: months === 'all' ? dates.at(-1) : dates[0] },
   };
 }
 
@@ -59,10 +66,10 @@ function alsoDeclared(range: { declared: string }): string {
 
 /**
  * The sort arguments of a list over `months`: its default order, then each key the list accepts ascending and
- * descending (over several months, the month too).
+ * descending (over an interval, the month too).
  */
-export function sortsOf(list: 'asns' | 'organizations' | 'asnLinks', months: 'latest' | 'all'): string[] {
-  const keys = months === 'all' ? [...SORT_KEYS[list], HISTORIC_SORT_KEY] : SORT_KEYS[list];
+export function sortsOf(list: 'asns' | 'organizations' | 'asnLinks', months: ListRange): string[] {
+  const keys = months === 'latest' ? SORT_KEYS[list] : [...SORT_KEYS[list], HISTORIC_SORT_KEY];
   return ['', ...keys.flatMap((key) => [key, `-${key}`])];
 }
 
@@ -76,7 +83,7 @@ export function surveyQueries(facts: DataFacts, totals: ListTotals): SurveyQuery
   const ranges = facts.dates.length > 1 ? (['latest', 'all'] as const) : (['latest'] as const);
   const queries: SurveyQuery[] = [];
   for (const list of Object.keys(LIST_NODES) as ListField[]) {
-    for (const months of ranges) {
+    for (const months of [...ranges, 'first'] as const) {
       const range = rangeArguments(months, facts.dates);
       const deep = Math.floor(totals[list][months] * 0.8);
       for (const sort of sortsOf(list, months)) {

@@ -10,7 +10,13 @@ import { SERVICE_NODE_FLAGS } from '@asrank/graphql';
 import { BENCH_ROOT, prepareGenerated, prepareReal, type PreparedStores } from './datasets';
 import { parseSuiteOptions, runSuiteEntryPoint, SUITE_USAGE } from './options';
 import { GRAPHQL_MAIN, startService } from './processes';
-import { surveyQueries, totalQuery, type ListTotals, type SurveyQuery } from './survey-queries';
+import {
+  surveyQueries,
+  totalQuery,
+  type ListRange,
+  type ListTotals,
+  type SurveyQuery,
+} from './survey-queries';
 import { readFacts } from './workloads';
 
 const RESULTS_DIR = path.join(BENCH_ROOT, 'results');
@@ -91,7 +97,7 @@ export async function runSurvey(
 
 /** Reads the totals the deep offsets are taken from, through the service. */
 export async function readListTotals(graphqlUrl: string, dates: readonly string[]): Promise<ListTotals> {
-  const totalOf = async (list: keyof ListTotals, months: 'latest' | 'all') => {
+  const totalOf = async (list: keyof ListTotals, months: ListRange) => {
     const request = totalQuery(list, months, dates);
     const response = await post(graphqlUrl, request);
     const body = (await response.json()) as {
@@ -105,7 +111,11 @@ export async function readListTotals(graphqlUrl: string, dates: readonly string[
   };
   const both = async (list: keyof ListTotals) => {
     const latest = await totalOf(list, 'latest');
-    return { latest, all: dates.length > 1 ? await totalOf(list, 'all') : latest };
+    return {
+      latest,
+      all: dates.length > 1 ? await totalOf(list, 'all') : latest,
+      first: dates.length > 1 ? await totalOf(list, 'first') : latest,
+    };
   };
   return {
     asns: await both('asns'),
