@@ -103,12 +103,15 @@ AsnConeRef.implement({
         };
         const key = await walkConeOf(scope, cone);
         // A total alone reads no page: the largest cone's first 1,000 members and their records cost 1-5 ms for it.
-        const members = connectionNeeds(info).nodes
-          ? await coneMemberSlice(scope, key, page.offset, page.first)
+        const nodes = connectionNeeds(info).nodes
+          ? await memberRecords(
+              context,
+              await coneMemberSlice(scope, key, page.offset, page.first),
+              selectedAsnNodeColumns(info),
+            )
           : [];
         return {
-          nodes:
-            members.length > 0 ? await memberRecords(context, members, selectedAsnNodeColumns(info)) : [],
+          nodes,
           ...page,
           totalCount: async () => {
             if (key.members) return key.members.length;

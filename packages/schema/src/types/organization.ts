@@ -466,7 +466,7 @@ const monthWalk: WalkOfPage = async (context, date, keys, end, monthAsns) => {
           value: rows.map((row) => Number(row.number_asn_links)),
         })),
     ),
-    monthLinkCount(context, date),
+    monthCount(context, 'asn_links', date),
   ]);
   return { ...neighborWalk(end, monthAsns, walkedLinks?.slice(0, steps) ?? [], monthLinks), from };
 };
@@ -534,27 +534,21 @@ async function holdsLinkShare(
         .executeTakeFirstOrThrow();
       return { version: row.data_version ?? null, value: Number(row.links ?? 0) };
     }),
-    monthLinkCount(context, date),
+    monthCount(context, 'asn_links', date),
   ]);
   // Each link has two ends, one in each of its two rows.
   return classLinks !== null && monthLinks > 0 && classLinks >= share * 2 * monthLinks;
 }
 
-/** The month's count of links (each once, though it has two rows): its list's total, which the loads keep (019). */
-function monthLinkCount(context: AsrankContext, date: string): Promise<number> {
+/**
+ * The month's count of ASN records or of links (each link once, though it has two rows): its list's total, which the
+ * loads keep (migration 019).
+ */
+function monthCount(context: AsrankContext, table: 'asns' | 'asn_links', date: string): Promise<number> {
   return listTotal(
     context,
-    context.db.selectFrom('asn_links').where('date', '=', date),
-    monthListScope('asn_links', [date], {}),
-  );
-}
-
-/** The month's count of ASN records: its list's total, which the loads keep (migration 019). */
-function monthAsnCount(context: AsrankContext, date: string): Promise<number> {
-  return listTotal(
-    context,
-    context.db.selectFrom('asns').where('date', '=', date),
-    monthListScope('asns', [date], {}),
+    context.db.selectFrom(table).where('date', '=', date),
+    monthListScope(table, [date], {}),
   );
 }
 
@@ -837,7 +831,7 @@ function neighborsOfOrganizations(
       const linkOrder = neighborLinkOrder(keys);
       const places = linkOrder === null;
       const numbered = places || numbersLinkOrder(dialect, linkOrder, page.offset);
-      const monthAsns = places ? await monthAsnCount(context, date) : 0;
+      const monthAsns = places ? await monthCount(context, 'asns', date) : 0;
       const walk =
         places && organizationNeighborTuning.stepsPerLink > 0
           ? ((await firstClassWalk(context, date, keys, end, monthAsns)) ??
