@@ -22,7 +22,7 @@ import {
   STORE_KINDS,
   type LoadedStore,
 } from './support/store';
-import { throughPlugin } from './support/statementCounter';
+import { BuiltStatements, RunStatements, throughPlugin } from './support/statementCounter';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -456,16 +456,8 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
 
   if (kind === 'postgres') {
     it("reads pages of keys by descending cone size from the order's own index, and the hops' ties in key order", async () => {
-      /** The text of every statement built through the handle, run or not (a hop's is compiled once, run per hop). */
-      const built = new Set<string>();
-      const executor = store.handle.db.getExecutor();
-      const recorder: KyselyPlugin = {
-        transformQuery: (args: PluginTransformQueryArgs) => {
-          built.add(executor.compileQuery(args.node, args.queryId).sql);
-          return args.node;
-        },
-        transformResult: async (args: PluginTransformResultArgs) => args.result,
-      };
+      // Every statement built through the handle, run or not (a hop's is compiled once, run per hop).
+      const recorder = new BuiltStatements(store.handle);
       const handle = throughPlugin(store.handle, recorder);
       const facts = createStoreFacts(handle, undefined, WAITING);
       const expected = [...(await storedRows())].sort(ORDERS[2]!.compare).map((row) => row.asn);
@@ -480,7 +472,7 @@ describe.each(STORE_KINDS)('deep list pages from bookmarks on %s', (kind) => {
         const asns = (result.data as { asns: { edges: { node: { asn: string } }[] } }).asns.edges;
         expect(asns.map((edge) => Number(edge.node.asn))).toEqual(expected.slice(offset, offset + 4));
       }
-      const afterBookmark = [...built].filter(
+      const afterBookmark = [...new Set(recorder.statements.map((statement) => statement.sql))].filter(
         (text) => /order by "cone_asns" desc, "asn" asc/.test(text) && /"asn" > \$\d+/.test(text),
       );
       const pages = afterBookmark.filter((text) => /union all/.test(text));
@@ -781,27 +773,7 @@ describe.each(STORE_KINDS)('deep link pages from bookmarks on %s', (kind) => {
         })
         .where('date', '=', latest)
         .execute();
-      type Compiled = { sql: string; parameters: readonly unknown[] };
-      /**
-       * The statements Kysely runs, with their parameters, to be explained after the pages. A query is compiled as
-       * it is built; its subqueries are built too, but only the statement that runs gets a result.
-       */
-      class RunStatements implements KyselyPlugin {
-        readonly statements: Compiled[] = [];
-        private readonly built = new Map<unknown, Compiled>();
-        constructor(private readonly compile: (args: PluginTransformQueryArgs) => Compiled) {}
-        transformQuery(args: PluginTransformQueryArgs) {
-          this.built.set(args.queryId, this.compile(args));
-          return args.node;
-        }
-        async transformResult({ result, queryId }: PluginTransformResultArgs) {
-          const run = this.built.get(queryId);
-          if (run) this.statements.push(run);
-          return result;
-        }
-      }
-      const executor = store.handle.db.getExecutor();
-      const recorder = new RunStatements(({ node, queryId }) => executor.compileQuery(node, queryId));
+      const recorder = new RunStatements(store.handle);
       // Kysely's statements only: the handle's own pools would send the named ones past the recorder.
       const handle = throughPlugin(store.handle, recorder);
       const links = await storedLinks();

@@ -1,5 +1,6 @@
 // Counts the statements a test's queries execute through a handle (`db.withPlugin(counter)`, or `throughPlugin`).
 import type {
+  CompiledQuery,
   KyselyPlugin,
   PluginTransformQueryArgs,
   PluginTransformResultArgs,
@@ -41,4 +42,36 @@ export class StatementCounter implements KyselyPlugin {
  */
 export function throughPlugin(handle: DatabaseHandle, plugin: KyselyPlugin): DatabaseHandle {
   return { ...handle, db: handle.db.withPlugin(plugin), postgres: undefined, postgresPipelined: undefined };
+}
+
+/**
+ * The statements Kysely runs through a handle, compiled with their parameters, in the order they ran. A query is
+ * compiled as it is built; its subqueries are built too, but only the statement that runs gets a result.
+ */
+export class RunStatements implements KyselyPlugin {
+  readonly statements: CompiledQuery[] = [];
+  private readonly built = new Map<unknown, CompiledQuery>();
+  constructor(private readonly handle: DatabaseHandle) {}
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    this.built.set(args.queryId, this.handle.db.getExecutor().compileQuery(args.node, args.queryId));
+    return args.node;
+  }
+  async transformResult({ result, queryId }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    const run = this.built.get(queryId);
+    if (run) this.statements.push(run);
+    return result;
+  }
+}
+
+/** Every statement Kysely builds through a handle, run or not, compiled with its parameters, in the order built. */
+export class BuiltStatements implements KyselyPlugin {
+  readonly statements: CompiledQuery[] = [];
+  constructor(private readonly handle: DatabaseHandle) {}
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    this.statements.push(this.handle.db.getExecutor().compileQuery(args.node, args.queryId));
+    return args.node;
+  }
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return args.result;
+  }
 }
