@@ -109,7 +109,7 @@ export async function readListTotals(graphqlUrl: string, dates: readonly string[
       throw new Error(`${request.id}: no total (${JSON.stringify(body.errors)})`);
     return total;
   };
-  const both = async (list: keyof ListTotals) => {
+  const rangesOf = async (list: keyof ListTotals) => {
     const latest = await totalOf(list, 'latest');
     return {
       latest,
@@ -118,9 +118,9 @@ export async function readListTotals(graphqlUrl: string, dates: readonly string[
     };
   };
   return {
-    asns: await both('asns'),
-    organizations: await both('organizations'),
-    asnLinks: await both('asnLinks'),
+    asns: await rangesOf('asns'),
+    organizations: await rangesOf('organizations'),
+    asnLinks: await rangesOf('asnLinks'),
   };
 }
 
