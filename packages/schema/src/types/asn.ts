@@ -269,6 +269,10 @@ export function asnsOfOrganizations(
           .where(inValues(context.dialect, 'org_id', orgIds, 'text'));
         return columns ? members.select(columns) : members.selectAll();
       },
+    }),
+    {
+      // Counted from the (date, org_id) index, as the rows are read.
+      kept: false,
       counts: (orgIds) =>
         context.db
           .selectFrom('asns')
@@ -276,7 +280,7 @@ export function asnsOfOrganizations(
           .where('date', '=', date)
           .where(inValues(context.dialect, 'org_id', orgIds, 'text'))
           .groupBy('org_id'),
-    }),
+    },
     needs,
   );
 }

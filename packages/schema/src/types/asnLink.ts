@@ -25,7 +25,7 @@ import {
   withOrderColumns,
   type SortColumn,
 } from '../sql';
-import { nestedPage, type NestedPageQuery } from '../nestedPages';
+import { nestedPage, type NestedPageQuery, type ParentTotals } from '../nestedPages';
 import type { PreparedKind } from '../compiledLookups';
 import { monthOrderOf, monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { mergedArms, readsByMonthArms, servedByIndex } from '../monthArms';
@@ -876,6 +876,7 @@ export function asnLinksOfAsns(
     nullableSortColumn(keys)
       ? async () => pageQuery(await oneAsnOrder(context, keys, date))
       : () => pageQuery(keys),
+    asnLinkTotals(context, date),
     needs,
   );
 }
@@ -1105,19 +1106,21 @@ function asnLinksPageQuery(
         return sql`(${sql.join(parts, sql` union all `)})`;
       });
     },
-    counts: (asns) => {
-      const counted = (asns: readonly number[]) =>
-        context.db
-          .selectFrom('asn_links')
-          .select(['asn0 as parent_key', (eb) => eb.fn.countAll().as('total')])
-          .where('date', '=', date)
-          .where(inValues(context.dialect, 'asn0', asns, 'bigint'))
-          .groupBy('asn0');
-      return linkPageTuning.keptAsnLinkCounts
-        ? keptAsnLinkCounts(context, date, asns, counted)
-        : counted(asns);
-    },
   };
+}
+
+/** Each of `asns`' links in `date` (Asn.asnLinks' totals), as their rows keep them (linkPageTuning.keptAsnLinkCounts). */
+function asnLinkTotals(context: AsrankContext, date: string): ParentTotals<number> {
+  const counted = (asns: readonly number[]) =>
+    context.db
+      .selectFrom('asn_links')
+      .select(['asn0 as parent_key', (eb) => eb.fn.countAll().as('total')])
+      .where('date', '=', date)
+      .where(inValues(context.dialect, 'asn0', asns, 'bigint'))
+      .groupBy('asn0');
+  return linkPageTuning.keptAsnLinkCounts
+    ? { kept: true, counts: (asns) => keptAsnLinkCounts(context, date, asns, counted) }
+    : { kept: false, counts: counted };
 }
 
 /**
@@ -1419,10 +1422,10 @@ export function asnLinksOfOrganizations(
           const arms = [...byClass.values()].map((ofClass) => linksOf(ofClass.orgIds, ofClass.mostMembers));
           return arms.slice(1).reduce((united, arm) => united.unionAll(arm), arms[0]!);
         },
-        // Kept by the loads (017): counting these links looked up the organization of every far end.
-        counts: (orgIds) => keptOrganizationCounts(context, date, orgIds, 'number_asn_links'),
       };
     },
+    // Kept by the loads (017): counting these links looked up the organization of every far end.
+    { kept: true, counts: (orgIds) => keptOrganizationCounts(context, date, orgIds, 'number_asn_links') },
     needs,
   );
 }

@@ -873,10 +873,10 @@ function neighborsOfOrganizations(
             .select('o.parent_key')
             .$if(numbered, (rows) => rows.select(place));
         },
-        // Kept by the loads (017): counting the set looked up the organization of every far end of the members' links.
-        counts: (orgIds: string[]) => keptOrganizationCounts(context, date, orgIds, 'number_neighbors'),
       };
     },
+    // Kept by the loads (017): counting the set looked up the organization of every far end of the members' links.
+    { kept: true, counts: (orgIds) => keptOrganizationCounts(context, date, orgIds, 'number_neighbors') },
     needs,
   );
 }

@@ -124,6 +124,19 @@ export function busiestAsns(
     .execute();
 }
 
+/** The `count` least ASNs of month `date` with a single link. */
+export async function singleLinkAsns(handle: DatabaseHandle, date: string, count: number): Promise<number[]> {
+  const rows = await handle.db
+    .selectFrom('asns')
+    .select('asn')
+    .where('date', '=', date)
+    .where('number_asn_links', '=', 1)
+    .orderBy('asn')
+    .limit(count)
+    .execute();
+  return rows.map((row) => Number(row.asn));
+}
+
 /**
  * Runs a query the way the GraphQL service does: the shared schema and a fresh per-request context (over `facts`, the
  * process-wide caches, when given).
