@@ -15,7 +15,7 @@ import {
   STORE_KINDS,
   type LoadedStore,
 } from './support/store';
-import { StatementCounter, throughPlugin } from './support/statementCounter';
+import { RunStatements, StatementCounter, throughPlugin } from './support/statementCounter';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -61,6 +61,16 @@ function countingValuedStretches(handle: LoadedStore['handle']) {
   return { stretches, handle: throughPlugin(handle, stretches) };
 }
 
+/** The months a bound value names: one, an array of them (PostgreSQL) or its JSON text (SQLite); none for others. */
+function monthsIn(value: unknown): string[] {
+  let list = value;
+  if (typeof value === 'string' && value.startsWith('[')) list = JSON.parse(value) as unknown;
+  const values = Array.isArray(list) ? list : [list];
+  return values.filter(
+    (item): item is string => typeof item === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(item),
+  );
+}
+
 /** How many relationship values `tree` binds. */
 function relationshipValuesIn(tree: string): number {
   return (tree.match(/"value":"(customer|peer|provider|sibling)"/g) ?? []).length;
@@ -91,6 +101,16 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
     const keyed = await queryData<LinkPage>(store.handle, query);
     expect([query, keyed.asnLinks.edges]).toEqual([query, skipped.asnLinks.edges]);
     return skipped.asnLinks.edges.length;
+  }
+
+  /** The latest month's three busiest ASNs (the busiest first) and its two least as a list, and the busiest's links. */
+  async function busyAndQuietList(): Promise<{ listed: string[]; degree: number }> {
+    const latest = store.dates.at(-1)!;
+    const busiest = await busiestAsns(store.handle, latest, 3);
+    return {
+      listed: [...busiest.map((row) => String(row.asn)), ...(await asnsOfMonth(store.handle, latest, 2))],
+      degree: Number(busiest[0]!.degree_total),
+    };
   }
 
   /** Every link of `month`, each once (asnLinks without `asn`). */
@@ -281,14 +301,108 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
     expect(compared).toBeGreaterThan(60);
   });
 
+  it("pages one AS's links and a list's over several months month by month from their kept totals", async () => {
+    const months = store.dates;
+    expect(months.length).toBeGreaterThan(1);
+    const latest = months.at(-1)!;
+    const { listed } = await busyAndQuietList();
+    let compared = 0;
+    for (const parents of [[listed[0]!], listed]) {
+      const argument =
+        parents.length === 1
+          ? `asn: "${parents[0]}"`
+          : `asns: [${parents.map((asn) => `"${asn}"`).join(', ')}]`;
+      const perMonth: number[] = [];
+      for (const month of months) {
+        const row = await store.handle.db
+          .selectFrom('asns')
+          .select((eb) => eb.fn.sum<number | string>('number_asn_links').as('links'))
+          .where('date', '=', month)
+          .where('asn', 'in', parents.map(Number))
+          .executeTakeFirstOrThrow();
+        perMonth.push(Number(row.links ?? 0));
+      }
+      const total = perMonth.reduce((sum, links) => sum + links, 0);
+      const offsets = [0, 3, perMonth[0]! - 2, perMonth[0]!, perMonth[0]! + 5, total - 3, total + 2];
+      for (const sort of [null, 'date', '-date', 'date,-asn1', '-date,numberPaths,relationship'])
+        for (const offset of offsets) {
+          const query = `{ asnLinks(${argument}, dateStart: "${months[0]}", dateEnd: "${latest}", first: 6,
+            offset: ${offset}${sort ? `, sort: "${sort}"` : ''}) { totalCount edges { node { date asn0 { asn }
+            asn1 { asn } relationship numberPaths } } } }`;
+          // The walk's first month (the latest by a descending date): a page past its links reads none of them.
+          const descending = sort?.startsWith('-') === true;
+          const [walkFirst, walkFirstLinks] = descending
+            ? [latest, perMonth.at(-1)!]
+            : [months[0]!, perMonth[0]!];
+          const asked = async (byMonth: boolean) => {
+            linkPageTuning.keptTotalsMonthByMonth = byMonth;
+            const run = new RunStatements(store.handle);
+            const data = await queryData<LinkPage & { asnLinks: { totalCount: number } }>(
+              throughPlugin(store.handle, run),
+              query,
+            );
+            // Statements that read links of that month (alone or among others), the kept totals aside.
+            const readFirst = run.statements.filter(
+              (statement) =>
+                !statement.sql.includes('number_asn_links') &&
+                statement.parameters.some((value) => monthsIn(value).includes(walkFirst)),
+            ).length;
+            return { data, readFirst };
+          };
+          const oneStatement = await asked(false);
+          const monthByMonth = await asked(true);
+          expect([query, monthByMonth.data]).toEqual([query, oneStatement.data]);
+          expect([query, oneStatement.data.asnLinks.totalCount]).toEqual([query, total]);
+          if (offset >= walkFirstLinks && offset < total)
+            expect([query, oneStatement.readFirst > 0, monthByMonth.readFirst]).toEqual([query, true, 0]);
+          compared += monthByMonth.data.asnLinks.edges.length;
+        }
+    }
+    expect(compared).toBeGreaterThan(2 * 5 * 5 * 6 - 60);
+  });
+
+  it("pages a list's links of one month by ASN first from each AS's own cut, as one statement orders them", async () => {
+    const { listed, degree } = await busyAndQuietList();
+    let compared = 0;
+    for (const sort of [
+      'asn0',
+      '-asn0',
+      'asn0,-asn1',
+      '-asn0,numberPaths',
+      'asn0,relationship,-asn1',
+      'asn1',
+    ])
+      for (const offset of [0, 4, degree, degree * 3]) {
+        const query = `{ asnLinks(asns: [${listed.map((asn) => `"${asn}"`).join(', ')}], first: 7, offset: ${offset},
+          sort: "${sort}") { totalCount edges { node { asn0 { asn } asn1 { asn asnName } relationship numberPaths } } } }`;
+        const asked = async (cuts: boolean) => {
+          linkPageTuning.listAsnCuts = { postgres: cuts, sqlite: cuts };
+          const run = new RunStatements(store.handle);
+          const data = await queryData<LinkPage>(throughPlugin(store.handle, run), query);
+          // perAsnCuts: a LATERAL subquery per AS on PostgreSQL, the links of each listed AS by its cut on SQLite.
+          const cut = run.statements.some(
+            (statement) =>
+              statement.sql.includes('cross join lateral') ||
+              statement.sql.includes('cross join asn_links l'),
+          );
+          return { data, cut };
+        };
+        const whole = await asked(false);
+        const cut = await asked(true);
+        expect([sort, offset, cut.data]).toEqual([sort, offset, whole.data]);
+        expect({ sort, offset, cut: cut.cut, whole: whole.cut }).toEqual({
+          sort,
+          offset,
+          cut: sort.replace('-', '').startsWith('asn0'),
+          whole: false,
+        });
+        compared += whole.data.asnLinks.edges.length;
+      }
+    expect(compared).toBeGreaterThan(6 * 2 * 7);
+  });
+
   it("pages a list's links by relationship from each AS's ranges, the same as by relationship arms", async () => {
-    const latest = store.dates.at(-1)!;
-    const busiest = await busiestAsns(store.handle, latest, 3);
-    const listed = [
-      ...busiest.map((row) => String(row.asn)),
-      ...(await asnsOfMonth(store.handle, latest, 2)),
-    ];
-    const degree = Number(busiest[0]!.degree_total);
+    const { listed, degree } = await busyAndQuietList();
     let compared = 0;
     for (const sort of ['relationship', '-relationship'])
       for (const offset of [0, 4, degree, degree * 3]) {
