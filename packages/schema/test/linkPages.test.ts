@@ -256,15 +256,22 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
     let compared = 0;
     for (const months of [store.dates, [store.dates.at(-1)!]]) {
       const interval = months.length > 1 ? `, dateStart: "${months[0]}", dateEnd: "${months.at(-1)}"` : '';
-      for (const sort of ['relationship', '-relationship']) {
+      // Over several months then by the month too, either way (blocks at every depth, no arms).
+      const sorts = [
+        'relationship',
+        '-relationship',
+        ...(months.length > 1 ? ['relationship,-date', '-relationship,date'] : []),
+      ];
+      for (const sort of sorts) {
         // Pages that start at, just before and just after every block's first link, in the sort's order of blocks.
+        const monthsDescending = sort.endsWith('-date');
         const blocks = counts
           .filter((count) => months.includes(count.date))
           .sort(
             (a, b) =>
               (sort.startsWith('-') ? -1 : 1) *
                 (a.relationship < b.relationship ? -1 : a.relationship > b.relationship ? 1 : 0) ||
-              (a.date < b.date ? -1 : 1),
+              (monthsDescending ? -1 : 1) * (a.date < b.date ? -1 : 1),
           );
         const offsets = [0];
         for (const block of blocks) offsets.push(offsets.at(-1)! + Number(block.links));
@@ -277,8 +284,15 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
           linkPageTuning.relationshipBlocks = false;
           const single = await queryData<LinkPage>(store.handle, query);
           linkPageTuning.relationshipBlocks = true;
-          const blockwise = await queryData<LinkPage>(store.handle, query);
+          const run = new RunStatements(store.handle);
+          const blockwise = await queryData<LinkPage>(throughPlugin(store.handle, run), query);
           expect([query, blockwise]).toEqual([query, single]);
+          // Then by the month, every page block by block: no statement sorts links by relationship.
+          if (sort.includes(','))
+            expect([
+              query,
+              run.statements.filter((statement) => /order by "relationship"/.test(statement.sql)),
+            ]).toEqual([query, []]);
           compared += single.asnLinks.edges.length;
         }
       }

@@ -826,23 +826,32 @@ function pairRuns(keys: readonly SortKey[], reversedRows: boolean): readonly Lin
 }
 
 /**
- * Every link of `months` by relationship alone, as its blocks in the order: each relationship (in byte order, as the
- * database orders text), and within it each month ascending, whose links follow by the pair. A block is one range of
- * the (date, canonical, relationship, asn0, asn1) index, and its total is kept per data version (listTotals.ts), so a
- * deep page skips whole blocks by their totals and walks only into its own. In one statement, a deep page by
- * `-relationship` sorted every link of the months (12 generated months at offset 4,848,684: 8-15 s; one PostgreSQL
- * month at 408,096: 1.3-1.5 s), its ties breaking ascending against the index's descent. Null when the order is not
- * by relationship alone.
+ * Every link of `months` by relationship alone (or then by the month), as its blocks in the order: each relationship
+ * (in byte order, as the database orders text), and within it each month (ascending unless the order says
+ * `-date`), whose links follow by the pair. A block is one range of the (date, canonical, relationship, asn0, asn1)
+ * index, and its total is kept per data version (listTotals.ts), so a deep page skips whole blocks by their totals and
+ * walks only into its own. In one statement, a deep page by `-relationship` sorted every link of the months (12
+ * generated months at offset 4,848,684: 8-15 s; one PostgreSQL month at 408,096: 1.3-1.5 s), its ties breaking
+ * ascending against the index's descent; by `relationship,-date` at 50,000, 0.45 s on SQLite and 3.9 on PostgreSQL.
+ * Null when the order is not by relationship alone or then by the month.
  */
 function relationshipBlocks(
   keys: readonly SortKey[],
   months: readonly string[],
 ): { relationship: LinkRelationship; month: string }[] | null {
-  if (keys.length !== 1 || keys[0]!.key !== 'relationship' || !linkPageTuning.relationshipBlocks) return null;
+  const [first, second, ...rest] = keys;
+  if (
+    first?.key !== 'relationship' ||
+    (second !== undefined && second.key !== 'date') ||
+    rest.length > 0 ||
+    !linkPageTuning.relationshipBlocks
+  )
+    return null;
   const relationships = [...LINK_RELATIONSHIPS].sort(compareByteOrder);
-  if (keys[0]!.direction === 'desc') relationships.reverse();
-  const ascending = [...months].sort();
-  return relationships.flatMap((relationship) => ascending.map((month) => ({ relationship, month })));
+  if (first.direction === 'desc') relationships.reverse();
+  const inOrder = [...months].sort();
+  if (second?.direction === 'desc') inOrder.reverse();
+  return relationships.flatMap((relationship) => inOrder.map((month) => ({ relationship, month })));
 }
 
 /**
@@ -2026,7 +2035,13 @@ builder.queryFields((t) => ({
       let nodes: AsnLinkRow[];
       const blocks = everyLink ? relationshipBlocks(keys, months) : null;
       const nullableColumn = everyLink && months.length > 1 ? nullableColumnAlone(keys) : null;
-      if (blocks && !readsByMonthArms(months.length * LINK_RELATIONSHIPS.length, page.offset, page.first)) {
+      // Then by the month, no arm is a relationship's (relationshipRuns): each month's arm by `-relationship` sorted
+      // the month (12 generated months' first 50 by `-relationship,date`: 630-800 ms), so the blocks at any depth.
+      if (
+        blocks &&
+        (keys.length > 1 ||
+          !readsByMonthArms(months.length * LINK_RELATIONSHIPS.length, page.offset, page.first))
+      ) {
         // Deeper than the relationship arms read: block by block, the same walk as month by month.
         const totals = new Map(
           LINK_RELATIONSHIPS.map((relationship) => [
