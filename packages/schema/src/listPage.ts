@@ -125,7 +125,21 @@ export interface ListPageSpec<TB extends ListTable, Row> {
     /** Runs the counts that place a deep page after a threshold (monthsBookmarkStart), as a named statement too. */
     count: MonthsCounter;
   };
+  /**
+   * Several months and a filter their bookmarks and kept totals cannot name, a name of many matches (its candidates
+   * past nameSearchTuning.maxIndexedMatches, so no key list): `of` gives the list's records of one month, filtered. A
+   * shallow page in a client sort then reads its keys as one arm per month, as monthQuery's do: one statement read
+   * every match of the months and sorted them (12 generated months' ASNs named "net" by `-cone.numberAsns`: 190-250
+   * ms), where each month's index in the order meets the page's matches early. Absent: one statement.
+   */
+  monthArms?: MonthArms<TB>;
 }
+
+/** A list's months read as arms (monthArmKeyPage): their records, one month each, and the runner of the page. */
+export type MonthArms<TB extends ListTable> = Pick<
+  NonNullable<ListPageSpec<TB, unknown>['monthQuery']>,
+  'months' | 'of' | 'run'
+>;
 
 export interface CompiledListPage<TB extends ListTable> {
   /** What selectRows reads besides the page (its columns, its joins): part of the shape's name. */
@@ -460,12 +474,13 @@ async function rowsOfKeyPage<TB extends ListTable, Row>(
           .offset(skip)) as unknown as RowsQuery;
   const skip = start ? start.skip : offset;
   // One month's pages (W2's) do not wait on a promise for it.
+  const arms = spec.monthQuery ?? spec.monthArms;
   const armKeys =
-    start || !spec.monthQuery
+    start || !arms
       ? null
-      : ((await monthArmKeyPage(spec, keyRange, innerOrder, limit, offset)) ??
+      : ((await monthArmKeyPage(spec, arms, keyRange, innerOrder, limit, offset)) ??
         (await monthsBookmarkKeyPage(spec, keyRange, innerOrder, limit, offset, monthsSeekable)));
-  if (armKeys) return readRows(spec, rowsOfKeys(armKeys), true, spec.monthQuery!.run);
+  if (armKeys) return readRows(spec, rowsOfKeys(armKeys), true, arms!.run);
   const { month, value, key, limit: limitPlaceholder, offset: offsetPlaceholder } = PAGE_PLACEHOLDERS;
   const { compiled } = spec;
   const pageLimit = compiled ? compiledLimit(spec.dialect, limit, limitPlaceholder) : null;
@@ -495,18 +510,19 @@ async function rowsOfKeyPage<TB extends ListTable, Row>(
 }
 
 /**
- * The (date, key) of a shallow page over several months read as one arm per month (spec.monthQuery), merged in
- * `innerOrder`; null when the page is deeper than arms serve, or the month's plan of its arm sorts (monthArms.ts).
+ * The (date, key) of a shallow page over several months read as one arm per month (`monthQuery`: spec.monthQuery or
+ * spec.monthArms), merged in `innerOrder`; null when the page is deeper than arms serve, or the month's plan of its
+ * arm sorts (monthArms.ts).
  */
 async function monthArmKeyPage<TB extends ListTable, Row>(
   spec: ListPageSpec<TB, Row>,
+  monthQuery: MonthArms<TB>,
   keyRange: (records: ListQuery<TB>) => ListQuery<TB>,
   innerOrder: () => RawBuilder<unknown>,
   limit: number,
   offset: number,
 ): Promise<Expression<unknown> | null> {
-  const monthQuery = spec.monthQuery;
-  if (!monthQuery || !readsByMonthArms(monthQuery.months.length, offset, limit)) return null;
+  if (!readsByMonthArms(monthQuery.months.length, offset, limit)) return null;
   // The merge sorts the arms' rows again: each arm carries the order's columns.
   const orderColumns = new Set(['date', spec.key as string]);
   for (const sortKey of [...spec.keys, ...spec.order.unique])
@@ -697,6 +713,20 @@ export async function listPage<TB extends ListTable, Row>(spec: ListPageSpec<TB,
       spec.singleMonth ? seekableSort(spec) : undefined,
     );
   }
+  if (
+    spec.monthArms &&
+    spec.keys.length > 0 &&
+    readsByMonthArms(spec.monthArms.months.length, page.offset, page.first)
+  )
+    return rowsOfKeyPage(
+      spec,
+      (records) => records,
+      `arms sorted ${sortKeysNamed(spec.keys)} then ${sortKeysNamed(spec.order.unique)}`,
+      () => orderOf(spec.keys),
+      () => orderOf(spec.keys, { keyLookup: true, table: spec.table }),
+      page.first,
+      page.offset,
+    );
   return readRows(
     spec,
     query

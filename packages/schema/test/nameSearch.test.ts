@@ -4,6 +4,7 @@
 // needle's candidates are kept per data version: asked again, no pass; after a load, read again.
 import { SEARCH_TEXT_SEPARATOR } from '@asrank/db';
 import { createStoreFacts, nameSearchTuning } from '../src';
+import { monthArmsTuning } from '../src/monthArms';
 import { indexedNameMatches } from '../src/nameSearch';
 import {
   LOAD_TIMEOUT_MS,
@@ -13,7 +14,7 @@ import {
   STORE_KINDS,
   type LoadedStore,
 } from './support/store';
-import { StatementCounter, throughPlugin } from './support/statementCounter';
+import { RunStatements, StatementCounter, throughPlugin } from './support/statementCounter';
 
 jest.setTimeout(LOAD_TIMEOUT_MS);
 
@@ -104,6 +105,49 @@ describe.each(STORE_KINDS)('name filter on %s', (kind) => {
       }
     // The needles come from stored names, so most of them find records.
     expect(matched).toBeGreaterThan(needles.length);
+  });
+
+  it("pages a name of many matches over several months in a client order from the months' arms on SQLite, as one statement does", async () => {
+    // Every needle past the index's bound: the substring alone, as a name of many matches is.
+    nameSearchTuning.maxIndexedMatches = 0;
+    const all = `dateStart: "${store.dates[0]}", dateEnd: "${latest()}"`;
+    const nameSort: Record<ListName, string> = { asns: 'asnName', organizations: 'orgName' };
+    let compared = 0;
+    try {
+      for (const list of ['asns', 'organizations'] as const)
+        for (const needle of ['a', 'ne', needles[0]!])
+          for (const sort of ['-cone.numberAsns', nameSort[list], '-rank', 'date,-rank'])
+            for (const offset of [0, 3, 12]) {
+              const query = `query Named($name: String!) { ${list}(name: $name, ${all}, first: 7, offset: ${offset},
+                sort: "${sort}") { totalCount edges { node { date ${KEY_FIELD[list]} } } } }`;
+              const asked = async (arms: boolean) => {
+                monthArmsTuning.enabled = arms;
+                const run = new RunStatements(store.handle);
+                const data = await queryData(throughPlugin(store.handle, run), query, { name: needle });
+                return {
+                  data,
+                  // mergedArms: the arms united as a derived table `arms`.
+                  merged: run.statements.some((statement) => statement.sql.includes('as "arms"')),
+                };
+              };
+              const oneStatement = await asked(false);
+              const fromArms = await asked(true);
+              const label = `${list} ${needle} ${sort} ${offset}`;
+              expect([label, fromArms.data]).toEqual([label, oneStatement.data]);
+              // By the month first the one statement reads each month in order already; PostgreSQL takes no arms.
+              const armed = kind === 'sqlite' && !sort.startsWith('date') && sort !== '-rank';
+              if (sort !== '-rank')
+                expect({ label, merged: fromArms.merged, before: oneStatement.merged }).toEqual({
+                  label,
+                  merged: armed,
+                  before: false,
+                });
+              compared += JSON.stringify(fromArms.data).split('"date"').length - 1;
+            }
+    } finally {
+      monthArmsTuning.enabled = true;
+    }
+    expect(compared).toBeGreaterThan(2 * 3 * 4 * 2 * 7);
   });
 
   it('takes candidates from the trigram index on SQLite, from a pass on PostgreSQL for a needle too short for trigrams, and only when they can narrow the list', async () => {

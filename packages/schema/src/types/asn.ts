@@ -20,7 +20,7 @@ import {
   sortKeysNamed,
   type SortColumn,
 } from '../sql';
-import { listPage, monthBookmarks, monthsOfList, type NamedListFilter } from '../listPage';
+import { listPage, monthBookmarks, monthsOfList, type MonthArms, type NamedListFilter } from '../listPage';
 import { monthOrderOf, monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { compiledLimit } from '../compiledLookups';
 import { nestedPage } from '../nestedPages';
@@ -451,10 +451,27 @@ builder.queryFields((t) => ({
         return { nodes, totalCount: () => listTotal(context, recordsQuery(), totalScope), ...page };
       }
       let query = recordsQuery();
-      if (args.name != null)
-        for (const condition of await nameConditions(context, 'asns', args.name, months))
-          query = query.where(condition);
+      const named = args.name != null ? await nameConditions(context, 'asns', args.name, months) : [];
+      for (const condition of named) query = query.where(condition);
       if (args.seen != null) query = query.where('seen', '=', args.seen ? 1 : 0);
+      // On SQLite, a name of many matches over several months (the substring alone, no candidates' list) in an order
+      // that does not start with the month: the months' arms. PostgreSQL lists no candidates for a needle its trigram
+      // index serves, however few its matches, and each month's arm then walked the whole month (a rare name's page by
+      // `-cone.numberAsns`: 4 -> 573 ms); by the month first, the one statement reads each month in order already.
+      const monthArms: MonthArms<'asns'> | undefined =
+        context.dialect === 'sqlite' &&
+        months.length > 1 &&
+        asnFilter === null &&
+        named.length === 1 &&
+        keys.length > 0 &&
+        keys[0]!.key !== 'date'
+          ? {
+              months,
+              of: (month) =>
+                named.reduce((records, condition) => records.where(condition), monthRecords(month)),
+              run: (rows) => context.prepared(rows, 'asns', 'occasional'),
+            }
+          : undefined;
       // The pruned rows carry exactly the columns the selected fields read, though typed as whole rows.
       const withColumns = (rowQuery: typeof query) =>
         columns
@@ -502,6 +519,7 @@ builder.queryFields((t) => ({
           keyList: asnFilter !== null,
           bookmarks: monthBookmarks(context, pageMonths, namedFilter),
           monthQuery: monthsOfList(context, 'asns', pageMonths, namedFilter, (month) => monthRecords(month)),
+          monthArms: pageMonths === months ? monthArms : undefined,
           compiled:
             pageMonths.length === 1 && !filtered && columns
               ? {

@@ -17,7 +17,7 @@ import {
   withOrderColumns,
   type SortColumn,
 } from '../sql';
-import { listPage, monthBookmarks, monthsOfList, type NamedListFilter } from '../listPage';
+import { listPage, monthBookmarks, monthsOfList, type MonthArms, type NamedListFilter } from '../listPage';
 import { monthOrderOf, monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { nestedPage } from '../nestedPages';
 import { nameConditions } from '../nameSearch';
@@ -1040,15 +1040,35 @@ builder.queryFields((t) => ({
         args.name != null ? null : args.seen == null ? {} : { seen: args.seen };
       const seenAsAsked = (records: ReturnType<typeof monthQuery>) =>
         args.seen == null ? records : records.where('seen', '=', args.seen ? 1 : 0);
-      /** The list over `pageMonths`, filtered as asked. */
-      const listQuery = async (pageMonths: readonly string[]) => {
-        let query = monthQuery(dateIn(context.dialect, 'date', pageMonths));
-        if (args.name != null)
-          for (const condition of await nameConditions(context, 'organizations', args.name, pageMonths))
-            query = query.where(condition);
-        return seenAsAsked(query);
-      };
-      const query = await listQuery(months);
+      /** The name filter's conditions over `pageMonths` (none without one). */
+      const namedIn = async (pageMonths: readonly string[]) =>
+        args.name != null ? await nameConditions(context, 'organizations', args.name, pageMonths) : [];
+      /** The list over `pageMonths`, filtered as asked (`named`: the name filter's conditions). */
+      const listQuery = (pageMonths: readonly string[], named: readonly RawBuilder<boolean>[]) =>
+        seenAsAsked(
+          named.reduce(
+            (records, condition) => records.where(condition),
+            monthQuery(dateIn(context.dialect, 'date', pageMonths)),
+          ),
+        );
+      const named = await namedIn(months);
+      const query = listQuery(months, named);
+      // On SQLite, a name of many matches over several months (the substring alone, no candidates' list) in an order
+      // that does not start with the month: the months' arms. PostgreSQL lists no candidates for a needle its trigram
+      // index serves, however few its matches, and each month's arm then walked the whole month (a rare name's page by
+      // `-cone.numberAsns`: 4 -> 573 ms); by the month first, the one statement reads each month in order already.
+      const monthArms: MonthArms<'organizations'> | undefined =
+        context.dialect === 'sqlite' &&
+        months.length > 1 &&
+        named.length === 1 &&
+        keys.length > 0 &&
+        keys[0]!.key !== 'date'
+          ? {
+              months,
+              of: (month) => listQuery([month], named),
+              run: (rows) => context.prepared(rows, 'organizations', 'occasional'),
+            }
+          : undefined;
       const totalScope = monthListScope('organizations', months, {
         seen: args.seen,
         name: args.name?.toLowerCase(),
@@ -1071,7 +1091,7 @@ builder.queryFields((t) => ({
           table: 'organizations',
           rankedTotal: rankedListTotal(context, pageScope),
           key: 'org_id',
-          query: pageMonths === months ? query : await listQuery(pageMonths),
+          query: pageMonths === months ? query : listQuery(pageMonths, await namedIn(pageMonths)),
           selectRows: (rows) => rows.selectAll(),
           rowsOf: (result) => result as unknown as OrganizationRow[],
           page: { first: limit, offset },
@@ -1085,6 +1105,7 @@ builder.queryFields((t) => ({
           monthQuery: monthsOfList(context, 'organizations', pageMonths, namedFilter, (month) =>
             seenAsAsked(monthQuery(dateIn(context.dialect, 'date', [month]))),
           ),
+          monthArms: pageMonths === months ? monthArms : undefined,
           // One month's unfiltered page: SQL compiled once per order and form, as an ASN page (listPage.ts).
           compiled:
             pageMonths.length === 1 && !filtered
