@@ -737,10 +737,12 @@ describe.each(STORE_KINDS)('shallow link pages over several months, one arm per 
       expect(split.asnLinks.edges).toHaveLength(10);
       return trees.reduce((count, tree) => count + relationshipValuesIn(tree), 0);
     };
-    // Within four steps a month of the start: the brackets and arms a relationship at a time; further, none.
+    // Within pairPartsSteps steps a month of the start: the brackets and arms a relationship at a time; further, none.
     const months = store.dates.length;
+    const steps = linkPageTuning.pairPartsSteps[kind];
     expect(await relationshipValues(2 * 5 * months)).toBeGreaterThan(0);
-    expect(await relationshipValues(5 * 5 * months)).toBe(0);
+    expect(await relationshipValues((steps - 1) * 5 * months)).toBeGreaterThan(0);
+    expect(await relationshipValues((steps + 1) * 5 * months)).toBe(0);
   });
 
   if (kind === 'sqlite')

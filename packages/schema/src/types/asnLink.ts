@@ -163,6 +163,12 @@ export const linkPageTuning = {
    * already.
    */
   listAsnCuts: { postgres: true, sqlite: false } as Record<DialectName, boolean>,
+  /**
+   * How many bookmark steps a month into the order deep pages by the pair still read a relationship at a time. Past
+   * 4 steps PostgreSQL read the 12 generated months by `-asn0` whole in 280-610 ms (offsets 49,152-55,000), against
+   * 25-38 a relationship at a time; past 8 (98,304) whole in 25-48. SQLite's months whole cost it 10-19 ms past 4.
+   */
+  pairPartsSteps: { postgres: 8, sqlite: 4 } as Record<DialectName, number>,
   relationshipRangesFrom: 64,
   /**
    * ...and on PostgreSQL at least this many times the links a page reads of each (its end): each range is read to the
@@ -802,9 +808,6 @@ function otherEndOrder(
 function relationshipRuns(keys: readonly SortKey[]): readonly (LinkRelationship | null)[] {
   return keys.length === 1 && keys[0]!.key === 'relationship' ? LINK_RELATIONSHIPS : [null];
 }
-
-/** How many bookmark steps a month into the order deep pages by the pair still read a relationship at a time. */
-const PAIR_PARTS_STEPS = 4;
 
 /**
  * The relationships a page by `asn0` alone reads apart where the primary key runs against its rows, or null. That key
@@ -1734,7 +1737,9 @@ builder.queryFields((t) => ({
           // the other rows (32 and 46 ms apart). Deeper the order's own rows prevail, and four times the brackets and
           // arms cost more than they save (at 200,000: 14 -> 17 ms on SQLite, 46 -> 54 on PostgreSQL).
           const relationships =
-            asn === null && asnList === null && offset < PAIR_PARTS_STEPS * step * pageMonths.length
+            asn === null &&
+            asnList === null &&
+            offset < linkPageTuning.pairPartsSteps[context.dialect] * step * pageMonths.length
               ? pairRuns(pageMonths.length === 1 ? withinOneMonth(seekKeys) : seekKeys, otherEnd !== null)
               : null;
           const parts = relationships?.map(
