@@ -71,6 +71,26 @@ export async function indexedNameMatches(
   return boundedKeys(context, candidates);
 }
 
+/**
+ * Whether `name` holds more of `table`'s records in `months` than maxIndexedMatches, given its `conditions`
+ * (nameConditions): then a list's page in a client order over several months reads the months' arms (listPage's
+ * monthArms), each month's index walked until the page's end, where a rare name's arms would walk whole months. A
+ * candidates' list says few; none says many, except on PostgreSQL for a needle its trigram index serves, for which
+ * none is ever listed: there the one pass of short needles (kept per data version) tells.
+ */
+export async function nameOfManyMatches(
+  context: NameSearchContext,
+  table: NameSearchTable,
+  name: string,
+  months: readonly string[],
+  conditions: readonly RawBuilder<boolean>[],
+): Promise<boolean> {
+  if (conditions.length !== 1) return false;
+  const needle = name.toLowerCase();
+  if (context.dialect === 'sqlite' || [...needle].length < TRIGRAM) return true;
+  return (await shortNeedleMatches(context, table, needle, months)) === null;
+}
+
 /** The `key` column of `candidates`, or null past `maxIndexedMatches` (the list then tests its rows itself). */
 async function boundedKeys(
   context: Pick<AsrankContext, 'db'>,

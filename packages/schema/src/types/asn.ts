@@ -24,7 +24,7 @@ import { listPage, monthBookmarks, monthsOfList, type MonthArms, type NamedListF
 import { monthOrderOf, monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { compiledLimit } from '../compiledLookups';
 import { nestedPage } from '../nestedPages';
-import { nameConditions } from '../nameSearch';
+import { nameConditions, nameOfManyMatches } from '../nameSearch';
 import {
   connectionNeeds,
   coversColumns,
@@ -454,17 +454,15 @@ builder.queryFields((t) => ({
       const named = args.name != null ? await nameConditions(context, 'asns', args.name, months) : [];
       for (const condition of named) query = query.where(condition);
       if (args.seen != null) query = query.where('seen', '=', args.seen ? 1 : 0);
-      // On SQLite, a name of many matches over several months (the substring alone, no candidates' list) in an order
-      // that does not start with the month: the months' arms. PostgreSQL lists no candidates for a needle its trigram
-      // index serves, however few its matches, and each month's arm then walked the whole month (a rare name's page by
-      // `-cone.numberAsns`: 4 -> 573 ms); by the month first, the one statement reads each month in order already.
+      // A name of many matches over several months (nameOfManyMatches) in an order that does not start with the month:
+      // the months' arms. By the month first, the one statement reads each month in order already.
       const monthArms: MonthArms<'asns'> | undefined =
-        context.dialect === 'sqlite' &&
         months.length > 1 &&
         asnFilter === null &&
-        named.length === 1 &&
         keys.length > 0 &&
-        keys[0]!.key !== 'date'
+        keys[0]!.key !== 'date' &&
+        args.name != null &&
+        (await nameOfManyMatches(context, 'asns', args.name, months, named))
           ? {
               months,
               of: (month) =>

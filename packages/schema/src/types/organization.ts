@@ -20,7 +20,7 @@ import {
 import { listPage, monthBookmarks, monthsOfList, type MonthArms, type NamedListFilter } from '../listPage';
 import { monthOrderOf, monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { nestedPage } from '../nestedPages';
-import { nameConditions } from '../nameSearch';
+import { nameConditions, nameOfManyMatches } from '../nameSearch';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { CountryRef, OrganizationRef } from './refs';
 import { AsnDegreeRef, ConeRef, OrgDegreeRef, PARENT_ITSELF } from './stats';
@@ -1053,16 +1053,14 @@ builder.queryFields((t) => ({
         );
       const named = await namedIn(months);
       const query = listQuery(months, named);
-      // On SQLite, a name of many matches over several months (the substring alone, no candidates' list) in an order
-      // that does not start with the month: the months' arms. PostgreSQL lists no candidates for a needle its trigram
-      // index serves, however few its matches, and each month's arm then walked the whole month (a rare name's page by
-      // `-cone.numberAsns`: 4 -> 573 ms); by the month first, the one statement reads each month in order already.
+      // A name of many matches over several months (nameOfManyMatches) in an order that does not start with the month:
+      // the months' arms. By the month first, the one statement reads each month in order already.
       const monthArms: MonthArms<'organizations'> | undefined =
-        context.dialect === 'sqlite' &&
         months.length > 1 &&
-        named.length === 1 &&
         keys.length > 0 &&
-        keys[0]!.key !== 'date'
+        keys[0]!.key !== 'date' &&
+        args.name != null &&
+        (await nameOfManyMatches(context, 'organizations', args.name, months, named))
           ? {
               months,
               of: (month) => listQuery([month], named),
