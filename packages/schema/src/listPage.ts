@@ -21,7 +21,7 @@ import {
   type RawBuilder,
   type SelectQueryBuilder,
 } from 'kysely';
-import type { Database, DialectName } from '@asrank/db';
+import type { Database, DialectName, NameSearchTable } from '@asrank/db';
 import type { SortKey } from '@asrank/domain';
 import type { AsrankContext } from './context';
 import { countRows, monthTotals } from './listTotals';
@@ -37,6 +37,7 @@ import {
 import { compiledLimit } from './compiledLookups';
 import { mergedArms, readsByMonthArms, servedByIndex } from './monthArms';
 import { monthsBookmarkStart, monthsPageAfter, type MonthsCounter } from './monthsBookmarks';
+import { nameOfManyMatches, type NameSearchContext } from './nameSearch';
 import { byPrimaryKey, nullsLastPage, orderByList, sortKeysNamed, type SortColumn } from './sql';
 
 type ListTable = 'asns' | 'organizations';
@@ -322,6 +323,25 @@ export function monthBookmarks(
     cache: context.pageBookmarks,
     scope: () => monthScope(context, month, filter),
   };
+}
+
+/**
+ * The `monthArms` of a list over `months` filtered by `name` (its `conditions`, nameConditions), `of` giving one
+ * month's records with them: a name of many matches (nameOfManyMatches) in a client order that does not start with
+ * the month; else undefined. By the month first, the one statement reads each month in order already.
+ */
+export async function monthArmsOfName<TB extends NameSearchTable>(
+  context: NameSearchContext & Pick<AsrankContext, 'prepared'>,
+  table: TB,
+  months: readonly string[],
+  keys: readonly SortKey[],
+  name: string | null | undefined,
+  conditions: readonly RawBuilder<boolean>[],
+  of: (month: string) => ListQuery<TB>,
+): Promise<MonthArms<TB> | undefined> {
+  if (months.length < 2 || keys.length === 0 || keys[0]!.key === 'date' || name == null) return undefined;
+  if (!(await nameOfManyMatches(context, table, name, months, conditions))) return undefined;
+  return { months, of, run: (query) => context.prepared(query, table, 'occasional') };
 }
 
 /**

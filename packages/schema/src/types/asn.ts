@@ -20,11 +20,11 @@ import {
   sortKeysNamed,
   type SortColumn,
 } from '../sql';
-import { listPage, monthBookmarks, monthsOfList, type MonthArms, type NamedListFilter } from '../listPage';
+import { listPage, monthArmsOfName, monthBookmarks, monthsOfList, type NamedListFilter } from '../listPage';
 import { monthOrderOf, monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { compiledLimit } from '../compiledLookups';
 import { nestedPage } from '../nestedPages';
-import { nameConditions, nameOfManyMatches } from '../nameSearch';
+import { nameConditions } from '../nameSearch';
 import {
   connectionNeeds,
   coversColumns,
@@ -454,29 +454,13 @@ builder.queryFields((t) => ({
       const named = args.name != null ? await nameConditions(context, 'asns', args.name, months) : [];
       for (const condition of named) query = query.where(condition);
       if (args.seen != null) query = query.where('seen', '=', args.seen ? 1 : 0);
-      // A name of many matches over several months (nameOfManyMatches) in an order that does not start with the month:
-      // the months' arms. By the month first, the one statement reads each month in order already.
-      const monthArms: MonthArms<'asns'> | undefined =
-        months.length > 1 &&
-        asnFilter === null &&
-        keys.length > 0 &&
-        keys[0]!.key !== 'date' &&
-        args.name != null &&
-        (await nameOfManyMatches(context, 'asns', args.name, months, named))
-          ? {
-              months,
-              of: (month) =>
-                named.reduce((records, condition) => records.where(condition), monthRecords(month)),
-              run: (rows) => context.prepared(rows, 'asns', 'occasional'),
-            }
-          : undefined;
       // The pruned rows carry exactly the columns the selected fields read, though typed as whole rows.
       const withColumns = (rowQuery: typeof query) =>
         columns
           ? (rowQuery.select(columns) as unknown as ReturnType<typeof rowQuery.selectAll>)
           : rowQuery.selectAll();
       /** Records `limit`, `offset` of `pageQuery` over `pageMonths` in the order of `pageKeys`. */
-      const pageIn = (
+      const pageIn = async (
         pageMonths: readonly string[],
         pageQuery: typeof query,
         pageKeys: readonly SortKey[],
@@ -517,7 +501,12 @@ builder.queryFields((t) => ({
           keyList: asnFilter !== null,
           bookmarks: monthBookmarks(context, pageMonths, namedFilter),
           monthQuery: monthsOfList(context, 'asns', pageMonths, namedFilter, (month) => monthRecords(month)),
-          monthArms: pageMonths === months ? monthArms : undefined,
+          monthArms:
+            pageMonths === months && asnFilter === null
+              ? await monthArmsOfName(context, 'asns', months, pageKeys, args.name, named, (month) =>
+                  named.reduce((records, condition) => records.where(condition), monthRecords(month)),
+                )
+              : undefined,
           compiled:
             pageMonths.length === 1 && !filtered && columns
               ? {

@@ -1661,8 +1661,9 @@ builder.queryFields((t) => ({
           limit: number,
           offset: number,
           otherEnd: OtherEndOrder | null,
+          // listCuts of the same page, which its caller decided on.
+          listCut: 'relationship' | 'asn' | null,
         ) => {
-          const listCut = listCuts(limit, offset, otherEnd);
           if (listCut) return listRangeKeys(limit, offset, listCut);
           const firstKey = ((otherEnd?.keys ?? keys)[0] ?? linkOrder.defaults[0]!).key;
           // Every link's arms reach the months' bookmarks (a step a month), which take over there: between the two one
@@ -1825,9 +1826,10 @@ builder.queryFields((t) => ({
           // Over several months always: the keys then come from the order's covering index, where reading whole rows
           // sorted every row of the months (12 generated months by `-numberPaths` with asn1's name: 841 ms at offset 5).
           // Keys from the reversed rows (otherEndOrder), or by relationship in arms (relationshipRuns), come first.
+          const listCut = listCuts(limit, offset, otherEnd);
           const keyedPage =
             otherEnd !== null ||
-            listCuts(limit, offset, otherEnd) === 'asn' ||
+            listCut === 'asn' ||
             (monthRange !== undefined && readsByMonthArms(relationshipRuns(keys).length, offset, limit)) ||
             offset >= linkPageTuning.keyedPageMinOffset ||
             (pageMonths.length > 1 && linkPageTuning.keyedOverSeveralMonths);
@@ -1844,13 +1846,13 @@ builder.queryFields((t) => ({
           // twelve months by relationship: 79 ms planned per call, 120 with the generic plan).
           // One AS's links in an order of its key's indexes (rank, asn1) are the same index ranges whatever its size.
           const namedMerge =
-            listCuts(limit, offset, otherEnd) !== null ||
+            listCut !== null ||
             (asnList === null &&
               (asn === null ||
                 (within === null && linkPageTuning.oneAsnNamedMerge && keys.every(isOneAsnIndexKey))));
           const mergedKeys =
             keyedPage && !bookmarkedKeys && monthRange
-              ? ((await monthArmKeys(monthRange, limit, offset, otherEnd)) ??
+              ? ((await monthArmKeys(monthRange, limit, offset, otherEnd, listCut)) ??
                 // One month's too, where no bookmarks of its own serve the order (the pair either way, and `asn1`
                 // either way from the reversed rows): PostgreSQL's OFFSET at 408,096 of a generated month took
                 // 225-265 ms. Not with `within`, whose part of the links the bookmarks' scope does not name.

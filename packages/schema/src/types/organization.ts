@@ -17,10 +17,10 @@ import {
   withOrderColumns,
   type SortColumn,
 } from '../sql';
-import { listPage, monthBookmarks, monthsOfList, type MonthArms, type NamedListFilter } from '../listPage';
+import { listPage, monthArmsOfName, monthBookmarks, monthsOfList, type NamedListFilter } from '../listPage';
 import { monthOrderOf, monthWalkOf, pageMonthByMonth, readsMonthByMonth } from '../monthByMonth';
 import { nestedPage } from '../nestedPages';
-import { nameConditions, nameOfManyMatches } from '../nameSearch';
+import { nameConditions } from '../nameSearch';
 import { connectionOf, type ConnectionPage } from './pageInfo';
 import { CountryRef, OrganizationRef } from './refs';
 import { AsnDegreeRef, ConeRef, OrgDegreeRef, PARENT_ITSELF } from './stats';
@@ -1053,20 +1053,6 @@ builder.queryFields((t) => ({
         );
       const named = await namedIn(months);
       const query = listQuery(months, named);
-      // A name of many matches over several months (nameOfManyMatches) in an order that does not start with the month:
-      // the months' arms. By the month first, the one statement reads each month in order already.
-      const monthArms: MonthArms<'organizations'> | undefined =
-        months.length > 1 &&
-        keys.length > 0 &&
-        keys[0]!.key !== 'date' &&
-        args.name != null &&
-        (await nameOfManyMatches(context, 'organizations', args.name, months, named))
-          ? {
-              months,
-              of: (month) => listQuery([month], named),
-              run: (rows) => context.prepared(rows, 'organizations', 'occasional'),
-            }
-          : undefined;
       const totalScope = monthListScope('organizations', months, {
         seen: args.seen,
         name: args.name?.toLowerCase(),
@@ -1103,7 +1089,12 @@ builder.queryFields((t) => ({
           monthQuery: monthsOfList(context, 'organizations', pageMonths, namedFilter, (month) =>
             seenAsAsked(monthQuery(dateIn(context.dialect, 'date', [month]))),
           ),
-          monthArms: pageMonths === months ? monthArms : undefined,
+          monthArms:
+            pageMonths === months
+              ? await monthArmsOfName(context, 'organizations', months, pageKeys, args.name, named, (month) =>
+                  listQuery([month], named),
+                )
+              : undefined,
           // One month's unfiltered page: SQL compiled once per order and form, as an ASN page (listPage.ts).
           compiled:
             pageMonths.length === 1 && !filtered
