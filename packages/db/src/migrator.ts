@@ -22,6 +22,7 @@ import * as m018 from './migrations/018_source_desc_index';
 import * as m019 from './migrations/019_dataset_listed_totals';
 import * as m020 from './migrations/020_asn_link_counts';
 import * as m021 from './migrations/021_cone_member_counts';
+import * as m022 from './migrations/022_asn_relationship_link_counts';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -48,6 +49,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '019_dataset_listed_totals': m019,
   '020_asn_link_counts': m020,
   '021_cone_member_counts': m021,
+  '022_asn_relationship_link_counts': m022,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

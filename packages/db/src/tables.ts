@@ -111,18 +111,37 @@ export interface AsnsTable {
    * `asnCone { asns { totalCount } }`, counted at load (021). cone_asns may come from CAIDA's files and differ.
    */
   number_cone_members: number;
+  /**
+   * The ASN's links in the month by their relationship (asn_links rows with asn0 = asn), counted at load (022): the
+   * sizes of the blocks an AS's links by relationship walk over several months. They sum to number_asn_links.
+   */
+  number_customer_links: number;
+  number_peer_links: number;
+  number_provider_links: number;
+  number_sibling_links: number;
 }
+
+/** The asns columns that keep the ASN's links of the month of each relationship (migration 022). */
+export const ASN_RELATIONSHIP_LINK_COUNTS = {
+  customer: 'number_customer_links',
+  peer: 'number_peer_links',
+  provider: 'number_provider_links',
+  sibling: 'number_sibling_links',
+} as const satisfies Record<string, keyof AsnsTable>;
 
 /** The asns columns copied from the ASN's organization row, and that row's column each copies. */
 export const ASN_ORGANIZATION_COPY = { org_name: 'org_name', org_rank: 'rank' } as const;
 
 /**
- * An asns row as a loader builds it: the organization's copies, its link count and its cone's member count are filled
+ * An asns row as a loader builds it: the organization's copies, its link counts and its cone's member count are filled
  * where the month is written.
  */
 export type AsnRecord = Omit<
   AsnsTable,
-  keyof typeof ASN_ORGANIZATION_COPY | 'number_asn_links' | 'number_cone_members'
+  | keyof typeof ASN_ORGANIZATION_COPY
+  | 'number_asn_links'
+  | 'number_cone_members'
+  | (typeof ASN_RELATIONSHIP_LINK_COUNTS)[keyof typeof ASN_RELATIONSHIP_LINK_COUNTS]
 >;
 
 export interface OrganizationsTable {

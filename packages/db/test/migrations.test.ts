@@ -8,6 +8,7 @@ import {
   pendingMigrations,
   parseDatabaseUrl,
   ASN_ORGANIZATION_COPY,
+  ASN_RELATIONSHIP_LINK_COUNTS,
   SEARCH_TEXT_SEPARATOR,
   searchText,
   type DatabaseHandle,
@@ -254,6 +255,49 @@ async function expectConeMemberCountsFilled(handle: DatabaseHandle): Promise<voi
 }
 
 /**
+ * Migrates `handle`, at 021, to the latest with two months of ASNs and links of every relationship (each link once per
+ * direction, its reverse seen from the other end), and checks that 022 counted each ASN's links of each month by
+ * relationship, 0 for an ASN without links; a link whose end has no ASN row is counted for the end that has one.
+ */
+async function expectRelationshipLinkCountsFilled(handle: DatabaseHandle): Promise<void> {
+  const { error } = await migrator(handle.db, handle.dialect).migrateTo('021_cone_member_counts');
+  expect(error).toBeUndefined();
+  await sql`insert into asns (date, asn) values
+    ('2024-01-01', 1), ('2024-01-01', 2), ('2024-01-01', 3), ('2024-01-01', 4),
+    ('2024-02-01', 1), ('2024-02-01', 2)`.execute(handle.db);
+  // Each link as asn0 sees it, then as asn1 does. January: AS2 and AS3 are AS1's customers, AS5 (no row) its peer,
+  // AS2 and AS3 siblings; AS4 has none. February: AS1 is AS2's customer.
+  const links: [string, number, number, string, string][] = [
+    ['2024-01-01', 1, 2, 'customer', 'provider'],
+    ['2024-01-01', 1, 3, 'customer', 'provider'],
+    ['2024-01-01', 1, 5, 'peer', 'peer'],
+    ['2024-01-01', 2, 3, 'sibling', 'sibling'],
+    ['2024-02-01', 2, 1, 'customer', 'provider'],
+  ];
+  for (const [date, asn0, asn1, relationship, reverse] of links)
+    await sql`insert into asn_links (date, asn0, asn1, relationship, canonical) values
+      (${date}, ${asn0}, ${asn1}, ${relationship}, ${asn0 < asn1 ? 1 : 0}),
+      (${date}, ${asn1}, ${asn0}, ${reverse}, ${asn0 < asn1 ? 0 : 1})`.execute(handle.db);
+  await migrateToLatest(handle.db, handle.dialect);
+  const counts = await sql<Record<string, unknown>>`
+    select date, asn, number_customer_links, number_peer_links, number_provider_links, number_sibling_links
+    from asns order by date, asn`.execute(handle.db);
+  const counted = counts.rows.map((row) => {
+    const { date, asn, ...links } = row;
+    return [date, Number(asn), ...Object.values(links).map(Number)];
+  });
+  expect(counted).toEqual([
+    // customer, peer, provider, sibling
+    ['2024-01-01', 1, 2, 1, 0, 0],
+    ['2024-01-01', 2, 0, 0, 1, 1],
+    ['2024-01-01', 3, 0, 0, 1, 1],
+    ['2024-01-01', 4, 0, 0, 0, 0],
+    ['2024-02-01', 1, 0, 0, 1, 0],
+    ['2024-02-01', 2, 1, 0, 0, 0],
+  ]);
+}
+
+/**
  * Migrates `handle`, at 018, to the latest with two months of ASNs, organizations and links (each once per direction,
  * as loads write them) and a month with none, and checks that 019 counted each month's lists as the API lists them.
  */
@@ -353,6 +397,7 @@ describe('migrations on a real SQLite file', () => {
         '019_dataset_listed_totals',
         '020_asn_link_counts',
         '021_cone_member_counts',
+        '022_asn_relationship_link_counts',
       ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);
@@ -451,8 +496,9 @@ describe('migrations on a real SQLite file', () => {
         sqlite.prepare(`pragma index_info('${ASN_HISTORY_INDEX}')`).all() as { name: string }[]
       ).map((column) => column.name);
       expect(indexed).toEqual(['asn', 'date', ...ASN_HISTORY_COLUMNS]);
-      // Every column of the table but search_text, the organization's copies (012), the link count (020) and the cone's
-      // member count (021), which an AS's history does not read: a column added to asns later must be added here too.
+      // Every column of the table but search_text, the organization's copies (012), the link counts (020, 022) and the
+      // cone's member count (021), which an AS's history does not read: a column added to asns later must be added here
+      // too.
       const tableColumns = (sqlite.prepare(`pragma table_info('asns')`).all() as { name: string }[]).map(
         (column) => column.name,
       );
@@ -461,6 +507,7 @@ describe('migrations on a real SQLite file', () => {
         ...Object.keys(ASN_ORGANIZATION_COPY),
         'number_asn_links',
         'number_cone_members',
+        ...Object.values(ASN_RELATIONSHIP_LINK_COUNTS),
       ];
       expect([...indexed].sort()).toEqual(tableColumns.filter((name) => !notIndexed.includes(name)).sort());
       // Two ASNs' history over a range of months is one range of the index per ASN, read from the index alone.
@@ -525,6 +572,15 @@ describe('migrations on a real SQLite file', () => {
     const handle = openDatabase(path.join(dir, 'cone-member-counts.db'));
     try {
       await expectConeMemberCountsFilled(handle);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("counts each ASN's links by relationship of the months already loaded", async () => {
+    const handle = openDatabase(path.join(dir, 'relationship-link-counts.db'));
+    try {
+      await expectRelationshipLinkCountsFilled(handle);
     } finally {
       await handle.close();
     }
@@ -790,6 +846,10 @@ describe('migrations on a real SQLite file', () => {
 
   it("counts each ASN's cone members of the months already loaded", async () => {
     await inOwnDatabase('cone_member_counts', expectConeMemberCountsFilled);
+  });
+
+  it("counts each ASN's links by relationship of the months already loaded", async () => {
+    await inOwnDatabase('relationship_link_counts', expectRelationshipLinkCountsFilled);
   });
 
   it("copies each ASN's organization name and rank of the month, byte-ordered as the original", async () => {

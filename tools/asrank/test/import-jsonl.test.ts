@@ -180,18 +180,32 @@ describe('import-jsonl with dumps shaped as the spec nodes', () => {
       [3356, 64512, 'customer', 1, 1200],
       [64512, 3356, 'provider', 0, 1200],
     ]);
-    // Each ASN's links counted on its row (020): AS64999 has none. The dumps carry no cone members, so no ASN's
-    // row counts any (021).
+    // Each ASN's links counted on its row (020), and by relationship (022: customer, peer, provider): AS64999 has
+    // none. The dumps carry no cone members, so no ASN's row counts any (021).
     const counts = await handle.db
       .selectFrom('asns')
-      .select(['asn', 'number_asn_links', 'number_cone_members'])
+      .select([
+        'asn',
+        'number_asn_links',
+        'number_cone_members',
+        'number_customer_links',
+        'number_peer_links',
+        'number_provider_links',
+      ])
       .orderBy('asn')
       .execute();
-    expect(counts.map((row) => [Number(row.asn), row.number_asn_links, row.number_cone_members])).toEqual([
-      [1299, 1, 0],
-      [3356, 2, 0],
-      [64512, 1, 0],
-      [64999, 0, 0],
+    expect(
+      counts.map((row) => [
+        Number(row.asn),
+        row.number_asn_links,
+        row.number_cone_members,
+        [row.number_customer_links, row.number_peer_links, row.number_provider_links],
+      ]),
+    ).toEqual([
+      [1299, 1, 0, [0, 1, 0]],
+      [3356, 2, 0, [1, 1, 0]],
+      [64512, 1, 0, [0, 0, 1]],
+      [64999, 0, 0, [0, 0, 0]],
     ]);
     const [dataset] = await listDatasets(handle);
     expect(dataset).toMatchObject({

@@ -2,7 +2,12 @@
 import { sql } from 'kysely';
 import path from 'node:path';
 import fs from 'node:fs';
-import { openDatabase, refreshStatistics, type DatabaseHandle } from '@asrank/db';
+import {
+  ASN_RELATIONSHIP_LINK_COUNTS,
+  openDatabase,
+  refreshStatistics,
+  type DatabaseHandle,
+} from '@asrank/db';
 import { ingestMonth, listDatasets, dropMonth } from '../src';
 import {
   ALL_TABLES,
@@ -127,6 +132,40 @@ describe('ingest of the generated dataset into SQLite', () => {
       expect(kept).toEqual(kept.map(([date, asn]) => [date, asn, countOf.get(`${date}|${asn}`) ?? 0]));
     },
   );
+
+  it("keeps every ASN's links of every month by relationship as its asn_links rows give them", async () => {
+    const relationships = Object.keys(
+      ASN_RELATIONSHIP_LINK_COUNTS,
+    ) as (keyof typeof ASN_RELATIONSHIP_LINK_COUNTS)[];
+    const kept = await handle.db
+      .selectFrom('asns')
+      .select(['date', 'asn', ...Object.values(ASN_RELATIONSHIP_LINK_COUNTS)])
+      .orderBy('date')
+      .orderBy('asn')
+      .execute();
+    const counted = await sql<{ date: string; asn0: number; relationship: string; n: number }>`
+      select date, asn0, relationship, count(*) as n from asn_links group by date, asn0, relationship`.execute(
+      handle.db,
+    );
+    const countOf = new Map(
+      counted.rows.map((row) => [`${row.date}|${row.asn0}|${row.relationship}`, Number(row.n)]),
+    );
+    const keptCounts = kept.map((row) => [
+      row.date,
+      Number(row.asn),
+      ...relationships.map((relationship) => Number(row[ASN_RELATIONSHIP_LINK_COUNTS[relationship]])),
+    ]);
+    // The generated months give ASes customers, peers and providers (siblings are rare).
+    for (const relationship of ['customer', 'peer', 'provider'] as const)
+      expect(kept.some((row) => Number(row[ASN_RELATIONSHIP_LINK_COUNTS[relationship]]) > 0)).toBe(true);
+    expect(keptCounts).toEqual(
+      kept.map((row) => [
+        row.date,
+        Number(row.asn),
+        ...relationships.map((relationship) => countOf.get(`${row.date}|${row.asn}|${relationship}`) ?? 0),
+      ]),
+    );
+  });
 
   it('ranks exactly the seen ASNs, 1..n by competition ranking, with cone sizes matching cone_members', async () => {
     const [latest] = (await listDatasets(handle)).slice(-1);

@@ -160,6 +160,10 @@ export function placeholderAsn(date: string, asn: number): AsnRow {
     // Not read for it: its `asnLinks` total counts its links, as it has no row that keeps them.
     number_asn_links: 0,
     number_cone_members: 0,
+    number_customer_links: 0,
+    number_peer_links: 0,
+    number_provider_links: 0,
+    number_sibling_links: 0,
   };
 }
 

@@ -4,6 +4,7 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import {
   ASN_ORGANIZATION_COPY,
+  ASN_RELATIONSHIP_LINK_COUNTS,
   beginImmediateWhenFree,
   DATASET_LISTED_TOTALS,
   fillMonthNameSearchStatements,
@@ -70,27 +71,45 @@ function coneSource(month: MonthData): TableSource {
 /**
  * The month's ASN rows with their organizations' name and rank copied in (AsnsTable's org_name and org_rank): null
  * where the ASN has no organization row that month, as the join the copies stand for would read; with their links
- * counted (number_asn_links), as the API's `asnLinks(asn)` counts them; and with their cones' members counted
- * (number_cone_members), as coneSource writes them.
+ * counted (number_asn_links), as the API's `asnLinks(asn)` counts them, and by relationship (number_customer_links
+ * and its kin); and with their cones' members counted (number_cone_members), as coneSource writes them.
  */
 function asnSource(month: MonthData, columns: readonly (keyof AsnRecord & string)[]): TableSource {
   const organizations = new Map(
     month.organizations.map((organization) => [organization.org_id, organization]),
   );
   const copies = Object.entries(ASN_ORGANIZATION_COPY) as [string, keyof OrganizationRecord][];
-  const linksOf = new Map<number, number>();
-  for (const { asn0 } of month.asnLinks) linksOf.set(asn0, (linksOf.get(asn0) ?? 0) + 1);
+  const relationships = Object.keys(
+    ASN_RELATIONSHIP_LINK_COUNTS,
+  ) as (keyof typeof ASN_RELATIONSHIP_LINK_COUNTS)[];
+  // Each ASN's links by relationship, in the order of `relationships`.
+  const linksOf = new Map<number, number[]>();
+  for (const { asn0, relationship } of month.asnLinks) {
+    let counts = linksOf.get(asn0);
+    if (!counts) linksOf.set(asn0, (counts = relationships.map(() => 0)));
+    const at = relationships.indexOf(relationship as (typeof relationships)[number]);
+    if (at >= 0) counts[at]! += 1;
+  }
+  const noLinks = relationships.map(() => 0);
   return {
     table: 'asns',
-    columns: [...columns, ...copies.map(([column]) => column), 'number_asn_links', 'number_cone_members'],
+    columns: [
+      ...columns,
+      ...copies.map(([column]) => column),
+      'number_asn_links',
+      'number_cone_members',
+      ...relationships.map((relationship) => ASN_RELATIONSHIP_LINK_COUNTS[relationship]),
+    ],
     count: month.asns.length,
     rows: function* () {
       for (const row of month.asns) {
         const organization = row.org_id === null ? undefined : organizations.get(row.org_id);
         const cells = columns.map((column) => row[column] as Cell);
         for (const [, copied] of copies) cells.push(organization ? (organization[copied] as Cell) : null);
-        cells.push(linksOf.get(row.asn) ?? 0);
+        const links = linksOf.get(row.asn) ?? noLinks;
+        cells.push(links.reduce((sum, count) => sum + count, 0));
         cells.push(month.coneMembers.get(row.asn)?.length ?? 0);
+        cells.push(...links);
         yield cells;
       }
     },
