@@ -177,6 +177,22 @@ describe.each(STORE_KINDS)('one AS’s link totals on %s', (kind) => {
       // No record in its latest month: `asn(asn)` answers null.
       nested: undefined,
     });
+    // Its pages by relationship over every month walk blocks, whose sizes in that month are counted: the same pages as
+    // from the months' relationship arms.
+    const interval = `dateStart: "${store.dates[0]}", dateEnd: "${latest}"`;
+    let paged = 0;
+    linkPageTuning.keptRelationshipBlocksFrom = 0;
+    for (const sort of ['relationship', '-relationship,date'])
+      for (const offset of [0, 4, Math.floor(before.every / 2), before.every - links - 1, before.every - 3]) {
+        const query = `{ asnLinks(asn: "${rowless}", ${interval}, sort: "${sort}", first: 5, offset: ${offset}) {
+          edges { node { date asn1 { asn } relationship } } } }`;
+        linkPageTuning.keptRelationshipBlocks = false;
+        const arms = await queryData<{ asnLinks: { edges: unknown[] } }>(store.handle, query);
+        linkPageTuning.keptRelationshipBlocks = true;
+        expect([query, await queryData(store.handle, query)]).toEqual([query, arms]);
+        paged += arms.asnLinks.edges.length;
+      }
+    expect(paged).toBe(2 * (4 * 5 + 3));
     // As a link's far end it is a placeholder record, whose own links are counted.
     const linked = await queryData<{
       asnLinks: { edges: { node: { asn1: { asn: string; asnLinks: Total } } }[] };

@@ -71,6 +71,22 @@ function monthsIn(value: unknown): string[] {
   );
 }
 
+/** The statements `run` ran that read links of several months, those reading only the kept counts aside. */
+function linkStatementsOverMonths(run: RunStatements): number {
+  return run.statements.filter(
+    (statement) =>
+      !/number_asn_links|number_customer_links/.test(statement.sql) &&
+      new Set(statement.parameters.flatMap(monthsIn)).size > 1,
+  ).length;
+}
+
+/** The asnLinks argument for the links of `parents`: one AS's (`asn`) or a list's (`asns`). */
+function linksOfArgument(parents: readonly string[]): string {
+  return parents.length === 1
+    ? `asn: "${parents[0]}"`
+    : `asns: [${parents.map((asn) => `"${asn}"`).join(', ')}]`;
+}
+
 /** How many relationship values `tree` binds. */
 function relationshipValuesIn(tree: string): number {
   return (tree.match(/"value":"(customer|peer|provider|sibling)"/g) ?? []).length;
@@ -322,10 +338,7 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
     const { listed } = await busyAndQuietList();
     let compared = 0;
     for (const parents of [[listed[0]!], listed]) {
-      const argument =
-        parents.length === 1
-          ? `asn: "${parents[0]}"`
-          : `asns: [${parents.map((asn) => `"${asn}"`).join(', ')}]`;
+      const argument = linksOfArgument(parents);
       const perMonth: number[] = [];
       for (const month of months) {
         const row = await store.handle.db
@@ -373,6 +386,86 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
         }
     }
     expect(compared).toBeGreaterThan(2 * 5 * 5 * 6 - 60);
+  });
+
+  it("pages one AS's links and a list's by relationship block by block, each block's size as its rows keep it", async () => {
+    const months = store.dates;
+    expect(months.length).toBeGreaterThan(1);
+    const latest = months.at(-1)!;
+    const { listed } = await busyAndQuietList();
+    const relationships = [...LINK_RELATIONSHIPS].sort();
+    let compared = 0;
+    for (const parents of [[listed[0]!], listed]) {
+      const argument = linksOfArgument(parents);
+      // Each relationship's links of each month, counted from the links: the blocks' bounds by `relationship`.
+      const counted = await store.handle.db
+        .selectFrom('asn_links')
+        .select(['date', 'relationship', (eb) => eb.fn.countAll<number | string>().as('links')])
+        .where('asn0', 'in', parents.map(Number))
+        .groupBy(['date', 'relationship'])
+        .execute();
+      const linksOf = new Map(counted.map((row) => [`${row.relationship}|${row.date}`, Number(row.links)]));
+      const bounds: number[] = [];
+      let total = 0;
+      for (const relationship of relationships)
+        for (const month of months) {
+          const links = linksOf.get(`${relationship}|${month}`) ?? 0;
+          if (links > 0) bounds.push((total += links));
+        }
+      expect(bounds.length).toBeGreaterThan(2);
+      const offsets = [0, 3, bounds[0]! - 2, bounds[0]!, bounds[0]! + 5, bounds[1]!, total - 3, total + 2];
+      const intervals = [
+        {
+          months: `dateStart: "${months[0]}", dateEnd: "${latest}"`,
+          sorts: [
+            'relationship',
+            '-relationship',
+            'relationship,-date',
+            '-relationship,date',
+            'relationship,date',
+          ],
+        },
+        // One month deep (every page here, with the keyed pages' offset at 0).
+        { months: `dateStart: "${latest}", dateEnd: "${latest}"`, sorts: ['relationship', '-relationship'] },
+      ];
+      // Every page by blocks, however few links (the sample's ASes have fewer than a generated month's).
+      Object.assign(linkPageTuning, { keyedPageMinOffset: 0, keptRelationshipBlocksFrom: 0 });
+      for (const interval of intervals)
+        for (const sort of interval.sorts)
+          for (const offset of offsets) {
+            const query = `{ asnLinks(${argument}, ${interval.months}, sort: "${sort}", first: 6, offset: ${offset})
+              { totalCount edges { node { date asn0 { asn } asn1 { asn asnName } relationship numberPaths } } } }`;
+            const asked = async (blocks: boolean) => {
+              linkPageTuning.keptRelationshipBlocks = blocks;
+              const run = new RunStatements(store.handle);
+              const data = await queryData<LinkPage>(throughPlugin(store.handle, run), query);
+              return { data, overMonths: linkStatementsOverMonths(run) };
+            };
+            const arms = await asked(false);
+            const blocks = await asked(true);
+            expect([query, blocks.data]).toEqual([query, arms.data]);
+            if (interval === intervals[0] && offset < total)
+              expect([query, arms.overMonths > 0, blocks.overMonths]).toEqual([query, true, 0]);
+            compared += blocks.data.asnLinks.edges.length;
+          }
+      // A page across the first two blocks, where one block a page is allowed, and of fewer links than the blocks are
+      // read from: each read from the arms, the same page.
+      const across = `{ asnLinks(${argument}, ${intervals[0]!.months}, sort: "relationship", first: 6,
+        offset: ${bounds[0]! - 2}) { edges { node { date asn0 { asn } asn1 { asn } relationship } } } }`;
+      const byBlocks = await queryData(store.handle, across);
+      for (const tuning of [
+        { keptRelationshipBlocksPerPage: 1, keptRelationshipLinksPerBlock: Infinity },
+        { keptRelationshipBlocksFrom: total + 1 },
+      ]) {
+        const kept = { ...linkPageTuning };
+        Object.assign(linkPageTuning, tuning);
+        const run = new RunStatements(store.handle);
+        expect(await queryData(throughPlugin(store.handle, run), across)).toEqual(byBlocks);
+        expect(linkStatementsOverMonths(run)).toBeGreaterThan(0);
+        Object.assign(linkPageTuning, kept);
+      }
+    }
+    expect(compared).toBeGreaterThan(2 * 7 * 6 * 4);
   });
 
   it("pages a list's links of one month by ASN first from each AS's own cut, as one statement orders them", async () => {

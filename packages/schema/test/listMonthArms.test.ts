@@ -93,8 +93,9 @@ describe.each(STORE_KINDS)('lists over several months, one arm per month, on %s'
         // One AS's links merged from arms by relationship stay planned per call: their plans depend on how many links
         // the AS has. In the default order and by asn1 each arm is a range of an index that starts with (date, asn0),
         // whatever the AS: named. (In the default order, which starts with the month, they are otherwise read month by
-        // month.)
+        // month, and by relationship block by block.)
         linkPageTuning.keptTotalsMonthByMonth = false;
+        linkPageTuning.keptRelationshipBlocks = false;
         const [busiest] = await busiestAsns(store.handle, latest, 1);
         for (const sort of ['relationship', '-asn1', null])
           expect(

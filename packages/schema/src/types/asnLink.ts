@@ -1,6 +1,7 @@
 // AsnLink: a link between two ASNs in one month, seen from asn0; root fields `asnLink` and `asnLinks`.
 import {
   ASN_LINK_COLUMNS,
+  ASN_RELATIONSHIP_LINK_COUNTS,
   renamingObjectBuilder,
   type AsnLinksTable,
   type Database,
@@ -8,6 +9,7 @@ import {
 } from '@asrank/db';
 import { LINK_RELATIONSHIPS, parseSort, type LinkRelationship, type SortKey } from '@asrank/domain';
 import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import type { GraphQLResolveInfo } from 'graphql';
 import { builder } from '../builder';
 import type { AsnRow, AsrankContext, LocationRow } from '../context';
 import { intervalOf, monthOf, monthsIn, pageOf, parseAsnArgument, parseAsnList } from '../args';
@@ -117,6 +119,33 @@ export const linkPageTuning = {
    * generated ASes' 205,000 links at offset 50,000 took 199 ms on PostgreSQL (off only to compare, in tests).
    */
   keptTotalsMonthByMonth: true,
+  /**
+   * One AS's links or a list's by relationship alone or then by the month, over several months or deep into one, walk
+   * blocks of one AS's links of one relationship in one month, each block's size the count its row keeps (migration
+   * 022), so a deep page skips whole blocks and reads its own from the AS's two ranges of that relationship. Merged from
+   * every month's relationship arms, AS2503's 12 generated months took 30-60 ms at offset 0 and 60-280 ms at 50,000
+   * (off only to compare, in tests).
+   */
+  keptRelationshipBlocks: true,
+  /** ...for a list of at most this many ASes (each a block in every month and relationship). */
+  keptRelationshipBlocksMaxAsns: 100,
+  /**
+   * ...and a page that spans at most this many blocks with links, each one statement (a round trip on PostgreSQL), and
+   * one more per keptRelationshipLinksPerBlock links over the months: the arms' one statement costs more the more links
+   * the ASes have. A small AS's first 100 links by `-relationship,date` start with a provider or two a month, and read
+   * block by block took 12-18 ms against 8 from the arms; AS2503's (204,784 links), twelve blocks of one provider and
+   * then its peers, 3.5 ms against 23-28 on SQLite, 9 against 43-46 on PostgreSQL.
+   */
+  keptRelationshipBlocksPerPage: 8,
+  keptRelationshipLinksPerBlock: 10_000,
+  /**
+   * ...and at least this many links over the months (the kept totals totalCount reads): below it one statement from the
+   * arms is as fast, and the blocks' sizes cost a statement more, each block a round trip on PostgreSQL. The first 100
+   * by relationship over 12 generated months, ten small ASes' 1,800 links: 4.1-4.2 ms from the arms against 5.3-6.7
+   * by blocks on SQLite, 5.3-6.2 against 7.1-7.3 on PostgreSQL; five ASes' 3,625: even on SQLite, 5.9-6.2 against
+   * 7.7-8.6 on PostgreSQL; one AS's 4,534: even; AS30733's 9,262: 10-13 -> 7-11 ms on PostgreSQL.
+   */
+  keptRelationshipBlocksFrom: 5000,
   /**
    * A nested `asnLinks` of one parent with asn1's fields read as the root's neighbour page, asn1 joined (off only to
    * compare, in tests).
@@ -395,6 +424,8 @@ async function neighbourPage(
   asn1Columns: readonly AsnColumn[],
   // Only the links with (or without) a value in a nullable column (valuedApartNeighbourPage).
   valuedIn?: { column: 'number_paths' | 'corrected_by'; valued: boolean },
+  // By relationship, only that relationship's links (a block of keptRelationshipBlocks): its two ranges alone.
+  onlyRelationship?: LinkRelationship,
 ): Promise<AsnLinkRow[]> {
   const placeholders = NEIGHBOUR_PAGE_PLACEHOLDERS;
   const order = orderByList(
@@ -404,8 +435,9 @@ async function neighbourPage(
     historic ? LINK_HISTORIC_ORDER : LINK_ORDER,
   );
   const valuedShape = valuedIn ? `|${valuedIn.column} ${valuedIn.valued ? 'valued' : 'null'}` : '';
+  const relationshipShape = onlyRelationship ? `|only ${onlyRelationship}` : '';
   const rows = await context.compiled<Record<string, unknown>>(
-    `neighbour page|${historic ? 'historic' : ''}|${sortKeysNamed(keys)}|${columns?.join(',') ?? '*'}|${asn1Columns.join(',')}${valuedShape}`,
+    `neighbour page|${historic ? 'historic' : ''}|${sortKeysNamed(keys)}|${columns?.join(',') ?? '*'}|${asn1Columns.join(',')}${valuedShape}${relationshipShape}`,
     'asn_links',
     () => {
       const allOfAsn = context.db
@@ -440,6 +472,7 @@ async function neighbourPage(
           armColumns,
           order,
           sql<number>`cast(${limit} as integer) + cast(${offset} as integer)` as unknown as number,
+          onlyRelationship,
         );
         const merged = mergedArms(
           context.db,
@@ -512,8 +545,8 @@ function valuedApartNeighbourPage(
 
 /**
  * One AS's links of one month (`ofAsn`) as the eight ranges of the (date, canonical, relationship, asn0, asn1) index
- * that hold them, each relationship's canonical and reversed rows: each range in `order` (by relationship alone, then
- * the pair), cut at `end`, each reading `columns`. The values are literals, so that a compiled shape binds only its
+ * that hold them (or `only` one relationship's two), each relationship's canonical and reversed rows: each range in
+ * `order` (by relationship alone, then the pair), cut at `end`, each reading `columns`. The values are literals, so that a compiled shape binds only its
  * placeholders and each arm names its range to the planner.
  */
 function relationshipRangesOf(
@@ -521,8 +554,13 @@ function relationshipRangesOf(
   columns: readonly AsnLinkColumn[],
   order: RawBuilder<unknown>,
   end: number,
+  // Only this relationship's two ranges.
+  only?: LinkRelationship,
 ): SelectQueryBuilder<Database, keyof Database, object>[] {
-  return RELATIONSHIP_RANGES.map(({ relationship, canonical }) =>
+  const ranges = only
+    ? RELATIONSHIP_RANGES.filter(({ relationship }) => relationship === only)
+    : RELATIONSHIP_RANGES;
+  return ranges.map(({ relationship, canonical }) =>
     ofAsn
       .where(sql<boolean>`${sql.ref('canonical')} = ${sql.lit(canonical)}`)
       .where(sql<boolean>`${sql.ref('relationship')} = ${sql.lit(relationship)}`)
@@ -1210,6 +1248,99 @@ async function keptAsnLinkMonthTotals(
   return new Map(rows.map((row) => [String(row.month), Number(row.total ?? 0)]));
 }
 
+/** The link columns a page in the order of `keys` reads (its nodes' and its order's), and asn1's its nodes show. */
+function linkPageColumns(
+  info: GraphQLResolveInfo,
+  keys: readonly SortKey[],
+  order: typeof LINK_ORDER | typeof LINK_HISTORIC_ORDER,
+) {
+  return {
+    columns: withOrderColumns(selectedAsnLinkNodeColumns(info), keys, ASN_LINK_SORT_COLUMNS, order),
+    asn1Columns: selectedAsnColumnsAt(info, ['edges', 'node', 'asn1']),
+  };
+}
+
+/** The key of a block's size in keptAsnLinkBlockTotals' map. */
+function linkBlockKey(month: string, asn: number, relationship: LinkRelationship): string {
+  return `${month}\u0000${asn}\u0000${relationship}`;
+}
+
+/**
+ * The links of each of `asns` of each relationship in each of `months` (linkBlockKey), in one statement: the counts its
+ * row of the month keeps (migration 022), or where it has no row there (a link's far end alone) its links counted.
+ */
+async function keptAsnLinkBlockTotals(
+  context: AsrankContext,
+  asns: readonly number[],
+  months: readonly string[],
+): Promise<Map<string, number>> {
+  // The row joined once; COALESCE counts only where it is missing (its columns are never null otherwise).
+  const counts = (asn: RawBuilder<unknown>, month: RawBuilder<unknown>) =>
+    LINK_RELATIONSHIPS.map(
+      (relationship) => sql`coalesce(${sql.ref(`a.${ASN_RELATIONSHIP_LINK_COUNTS[relationship]}`)},
+        (select count(*) from asn_links l where l.date = ${month} and l.asn0 = ${asn}
+          and l.relationship = ${sql.lit(relationship)})) as ${sql.ref(relationship)}`,
+    );
+  const asnList = boundList(context.dialect, asns, 'bigint');
+  const monthList = boundList(context.dialect, months, 'text');
+  type BlockCounts = { month: string; asn: unknown } & Record<LinkRelationship, unknown>;
+  const { rows } = await (
+    context.dialect === 'postgres'
+      ? sql<BlockCounts>`select m.date as month, p.asn, ${sql.join(counts(sql`p.asn`, sql`m.date`))}
+        from unnest(${asnList}::bigint[]) p(asn) cross join unnest(${monthList}::text[]) m(date)
+        left join asns a on a.date = m.date and a.asn = p.asn`
+      : sql<BlockCounts>`select m.value as month, p.value as asn, ${sql.join(counts(sql`p.value`, sql`m.value`))}
+        from json_each(${asnList}) p cross join json_each(${monthList}) m
+        left join asns a on a.date = m.value and a.asn = p.value`
+  ).execute(context.db);
+  const totals = new Map<string, number>();
+  for (const row of rows) {
+    for (const relationship of LINK_RELATIONSHIPS)
+      totals.set(
+        linkBlockKey(String(row.month), Number(row.asn), relationship),
+        Number(row[relationship] ?? 0),
+      );
+  }
+  return totals;
+}
+
+/**
+ * The walk of `blocks` (relationshipBlocks) for `asns`, each AS's block of a relationship and month sized by
+ * keptAsnLinkBlockTotals, in the order of the blocks and, within one, of the ASNs; null when `page` spans more than
+ * `maxSpanned` blocks with links (a statement each).
+ */
+async function keptBlockWalk(
+  context: AsrankContext,
+  blocks: readonly { relationship: LinkRelationship; month: string }[],
+  asns: readonly number[],
+  months: readonly string[],
+  page: { first: number; offset: number },
+  maxSpanned: number,
+): Promise<{ relationship: LinkRelationship; month: string; asn0: number; links: number }[] | null> {
+  const totals = await keptAsnLinkBlockTotals(context, asns, months);
+  const walk = blocks.flatMap((block) =>
+    asns.map((asn0) => ({
+      ...block,
+      asn0,
+      links: totals.get(linkBlockKey(block.month, asn0, block.relationship)) ?? 0,
+    })),
+  );
+  let skip = page.offset;
+  let wanted = page.first;
+  let spanned = 0;
+  for (const { links } of walk) {
+    if (wanted <= 0) break;
+    if (skip >= links) {
+      skip -= links;
+      continue;
+    }
+    wanted -= links - skip;
+    skip = 0;
+    if (++spanned > maxSpanned) return null;
+  }
+  return walk;
+}
+
 /**
  * A count an organization's row keeps for its month (migration 017) as a nested page's total: `total` by
  * `parent_key`, the organization.
@@ -1588,13 +1719,7 @@ builder.queryFields((t) => ({
         const order = orderByList(context.dialect, keys, ASN_LINK_SORT_COLUMNS, linkOrder);
         // Only the columns the nodes show (and the order's): a neighbour page in rank order then reads the neighbour
         // index alone (migration 005).
-        const columns = withOrderColumns(
-          selectedAsnLinkNodeColumns(info),
-          keys,
-          ASN_LINK_SORT_COLUMNS,
-          linkOrder,
-        );
-        const asn1Columns = selectedAsnColumnsAt(info, ['edges', 'node', 'asn1']);
+        const { columns, asn1Columns } = linkPageColumns(info, keys, linkOrder);
         // A list's links of one month by relationship alone: each listed AS's first links from its eight relationship
         // ranges (relationshipRangesCut), on PostgreSQL a LATERAL subquery per ASN, on SQLite each AS's cut as the list
         // of an IN on the primary key; then the page's keys in the order. An arm per relationship over the whole list
@@ -2041,10 +2166,55 @@ builder.queryFields((t) => ({
       if (!connectionNeeds(info).nodes) return { nodes: [], totalCount, ...page };
       let nodes: AsnLinkRow[];
       const blocks = everyLink ? relationshipBlocks(keys, months) : null;
+      // One AS's links or a list's by relationship (then by the month), over several months or deep into one month:
+      // blocks of one AS's links of one relationship in one month, sized by the counts its rows keep. Shallow pages of
+      // one month are one statement already (neighbourPage, the list's relationship cuts).
+      const blockAsns = asn !== null ? [asn] : [...new Set(asnList)].sort((a, b) => a - b);
+      const keptBlocks =
+        keptTotalsOf &&
+        linkPageTuning.keptRelationshipBlocks &&
+        blockAsns.length <= linkPageTuning.keptRelationshipBlocksMaxAsns &&
+        (months.length > 1 || page.offset >= linkPageTuning.keyedPageMinOffset)
+          ? relationshipBlocks(keys, months)
+          : null;
       const nullableColumn = everyLink && months.length > 1 ? nullableColumnAlone(keys) : null;
       // Then by the month, no arm is a relationship's (relationshipRuns): each month's arm by `-relationship` sorted
       // the month (12 generated months' first 50 by `-relationship,date`: 630-800 ms), so the blocks at any depth.
-      if (
+      const keptLinks = keptBlocks ? await totalCount() : 0;
+      const blockWalk =
+        keptBlocks &&
+        keptLinks >= linkPageTuning.keptRelationshipBlocksFrom &&
+        (await keptBlockWalk(
+          context,
+          keptBlocks,
+          blockAsns,
+          months,
+          page,
+          linkPageTuning.keptRelationshipBlocksPerPage +
+            Math.floor(keptLinks / linkPageTuning.keptRelationshipLinksPerBlock),
+        ));
+      if (blockWalk) {
+        const blockKeys: SortKey[] = [{ key: 'relationship', direction: 'asc' }];
+        const { columns: blockColumns, asn1Columns } = linkPageColumns(info, blockKeys, LINK_ORDER);
+        // Within a block the order is the pair's (the ASN's, then asn1), as after the relationship and the month.
+        nodes = await pageMonthByMonth(
+          blockWalk,
+          page.first,
+          page.offset,
+          async ({ links }) => links,
+          ({ month, asn0, relationship }, limit, offset) =>
+            neighbourPage(
+              context,
+              { month, asn: asn0, limit, offset },
+              blockKeys,
+              false,
+              blockColumns,
+              asn1Columns && !isAsnKey(asn1Columns) ? asn1Columns : [],
+              undefined,
+              relationship,
+            ),
+        );
+      } else if (
         blocks &&
         (keys.length > 1 ||
           !readsByMonthArms(months.length * LINK_RELATIONSHIPS.length, page.offset, page.first))
