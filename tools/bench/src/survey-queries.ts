@@ -217,7 +217,8 @@ export function surveyQueries(facts: DataFacts, totals: ListTotals): SurveyQuery
 /**
  * Pages the seventy-eighth round found slow by hand (0.2-4.8 s), which the lists' orders above do not ask: nested
  * pages past the first (and past every parent's rows), names over every month in a client order, links by relationship
- * then by the month, and a few large ASes' links as a list, over every month and by ASN in one month.
+ * then by the month, and a few large ASes' links as a list, over every month and by ASN in one month; and (the
+ * seventy-ninth round) one large AS's links and the list's by relationship over every month.
  */
 function pastFirstPages(facts: DataFacts, ranges: readonly ListRange[]): SurveyQuery[] {
   const queries: SurveyQuery[] = [];
@@ -271,5 +272,31 @@ function pastFirstPages(facts: DataFacts, ranges: readonly ListRange[]): SurveyQ
       variables: { asns: listed },
     },
   );
+  // The seventy-ninth round: one large AS's and the list's links by relationship over every month, deep and not.
+  const owners = [
+    {
+      who: 'asn: a large AS',
+      declared: '$asn: String',
+      argument: 'asn: $asn',
+      variables: { asn: listed[0] },
+    },
+    {
+      who: 'asns: 5 large ASes',
+      declared: '$asns: [String!]',
+      argument: 'asns: $asns',
+      variables: { asns: listed },
+    },
+  ];
+  for (const { who, declared, argument, variables } of owners)
+    for (const sort of ['relationship', '-relationship'])
+      for (const offset of [0, 50_000])
+        queries.push({
+          id: `asnLinks(${who}) all months sort=${sort} offset=${offset}`,
+          query:
+            `query Blocks(${declared}, $sort: String!, $offset: Int!${alsoDeclared(all)}) ` +
+            `{ asnLinks(${argument}, first: 100, offset: $offset, sort: $sort${all.passed}) ` +
+            `{ totalCount edges { node { ${LIST_NODES.asnLinks} } } } }`,
+          variables: { ...variables, sort, offset, ...all.variables },
+        });
   return queries;
 }
