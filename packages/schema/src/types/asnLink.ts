@@ -570,16 +570,20 @@ function relationshipRangesOf(
   ) as unknown as SelectQueryBuilder<Database, keyof Database, object>[];
 }
 
-/** One AS's (`asn0`) first `limit` links of `month` in `order` (`columns` of each), its links sorted. */
+/**
+ * One AS's (`asn0`) first `limit` links of `month` in `order` (`columns` of each), its links sorted; past `offset`
+ * when given.
+ */
 function sortedLinksCut(
   columns: RawBuilder<unknown>,
   month: RawBuilder<unknown>,
   asn0: RawBuilder<unknown>,
   order: RawBuilder<unknown>,
   limit: RawBuilder<unknown>,
+  offset?: RawBuilder<unknown>,
 ): RawBuilder<unknown> {
   return sql`select ${columns} from asn_links x where x.date = ${month} and x.asn0 = ${asn0}
-    order by ${order} limit ${limit}`;
+    order by ${order} limit ${limit}${offset ? sql` offset ${offset}` : sql``}`;
 }
 
 /**
@@ -1123,6 +1127,24 @@ function asnLinksPageQuery(
             .where(inValues(context.dialect, 'asn0', asns, 'bigint')),
     ...(parentRows ? { parentRows } : relationshipRows ? { parentRows: relationshipRows } : {}),
     ...(singleParentPage ? { singleParentPage } : {}),
+    // Past the first page, each parent's page alone, cut as below (not by relationship, nor by a nullable column
+    // descending on PostgreSQL, whose cuts read stretches).
+    ...(!byRelationshipRanges &&
+    !(context.dialect === 'postgres' && nullable && keys[0]?.direction === 'desc')
+      ? {
+          cutPages: (asns: number[], { first, offset }: { first: number; offset: number }) =>
+            sql`(${perAsnCuts(context.dialect, date, asns, sql`l.*, l.asn0 as parent_key`, (parent) =>
+              sortedLinksCut(
+                context.dialect === 'postgres' ? sql`x.*` : sql`x.asn1`,
+                sql`${date}`,
+                parent,
+                order,
+                sql`cast(${first} as integer)`,
+                sql`cast(${offset} as integer)`,
+              ),
+            )})`,
+        }
+      : {}),
     // Each parent's first links in the order, by its range of an index that serves it or sorted alone: SQLite drives
     // each parent's cut as the list of an IN on the primary key, PostgreSQL as a LATERAL subquery. Ranked together,
     // every link of the 1,000 largest ASes of the generated month took 630 ms on SQLite for their first link each.
