@@ -29,6 +29,11 @@ export const monthArmsTuning = {
    * walk its index, and the arms' answers must be checked all the same).
    */
   forced: false,
+  /**
+   * A list filtered by name over several months by one nullable column with few ties (`-rank`): its valued records from
+   * the arms, then the others (listPage; off only to compare, in tests).
+   */
+  nullableApart: true,
 };
 
 /** Plan verdicts per handle, by the arm's SQL text (its month is a parameter, so one text stands for every month). */

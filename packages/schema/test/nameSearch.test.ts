@@ -107,6 +107,53 @@ describe.each(STORE_KINDS)('name filter on %s', (kind) => {
     expect(matched).toBeGreaterThan(needles.length);
   });
 
+  it('pages a name of many matches over several months by rank from the arms of its ranked matches, then the others', async () => {
+    nameSearchTuning.maxIndexedMatches = 0;
+    const all = `dateStart: "${store.dates[0]}", dateEnd: "${latest()}"`;
+    let compared = 0;
+    try {
+      for (const list of ['asns', 'organizations'] as const) {
+        const needle = 'a';
+        // The matches with a rank over every month: a page across their end reads the unranked ones after them.
+        const ranked = (await store.handle.db
+          .selectFrom(list)
+          .select((eb) => eb.fn.countAll<number | string>().as('n'))
+          .where('search_text', 'like', `%${needle}%`)
+          .where('rank', 'is not', null)
+          .executeTakeFirstOrThrow()) as { n: number | string };
+        const valued = Number(ranked.n);
+        expect(valued).toBeGreaterThan(10);
+        for (const sort of ['-rank', 'rank'])
+          for (const offset of [0, 4, valued - 3, valued, valued + 2]) {
+            const query = `query Named($name: String!) { ${list}(name: $name, ${all}, first: 7, offset: ${offset},
+              sort: "${sort}") { totalCount edges { node { date rank ${KEY_FIELD[list]} } } } }`;
+            const asked = async (arms: boolean) => {
+              // Forced: PostgreSQL's planner may sort the sample's small months, which refuses an arm.
+              Object.assign(monthArmsTuning, { enabled: arms, forced: arms });
+              const run = new RunStatements(store.handle);
+              const data = await queryData(throughPlugin(store.handle, run), query, { name: needle });
+              // The ranked matches' arms: merged (`arms`), each of the matches with a rank.
+              const rankedArms = run.statements.some(
+                (statement) =>
+                  statement.sql.includes('as "arms"') && statement.sql.includes('"rank" is not null'),
+              );
+              return { data, rankedArms };
+            };
+            const oneStatement = await asked(false);
+            const fromArms = await asked(true);
+            const label = `${list} ${sort} ${offset}`;
+            expect([label, fromArms.data]).toEqual([label, oneStatement.data]);
+            // The ranked matches are read from their arms first (a page past them finds none there).
+            expect([label, fromArms.rankedArms, oneStatement.rankedArms]).toEqual([label, true, false]);
+            compared += JSON.stringify(fromArms.data).split('"date"').length - 1;
+          }
+      }
+    } finally {
+      Object.assign(monthArmsTuning, { enabled: true, forced: false });
+    }
+    expect(compared).toBeGreaterThan(2 * 2 * 4 * 5);
+  });
+
   it("pages a name of many matches over several months in a client order from the months' arms, as one statement does", async () => {
     // Every needle past the index's bound: the substring alone, as a name of many matches is.
     nameSearchTuning.maxIndexedMatches = 0;
