@@ -134,10 +134,12 @@ export const linkPageTuning = {
    * one more per keptRelationshipLinksPerBlock links over the months: the arms' one statement costs more the more links
    * the ASes have. A small AS's first 100 links by `-relationship,date` start with a provider or two a month, and read
    * block by block took 12-18 ms against 8 from the arms; AS2503's (204,784 links), twelve blocks of one provider and
-   * then its peers, 3.5 ms against 23-28 on SQLite, 9 against 43-46 on PostgreSQL.
+   * then its peers, 3.5 ms against 23-28 on SQLite, 9 against 43-46 on PostgreSQL. A block costs ~0.15 ms on SQLite
+   * and ~0.35 on PostgreSQL, the arms ~0.2 ms more per 1,000 links: five large ASes (246,000 links) by `-relationship`,
+   * 61 blocks, 5.9 ms against 38 on SQLite, 16 against 88 on PostgreSQL.
    */
   keptRelationshipBlocksPerPage: 8,
-  keptRelationshipLinksPerBlock: 10_000,
+  keptRelationshipLinksPerBlock: 2_000,
   /**
    * ...and at least this many links over the months (the kept totals totalCount reads): below it one statement from the
    * arms is as fast, and the blocks' sizes cost a statement more, each block a round trip on PostgreSQL. The first 100
