@@ -548,8 +548,8 @@ function valuedApartNeighbourPage(
 /**
  * One AS's links of one month (`ofAsn`) as the eight ranges of the (date, canonical, relationship, asn0, asn1) index
  * that hold them (or `only` one relationship's two), each relationship's canonical and reversed rows: each range in
- * `order` (by relationship alone, then the pair), cut at `end`, each reading `columns`. The values are literals, so that a compiled shape binds only its
- * placeholders and each arm names its range to the planner.
+ * `order` (by relationship alone, then the pair), cut at `end`, each reading `columns`. The values are literals, so
+ * that a compiled shape binds only its placeholders and each arm names its range to the planner.
  */
 function relationshipRangesOf(
   ofAsn: SelectQueryBuilder<Database, 'asn_links', object>,
@@ -1110,6 +1110,24 @@ function asnLinksPageQuery(
       );
       return sql`(select row.*, row.asn0 as parent_key from (${linksByKey(cut)}) row)`;
     });
+  // Descending by a nullable column alone on PostgreSQL, each parent's links with a value cut from its own range, then
+  // those without by the pair, as organizations' members' are (valuedApartCut): sorted, every link of each parent was
+  // read (the real month's 100 largest ASes by `-numberPaths`: 80,500 links, 31 of the statement's 33 ms). Ascending,
+  // the least counts' ties are long, and a cut reads each whole for its order by asn1: the first 1,000 ASes' first 5 by
+  // `numberPaths` read 146 -> 158 ms so.
+  const valuedApart = context.dialect === 'postgres' && keys[0]?.direction === 'desc' ? nullable : null;
+  // Each parent's links sorted and cut at `limit` (from `offset` when given), `parent_key` beside them.
+  const sortedCuts = (parents: readonly number[], limit: RawBuilder<unknown>, offset?: RawBuilder<unknown>) =>
+    perAsnCuts(context.dialect, date, parents, sql`l.*, l.asn0 as parent_key`, (parent) =>
+      sortedLinksCut(
+        context.dialect === 'postgres' ? sql`x.*` : sql`x.asn1`,
+        sql`${date}`,
+        parent,
+        order,
+        limit,
+        offset,
+      ),
+    );
   return {
     partitionColumn: 'parent_key',
     order,
@@ -1129,22 +1147,12 @@ function asnLinksPageQuery(
             .where(inValues(context.dialect, 'asn0', asns, 'bigint')),
     ...(parentRows ? { parentRows } : relationshipRows ? { parentRows: relationshipRows } : {}),
     ...(singleParentPage ? { singleParentPage } : {}),
-    // Past the first page, each parent's page alone, cut as below (not by relationship, nor by a nullable column
-    // descending on PostgreSQL, whose cuts read stretches).
-    ...(!byRelationshipRanges &&
-    !(context.dialect === 'postgres' && nullable && keys[0]?.direction === 'desc')
+    // Past the first page, each parent's page alone, cut as below (not by relationship, nor where its cuts read
+    // stretches, valuedApart).
+    ...(!byRelationshipRanges && !valuedApart
       ? {
           cutPages: (asns: number[], { first, offset }: { first: number; offset: number }) =>
-            sql`(${perAsnCuts(context.dialect, date, asns, sql`l.*, l.asn0 as parent_key`, (parent) =>
-              sortedLinksCut(
-                context.dialect === 'postgres' ? sql`x.*` : sql`x.asn1`,
-                sql`${date}`,
-                parent,
-                order,
-                sql`cast(${first} as integer)`,
-                sql`cast(${offset} as integer)`,
-              ),
-            )})`,
+            sql`(${sortedCuts(asns, sql`cast(${first} as integer)`, sql`cast(${offset} as integer)`)})`,
         }
       : {}),
     // Each parent's first links in the order, by its range of an index that serves it or sorted alone: SQLite drives
@@ -1152,31 +1160,29 @@ function asnLinksPageQuery(
     // every link of the 1,000 largest ASes of the generated month took 630 ms on SQLite for their first link each.
     cutRows: (asns, end) => {
       const endLimit = sql`cast(${end} as integer)`;
-      // Descending by a nullable column alone on PostgreSQL, each parent's links with a value cut from its own range,
-      // then those without by the pair, as organizations' members' are (valuedApartCut): sorted, every link of each
-      // parent was read (the real month's 100 largest ASes by `-numberPaths`: 80,500 links, 31 of the statement's 33
-      // ms). Ascending, the least counts' ties are long, and a cut reads each whole for its order by asn1: the first
-      // 1,000 ASes' first 5 by `numberPaths` read 146 -> 158 ms so.
-      const valuedApart = context.dialect === 'postgres' && keys[0]?.direction === 'desc' ? nullable : null;
-      const sortedCut = (columns: RawBuilder<unknown>, parent: RawBuilder<unknown>) =>
-        sortedLinksCut(columns, sql`${date}`, parent, order, endLimit);
       // A parent of many links by relationship: its first `end` of each of its eight ranges of the (date, canonical,
       // relationship, asn0, asn1) index, their keys then in the order and cut (relationshipRangesOf): sorted, every
       // link of each was read (the real month's 100 largest ASes' 80,500 links, 41 of PostgreSQL's 42 ms).
       const rangesCut = (parent: RawBuilder<unknown>) =>
         relationshipRangesCut(context.dialect, sql`${date}`, parent, order, endLimit);
       const ofParents = (parents: readonly number[], ranged: boolean) =>
-        perAsnCuts(context.dialect, date, parents, sql`l.*, l.asn0 as parent_key`, (parent) =>
-          context.dialect === 'postgres'
-            ? ranged
-              ? linksByKey(rangesCut(parent))
-              : valuedApart
-                ? valuedApartCut(context.dialect, keys, valuedApart, sql`x.*`, sql`${date}`, parent, endLimit)
-                : sortedCut(sql`x.*`, parent)
-            : ranged
-              ? sql`select k.asn1 from (${rangesCut(parent)}) k`
-              : sortedCut(sql`x.asn1`, parent),
-        );
+        !ranged && !valuedApart
+          ? sortedCuts(parents, endLimit)
+          : perAsnCuts(context.dialect, date, parents, sql`l.*, l.asn0 as parent_key`, (parent) =>
+              context.dialect === 'postgres'
+                ? ranged
+                  ? linksByKey(rangesCut(parent))
+                  : valuedApartCut(
+                      context.dialect,
+                      keys,
+                      valuedApart!,
+                      sql`x.*`,
+                      sql`${date}`,
+                      parent,
+                      endLimit,
+                    )
+                : sql`select k.asn1 from (${rangesCut(parent)}) k`,
+            );
       // One parent's page is here only deep into its links (a shallow one is the root's), past where its ranges pay
       // on PostgreSQL (relationshipRangesPerEnd) and on SQLite read per parent: sorted without reading its count.
       if (!byRelationshipRanges || asns.length === 1) return sql`(${ofParents(asns, false)})`;
@@ -1250,25 +1256,12 @@ async function keptAsnLinkMonthTotals(
   asns: readonly number[],
   months: readonly string[],
 ): Promise<Map<string, number>> {
+  const { from, asn, month } = asnMonthPairs(context.dialect, asns, months);
   // COALESCE reads its second operand only where the first is null, on both stores.
-  const perMonth = (asn: RawBuilder<unknown>, month: RawBuilder<unknown>) => sql`coalesce(
+  const { rows } = await sql<{ month: string; total: unknown }>`select ${month} as month, sum(coalesce(
       (select a.number_asn_links from asns a where a.date = ${month} and a.asn = ${asn}),
-      (select count(*) from asn_links l where l.date = ${month} and l.asn0 = ${asn}))`;
-  const asnList = boundList(context.dialect, asns, 'bigint');
-  const monthList = boundList(context.dialect, months, 'text');
-  const { rows } = await (
-    context.dialect === 'postgres'
-      ? sql<{
-          month: string;
-          total: unknown;
-        }>`select m.date as month, sum(${perMonth(sql`p.asn`, sql`m.date`)}) as total
-        from unnest(${asnList}::bigint[]) p(asn) cross join unnest(${monthList}::text[]) m(date) group by m.date`
-      : sql<{
-          month: string;
-          total: unknown;
-        }>`select m.value as month, sum(${perMonth(sql`p.value`, sql`m.value`)})
-        as total from json_each(${asnList}) p cross join json_each(${monthList}) m group by m.value`
-  ).execute(context.db);
+      (select count(*) from asn_links l where l.date = ${month} and l.asn0 = ${asn}))) as total
+    from ${from} group by ${month}`.execute(context.db);
   return new Map(rows.map((row) => [String(row.month), Number(row.total ?? 0)]));
 }
 
@@ -1282,6 +1275,30 @@ function linkPageColumns(
     columns: withOrderColumns(selectedAsnLinkNodeColumns(info), keys, ASN_LINK_SORT_COLUMNS, order),
     asn1Columns: selectedAsnColumnsAt(info, ['edges', 'node', 'asn1']),
   };
+}
+
+/**
+ * Every pair of one of `asns` and one of `months`, each list bound as one parameter: the FROM clause, and the pair's
+ * ASN and month as expressions (the kept counts' statements read one row of `asns` a pair).
+ */
+function asnMonthPairs(
+  dialect: DialectName,
+  asns: readonly number[],
+  months: readonly string[],
+): { from: RawBuilder<unknown>; asn: RawBuilder<unknown>; month: RawBuilder<unknown> } {
+  const asnList = boundList(dialect, asns, 'bigint');
+  const monthList = boundList(dialect, months, 'text');
+  return dialect === 'postgres'
+    ? {
+        from: sql`unnest(${asnList}::bigint[]) p(asn) cross join unnest(${monthList}::text[]) m(date)`,
+        asn: sql`p.asn`,
+        month: sql`m.date`,
+      }
+    : {
+        from: sql`json_each(${asnList}) p cross join json_each(${monthList}) m`,
+        asn: sql`p.value`,
+        month: sql`m.value`,
+      };
 }
 
 /** The key of a block's size in keptAsnLinkBlockTotals' map. */
@@ -1298,25 +1315,16 @@ async function keptAsnLinkBlockTotals(
   asns: readonly number[],
   months: readonly string[],
 ): Promise<Map<string, number>> {
+  const { from, asn, month } = asnMonthPairs(context.dialect, asns, months);
   // The row joined once; COALESCE counts only where it is missing (its columns are never null otherwise).
-  const counts = (asn: RawBuilder<unknown>, month: RawBuilder<unknown>) =>
-    LINK_RELATIONSHIPS.map(
-      (relationship) => sql`coalesce(${sql.ref(`a.${ASN_RELATIONSHIP_LINK_COUNTS[relationship]}`)},
-        (select count(*) from asn_links l where l.date = ${month} and l.asn0 = ${asn}
-          and l.relationship = ${sql.lit(relationship)})) as ${sql.ref(relationship)}`,
-    );
-  const asnList = boundList(context.dialect, asns, 'bigint');
-  const monthList = boundList(context.dialect, months, 'text');
+  const counts = LINK_RELATIONSHIPS.map(
+    (relationship) => sql`coalesce(${sql.ref(`a.${ASN_RELATIONSHIP_LINK_COUNTS[relationship]}`)},
+      (select count(*) from asn_links l where l.date = ${month} and l.asn0 = ${asn}
+        and l.relationship = ${sql.lit(relationship)})) as ${sql.ref(relationship)}`,
+  );
   type BlockCounts = { month: string; asn: unknown } & Record<LinkRelationship, unknown>;
-  const { rows } = await (
-    context.dialect === 'postgres'
-      ? sql<BlockCounts>`select m.date as month, p.asn, ${sql.join(counts(sql`p.asn`, sql`m.date`))}
-        from unnest(${asnList}::bigint[]) p(asn) cross join unnest(${monthList}::text[]) m(date)
-        left join asns a on a.date = m.date and a.asn = p.asn`
-      : sql<BlockCounts>`select m.value as month, p.value as asn, ${sql.join(counts(sql`p.value`, sql`m.value`))}
-        from json_each(${asnList}) p cross join json_each(${monthList}) m
-        left join asns a on a.date = m.value and a.asn = p.value`
-  ).execute(context.db);
+  const { rows } = await sql<BlockCounts>`select ${month} as month, ${asn} as asn, ${sql.join(counts)}
+    from ${from} left join asns a on a.date = ${month} and a.asn = ${asn}`.execute(context.db);
   const totals = new Map<string, number>();
   for (const row of rows) {
     for (const relationship of LINK_RELATIONSHIPS)
