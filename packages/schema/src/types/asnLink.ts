@@ -1468,10 +1468,16 @@ export function organizationMemberLinks(
   {
     recordedFarEnd = false,
     mostMembers,
+    farEndRank = false,
   }: {
     recordedFarEnd?: boolean;
     /** On SQLite, the most members of any of the organizations, where the caller knows it (a size class's arm). */
     mostMembers?: number;
+    /**
+     * On PostgreSQL, where a member's range serves the order and with `recordedFarEnd`: each link's far end's rank as
+     * `far_end_rank`, read with its organization (memberRanksFarEnds).
+     */
+    farEndRank?: boolean;
   } = {},
 ) {
   const { dialect } = context;
@@ -1550,6 +1556,17 @@ export function organizationMemberLinks(
     if (!nullable) return sorted;
     return valuedApartCut(dialect, keys, nullable, columns, sql`a.date`, sql`a.asn`, limit);
   };
+  // A page of neighbours by rank reads each far end's rank after the cut, looked up again for each link the cut's test
+  // looked up (the generated month's 56 organizations of over 505 neighbours at offset 500: 60,000 lookups). Joined
+  // within the cut, one lookup reads both: 352 -> 196 ms of the statement.
+  if (farEndRank && dialect === 'postgres' && served && recordedFarEnd)
+    return organizationMembers(context, date, orgIds).crossJoinLateral(
+      sql<AsnLinksTable & { far_end_rank: number | null }>`(select x.*, y.rank as far_end_rank
+        from asn_links x inner join ${byPrimaryKey(dialect, 'asns', 'y')} on y.date = x.date and y.asn = x.asn1
+        where x.date = a.date and x.asn0 = a.asn and y.org_id is distinct from a.org_id
+        order by ${orderByList(dialect, keys, ASN_LINK_SORT_COLUMNS, LINK_ORDER, { table: 'x' })}
+        limit ${limit})`.as('l'),
+    );
   const memberCut = (columns: RawBuilder<unknown>) =>
     served
       ? sql`select ${columns} from asn_links x where x.date = a.date and x.asn0 = a.asn and ${leavesOrganization}
