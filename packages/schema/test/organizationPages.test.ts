@@ -131,7 +131,7 @@ const NEIGHBOUR_ORDERS: [string | null, Compare<Member>, ((record: Member) => nu
  * (walks of the month in arms, class walks by `cone.numberAsns`, and on PostgreSQL the far ends of the links placed
  * joined from the whole month); no walks and each far end looked up, and in the orders of a member's links the page
  * ranked whole rather than numbered first; walks of the month in one arm at 2 steps a link and each far end looked up;
- * no walks and the whole month joined, numbered first again (by rank on PostgreSQL each far end's rank looked up after
+ * no walks and the whole month joined, numbered first again (by rank each far end's rank looked up after
  * the members' cuts, not read in them); class walks of one step for each they expect, in every
  * order of one key however few records its class holds; walks of the month in every arm down to `end` steps; class
  * walks again, in every order of one key, for the share of the month's link ends their class holds alone.

@@ -30,6 +30,7 @@ import {
   asnLinksOfOrganizations,
   keptOrganizationCounts,
   organizationMemberLinks,
+  organizationNeighborRanks,
   allMemberLinks,
   organizationMembers,
   outsideOrganization,
@@ -201,9 +202,8 @@ export const organizationNeighborTuning = {
    */
   numberedLinkOrder: true,
   /**
-   * On PostgreSQL, numbered neighbours by rank take each far end's rank from the member's cut, which looks the far end
-   * up for its organization (organizationMemberLinks' farEndRank), not from a lookup of their own after it (off only to
-   * compare, in tests).
+   * Numbered neighbours by rank take each far end's rank from the member's cut, which looks the far end up for its
+   * organization (organizationNeighborRanks), not from a lookup of their own after it (off only to compare, in tests).
    */
   memberRanksFarEnds: true,
 };
@@ -610,21 +610,8 @@ function firstNeighbors(
   const { dialect } = context;
   const linkOrder = neighborLinkOrder(keys);
   if (linkOrder) {
-    if (
-      numbered &&
-      linkOrder.length === 0 &&
-      dialect === 'postgres' &&
-      organizationNeighborTuning.memberRanksFarEnds
-    ) {
-      const ranked = organizationMemberLinks(context, date, orgIds, linkOrder, end, {
-        recordedFarEnd: true,
-        farEndRank: true,
-      })
-        // The cut's own column, which its type (a link's) does not name.
-        .select(['a.org_id as parent_key', 'l.asn1 as asn', sql<number | null>`l.far_end_rank`.as('rank')])
-        .distinct();
-      return firstPlaced(ranked, order, offset, end);
-    }
+    if (numbered && linkOrder.length === 0 && organizationNeighborTuning.memberRanksFarEnds)
+      return firstPlaced(organizationNeighborRanks(context, date, orgIds, end), order, offset, end);
     const pairs = organizationMemberLinks(context, date, orgIds, linkOrder, end, { recordedFarEnd: true })
       .select(['a.org_id as parent_key', 'l.asn1 as neighbor'])
       .distinct();
