@@ -218,7 +218,8 @@ export function surveyQueries(facts: DataFacts, totals: ListTotals): SurveyQuery
  * Pages the seventy-eighth round found slow by hand (0.2-4.8 s), which the lists' orders above do not ask: nested
  * pages past the first (and past every parent's rows), names over every month in a client order, links by relationship
  * then by the month, and a few large ASes' links as a list, over every month and by ASN in one month; and (the
- * seventy-ninth round) one large AS's links and the list's by relationship over every month.
+ * seventy-ninth round) one large AS's links and the list's by relationship over every month; and (the eightieth) the
+ * largest organizations' links past their 500th.
  */
 function pastFirstPages(facts: DataFacts, ranges: readonly ListRange[]): SurveyQuery[] {
   const queries: SurveyQuery[] = [];
@@ -235,6 +236,15 @@ function pastFirstPages(facts: DataFacts, ranges: readonly ListRange[]): SurveyQ
         variables: {},
       },
     );
+  // (The eightieth round) the largest organizations' links deep into each, whose members' cuts test every far end.
+  for (const sort of [null, '-numberPaths'])
+    queries.push({
+      id: `organizations(first: 100) with their links offset=500 sort=${sort ?? '(default)'}`,
+      query:
+        'query OrgLinksDeep($sort: String) { organizations(first: 100) { edges { node { orgId ' +
+        'asnLinks(first: 5, offset: 500, sort: $sort) { totalCount edges { node { asn1 { asn } relationship } } } } } } }',
+      variables: { sort },
+    });
   if (!ranges.includes('all')) return queries;
   const all = rangeArguments('all', facts.dates);
   for (const list of ['asns', 'organizations'] as const)
