@@ -1484,8 +1484,8 @@ export function organizationMemberLinks(
   const farEndTest = sql`(select y.org_id is distinct from a.org_id from ${farEnd} where y.date = x.date
     and y.asn = x.asn1)`;
   // Where a far end need not have a record on PostgreSQL, a link leaves the organization when its far end is none of
-  // the members: tested against an array of the organization's member ASNs (aggregated once an organization, in
-  // `sized`) instead of the far end's record looked up by key for each link. The generated month's 56 organizations of
+  // the members: tested against an array of the organization's member ASNs (each member's `member_asns`, below)
+  // instead of the far end's record looked up by key for each link. The generated month's 56 organizations of
   // over 505 links at offset 500: 165 -> 42 ms of the statement. SQLite looks a record up for less than it builds and
   // probes a member list (the real month's 100 largest organizations' links at offset 500: 78 -> 125 ms).
   const membersApart = dialect === 'postgres' && !recordedFarEnd && linkPageTuning.memberAsnsApart;
@@ -1494,20 +1494,20 @@ export function organizationMemberLinks(
       ? recordedFarEnd
         ? farEndTest
         : membersApart
-          ? sql`x.asn1 <> all(sized.member_asns)`
+          ? sql`x.asn1 <> all(a.member_asns)`
           : sql`coalesce(${farEndTest}, true)`
       : recordedFarEnd
         ? sql`exists (select 1 from ${farEnd} where y.date = x.date and y.asn = x.asn1
             and ${outsideOrganization('y')})`
         : sql`not exists (select 1 from ${farEnd} where y.date = x.date and y.asn = x.asn1 and y.org_id = a.org_id)`;
   // The members a sorted cut allows for: on PostgreSQL the member's own organization's (a LATERAL subquery's LIMIT
-  // may name the outer row), counted once an organization (`sized`, joined below; counted in each member's cut, the
+  // may name the outer row), counted once an organization (`members`, below; counted in each member's cut, the
   // real month's 100 largest organizations' 1,091 members read 51,000 index entries); SQLite refuses that, so there
   // the most of any organization of the batch. Each of the real month's 1,091 members of its 100 largest organizations
   // cut at LVLT-ARIN's 32 + 4 took 152 ms by `-numberPaths`.
   const organizationSize =
     dialect === 'postgres'
-      ? sql`sized.members`
+      ? sql`a.members`
       : mostMembers !== undefined
         ? sql`cast(${mostMembers} as integer)`
         : sql`coalesce((select count(*) from asns s where s.date = ${date}
@@ -1558,15 +1558,16 @@ export function organizationMemberLinks(
         ? sql`select ${columns} from (${sortedCut(sql`x.*`)}) x where ${leavesOrganization}`
         : sortedCut(columns);
   if (dialect === 'postgres') {
-    const members = organizationMembers(context, date, orgIds);
-    const sized =
-      served && !membersApart
-        ? members
-        : members.innerJoin(
-            organizationMemberCounts(context, date, orgIds, { memberAsns: membersApart }).as('sized'),
-            'sized.org_id',
-            'a.org_id',
-          );
+    // Each member with its organization's count of members and (membersApart) their ASNs, over one read of the members
+    // (a window): joined to their aggregate, the members were read twice, each a scan of the month's records for many
+    // organizations (the real month's 1,000 first organizations' 5,434 members: 20 ms each).
+    const memberAsns = membersApart ? sql`, array_agg(m.asn) over organization as member_asns` : sql``;
+    const sized = context.db.selectFrom(
+      sql<Database['asns'] & { members: number; member_asns: number[] | null }>`(select m.*,
+        count(*) over organization as members${memberAsns} from asns m
+        where m.date = ${date} and ${inValues(dialect, 'm.org_id', orgIds, 'text')}
+        window organization as (partition by m.org_id))`.as('a'),
+    );
     return sized.crossJoinLateral(sql<AsnLinksTable>`(${memberCut(sql`x.*`)})`.as('l'));
   }
   const links = allMemberLinks(context, date, orgIds).where(
@@ -1695,17 +1696,10 @@ async function organizationSizes(
 }
 
 /** Each of organizations `orgIds`' count of member records in month `date` (`members`; none: no row). */
-function organizationMemberCounts(
-  context: AsrankContext,
-  date: string,
-  orgIds: readonly string[],
-  { memberAsns = false }: { memberAsns?: boolean } = {},
-) {
-  const counted = organizationMembers(context, date, orgIds)
+function organizationMemberCounts(context: AsrankContext, date: string, orgIds: readonly string[]) {
+  return organizationMembers(context, date, orgIds)
     .select((eb) => ['a.org_id', eb.fn.countAll<number | string>().as('members')])
     .groupBy('a.org_id');
-  // The members' ASNs as an array (PostgreSQL only), that a link's far end is tested against (organizationMemberLinks).
-  return memberAsns ? counted.select(sql<string[]>`array_agg(a.asn)`.as('member_asns')) : counted;
 }
 
 builder.queryFields((t) => ({
