@@ -439,11 +439,16 @@ describe.each(STORE_KINDS)('deep link pages on %s', (kind) => {
               linkPageTuning.keptRelationshipBlocks = blocks;
               const run = new RunStatements(store.handle);
               const data = await queryData<LinkPage>(throughPlugin(store.handle, run), query);
-              return { data, overMonths: linkStatementsOverMonths(run) };
+              // The kept counts' statements: the blocks' sizes give the months' totals too.
+              const keptReads = run.statements.filter((statement) =>
+                /number_(asn|customer)_links/.test(statement.sql),
+              ).length;
+              return { data, overMonths: linkStatementsOverMonths(run), keptReads };
             };
             const arms = await asked(false);
             const blocks = await asked(true);
             expect([query, blocks.data]).toEqual([query, arms.data]);
+            expect([query, blocks.keptReads]).toEqual([query, 1]);
             if (interval === intervals[0] && offset < total)
               expect([query, arms.overMonths > 0, blocks.overMonths]).toEqual([query, true, 0]);
             compared += blocks.data.asnLinks.edges.length;
