@@ -78,6 +78,8 @@ const LINK_ORDER = {
 } satisfies { defaults: SortKey[]; unique: SortKey[] };
 /** A month's links by the pair (the order's tie-break, asn1 implied): how a block or a month of links is walked. */
 const BY_PAIR_KEYS: readonly SortKey[] = [{ key: 'asn0', direction: 'asc' }];
+/** One AS's links of one relationship in one month (a block) by the pair: asn1's order, asn0 the same throughout. */
+const BLOCK_ORDER_KEYS: readonly SortKey[] = [{ key: 'asn1', direction: 'asc' }];
 const LINK_HISTORIC_ORDER = {
   defaults: [{ key: 'date', direction: 'asc' }, ...LINK_ORDER.defaults],
   unique: [{ key: 'date', direction: 'asc' }, ...LINK_ORDER.unique],
@@ -435,9 +437,13 @@ async function neighbourPage(
   onlyRelationship?: LinkRelationship,
 ): Promise<AsnLinkRow[]> {
   const placeholders = NEIGHBOUR_PAGE_PLACEHOLDERS;
+  // One relationship's block of one AS and month is in asn1's order (the relationship, the AS and the month the same
+  // throughout): PostgreSQL sorts what its two ranges read (its generic plan expects a few rows), and by the
+  // relationship's text then the pair each comparison read all three (AS2503's latest month at offset 15,000: 24 ms of
+  // the statement; 12.5 by the pair, whose asn0 always ties; 4.3 by asn1).
   const order = orderByList(
     context.dialect,
-    keys,
+    onlyRelationship ? BLOCK_ORDER_KEYS : keys,
     ASN_LINK_SORT_COLUMNS,
     historic ? LINK_HISTORIC_ORDER : LINK_ORDER,
   );
