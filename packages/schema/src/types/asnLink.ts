@@ -1374,8 +1374,8 @@ interface KeptBlockTotals {
 
 /**
  * The walk of `blocks` (relationshipBlocks) for `asns`, each AS's block of a relationship and month sized by
- * keptAsnLinkBlockTotals' `totals`, in the order of the blocks and, within one, of the ASNs; null when `page` spans more than
- * `maxSpanned` blocks with links (a statement each).
+ * keptAsnLinkBlockTotals' `totals`, in the order of the blocks and, within one, of the ASNs; null when `page` spans
+ * more than `maxSpanned` blocks with links (a statement each).
  */
 function keptBlockWalk(
   totals: KeptBlockTotals,
@@ -1611,12 +1611,12 @@ export function organizationMemberLinks(
 }
 
 /**
- * Each organization's (`parent_key`) neighbours (`asn`, with its `rank`) among its members' first `end` links by rank,
- * the far ends with a record of month `date` outside the organization: an organization's first `end` neighbours by rank
- * are among them, as a member's links by rank are in its neighbours' rank order. Each far end is looked up once, in the
- * member's cut, for both its organization and its rank: a page numbered from organizationMemberLinks' pairs looked it up
- * again for its rank after (the generated month's 100 largest organizations' neighbours at offset 500: PostgreSQL's
- * statement 352 -> 196 ms, SQLite's 120 -> 91, its cut's far ends joined in place of their links).
+ * Each organization's (`parent_key`) neighbours (`asn`, with its `rank`) among its members' first `end` links by
+ * rank, the far ends with a record of month `date` outside the organization: an organization's first `end` neighbours
+ * by rank are among them, as a member's links by rank are in its neighbours' rank order. Each far end is looked up
+ * once, in the member's cut, for both its organization and its rank: a page numbered from organizationMemberLinks'
+ * pairs looked it up again for its rank after (the generated month's 100 largest organizations' neighbours at offset
+ * 500: PostgreSQL's statement 352 -> 196 ms, SQLite's 120 -> 91, its cut's far ends joined in place of their links).
  */
 export function organizationNeighborRanks(
   context: AsrankContext,
