@@ -165,27 +165,35 @@ const PAGES = [
 ];
 
 /**
+ * The links (`l`) of month `date` from an AS of an organization (`member`) to a stub, an AS of one link (`stub`),
+ * both ends' records joined.
+ */
+function linksToStubs(store: LoadedStore, date: string) {
+  return store.handle.db
+    .selectFrom('asn_links as l')
+    .innerJoin('asns as member', (join) =>
+      join.onRef('member.date', '=', 'l.date').onRef('member.asn', '=', 'l.asn0'),
+    )
+    .innerJoin('asns as stub', (join) =>
+      join.onRef('stub.date', '=', 'l.date').onRef('stub.asn', '=', 'l.asn1'),
+    )
+    .where('l.date', '=', date)
+    .where('stub.degree_total', '=', 1)
+    .where('member.org_id', 'is not', null);
+}
+
+/**
  * Makes a stub customer of a busy AS a member of the busy AS's organization, their link the first of the month by
  * rank: the organization's first links and neighbours are then all the busy AS's, after a link inside the
  * organization (the sample's organizations of several members are small).
  */
 async function placeStubFirstInside(store: LoadedStore, date: string): Promise<void> {
   const { db } = store.handle;
-  const pairs = await db
-    .selectFrom('asn_links as l')
-    .innerJoin('asns as busy', (join) =>
-      join.onRef('busy.date', '=', 'l.date').onRef('busy.asn', '=', 'l.asn0'),
-    )
-    .innerJoin('asns as stub', (join) =>
-      join.onRef('stub.date', '=', 'l.date').onRef('stub.asn', '=', 'l.asn1'),
-    )
-    .select(['busy.asn as busy', 'busy.org_id as org_id', 'stub.asn as stub'])
-    .where('l.date', '=', date)
-    .where('stub.degree_total', '=', 1)
-    .where('busy.degree_total', '>=', 8)
-    .where('busy.org_id', 'is not', null)
-    .orderBy('busy.degree_total', 'desc')
-    .orderBy('busy.asn')
+  const pairs = await linksToStubs(store, date)
+    .select(['member.asn as busy', 'member.org_id as org_id', 'stub.asn as stub'])
+    .where('member.degree_total', '>=', 8)
+    .orderBy('member.degree_total', 'desc')
+    .orderBy('member.asn')
     .orderBy('stub.asn')
     .limit(1)
     .execute();
@@ -706,18 +714,8 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
     // not its own. On PostgreSQL the test is the far end against the members' ASNs (linkPageTuning.memberAsnsApart),
     // without the far end's record. The record is put back after, for the other checks.
     const { db } = store.handle;
-    const [stubLink] = await db
-      .selectFrom('asn_links as l')
-      .innerJoin('asns as member', (join) =>
-        join.onRef('member.date', '=', 'l.date').onRef('member.asn', '=', 'l.asn0'),
-      )
-      .innerJoin('asns as stub', (join) =>
-        join.onRef('stub.date', '=', 'l.date').onRef('stub.asn', '=', 'l.asn1'),
-      )
+    const [stubLink] = await linksToStubs(store, latest)
       .select(['member.org_id as org_id', 'l.asn0', 'l.asn1'])
-      .where('l.date', '=', latest)
-      .where('stub.degree_total', '=', 1)
-      .where('member.org_id', 'is not', null)
       .where((eb) => eb.or([eb('stub.org_id', 'is', null), eb('stub.org_id', '!=', eb.ref('member.org_id'))]))
       .orderBy('member.degree_total', 'desc')
       .orderBy('l.asn0')
