@@ -40,10 +40,17 @@ export const STATEMENT_TIMEOUT_MESSAGE =
 function publicError(error: unknown, where: string): unknown {
   if (error instanceof GraphQLError) return error;
   if (error instanceof ArgumentError) {
-    return new GraphQLError(error.message, {
-      originalError: error,
-      extensions: { code: 'BAD_USER_INPUT', argument: error.argument },
-    });
+    // Without a call stack of its own either, as the ArgumentError is made (its constructor says why).
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      return new GraphQLError(error.message, {
+        originalError: error,
+        extensions: { code: 'BAD_USER_INPUT', argument: error.argument },
+      });
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
   }
   // The request asked for more than one statement may take (code STATEMENT_TIMEOUT): said as such, not as a fault.
   if (isStatementTimeout(error))
