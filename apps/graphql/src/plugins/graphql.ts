@@ -70,8 +70,11 @@ export async function graphqlPlugin(
       return createContext(handle, { facts, dataVersion, observeStatement });
     },
     jit: config.jitAfter,
-    // Mercurius hands these to graphql-jit (its documented `compilerOptions`, not in its types).
-    ...{ compilerOptions: { customSerializers: leafSerializers } },
+    // Mercurius hands these to graphql-jit (its documented `compilerOptions`, not in its types). The errors
+    // graphql-jit makes itself (a null where its field allows none, as each of 1,000 organizations' fields is when
+    // a nested argument is refused) without a call stack: the field, path and message say what failed, and capturing
+    // one each was a third of such a refusal's time (docs/performance.md, the eighty-first round).
+    ...{ compilerOptions: { customSerializers: leafSerializers, disablingCapturingStackErrors: true } },
     queryDepth: config.maxQueryDepth,
     graphql: { parseOptions: { maxTokens: config.maxQueryTokens } },
     validationRules: [aliasLimitRule(config.maxAliases)],
