@@ -133,7 +133,10 @@ export async function startService(
 
 export interface GraphqlResponse<T = Record<string, unknown>> {
   status: number;
-  body: { data?: T | null; errors?: { message: string; extensions?: Record<string, unknown> }[] };
+  body: {
+    data?: T | null;
+    errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[];
+  };
 }
 
 export type Method = 'POST' | 'GET';

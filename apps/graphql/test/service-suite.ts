@@ -278,6 +278,27 @@ export function defineServiceSuite(load: () => Promise<LoadedDatabase>): void {
     expect(body.errors?.[0]?.extensions?.['argument']).toBe('sort');
   });
 
+  it('refuses an invalid nested sort under every organization of a page with one error, compiled or not', async () => {
+    const query =
+      '{ organizations(first: 50) { edges { node { orgId neighbors(first: 2, sort: "bogus") { totalCount } } } } }';
+    // The first answer is graphql-js's, the next ones graphql-jit's (GRAPHQL_JIT_AFTER), whose own errors carry no
+    // stack: each organization's field fails, and the client sees the first, named and placed, either way.
+    const answers = [];
+    for (let ask = 0; ask < 3; ask += 1) answers.push(await graphql(service.baseUrl, query));
+    for (const { status, body } of answers) {
+      expect(status).toBe(200);
+      expect(body.data).toBeNull();
+      expect(body.errors).toHaveLength(1);
+      expect(body.errors?.[0]?.message).toMatch(
+        /^sort key "bogus" is not sortable for asns; allowed keys: asn,/,
+      );
+      expect(body.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', argument: 'sort' });
+      expect(body.errors?.[0]?.path).toEqual(['organizations', 'edges', 0, 'node', 'neighbors']);
+      expect(JSON.stringify(body)).not.toMatch(/\bat .*\.js:\d+/);
+    }
+    expect(answers[2]!.body).toEqual(answers[0]!.body);
+  });
+
   it('returns an organization with members, cone, degree, links and neighbours as stored', async () => {
     const org = await db()
       .selectFrom('organizations')
