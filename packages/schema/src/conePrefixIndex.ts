@@ -129,15 +129,34 @@ export const monthIndexTuning = {
    */
   prefixesPerChunk: 100_000,
   originAsnsPerChunk: 10_000,
+  /**
+   * On PostgreSQL, prefix chunks read at once, each a range of prefix_id (prefixChunksByRange): the chunks were read
+   * one after the other, each waiting for the last one's end, while the server has cores to spare.
+   */
+  prefixChunksTogether: 2,
+  /** ...as long as the month's prefix_id range holds at most this many chunks (a month's ids are dense as loaded). */
+  maxPrefixRangeChunks: 64,
 };
 
-/** One statement's worth of the month's prefixes, after `afterId`, in prefix_id order, aggregated. */
-async function prefixChunk(db: Kysely<Database>, dialect: DialectName, date: string, afterId: number) {
+/**
+ * One statement's worth of the month's prefixes, after `afterId` (and through `throughId`, where given), in prefix_id
+ * order, aggregated: their networks and lengths, their least and greatest id, and the ids themselves only `withIds`
+ * (prefixPositions says when they are needed).
+ */
+async function prefixChunk(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  date: string,
+  afterId: number,
+  throughId?: number,
+  withIds = false,
+) {
   const ordered = db
     .selectFrom('prefixes')
     .select(['prefix_id', 'network', 'length'])
     .where('date', '=', date)
     .where('prefix_id', '>', afterId)
+    .$if(throughId !== undefined, (range) => range.where('prefix_id', '<=', throughId!))
     .orderBy('prefix_id')
     .limit(monthIndexTuning.prefixesPerChunk)
     .as('p');
@@ -145,8 +164,9 @@ async function prefixChunk(db: Kysely<Database>, dialect: DialectName, date: str
     .selectFrom(ordered)
     .select([
       sql<number | string>`count(*)`.as('total'),
+      sql<number | string | null>`min(p.prefix_id)`.as('first'),
       sql<number | string | null>`max(p.prefix_id)`.as('last'),
-      joinedText(dialect, 'p.prefix_id').as('ids'),
+      (withIds ? joinedText(dialect, 'p.prefix_id') : sql<string | null>`null`).as('ids'),
       joinedText(dialect, 'p.network').as('networks'),
       joinedText(dialect, 'p.length').as('lengths'),
     ])
@@ -189,28 +209,88 @@ async function loadMonth(
   }
 }
 
-async function readMonth(
+type PrefixChunk = Awaited<ReturnType<typeof prefixChunk>>;
+
+/** The month's prefix chunks one after another, each after the last one's end (SQLite answers others between them). */
+async function prefixChunksInTurn(
   db: Kysely<Database>,
   dialect: DialectName,
   date: string,
-): Promise<MonthPrefixIndex> {
-  const idChunks: Float64Array[] = [];
-  const lengthChunks: Uint8Array[] = [];
-  const networkChunks: string[] = [];
+): Promise<PrefixChunk[]> {
+  const chunks: PrefixChunk[] = [];
   for (let afterId = -1; ;) {
     const chunk = await prefixChunk(db, dialect, date, afterId);
     const count = Number(chunk.total);
     if (count === 0) break;
+    chunks.push(chunk);
+    afterId = Number(chunk.last);
+    if (count < monthIndexTuning.prefixesPerChunk) break;
+    await otherRequestsFirst();
+  }
+  return chunks;
+}
+
+/**
+ * The month's prefix chunks as ranges of prefix_id from its least to its greatest, `prefixChunksTogether` at a time
+ * (monthIndexTuning), in order; null where the range holds more than `maxPrefixRangeChunks` chunks (ids far apart).
+ */
+async function prefixChunksByRange(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  date: string,
+): Promise<PrefixChunk[] | null> {
+  const { prefixesPerChunk: size, prefixChunksTogether: together } = monthIndexTuning;
+  const bounds = await db
+    .selectFrom('prefixes')
+    .select([
+      sql<number | string | null>`min(prefix_id)`.as('least'),
+      sql<number | string | null>`max(prefix_id)`.as('greatest'),
+    ])
+    .where('date', '=', date)
+    .executeTakeFirstOrThrow();
+  if (bounds.least === null || bounds.greatest === null) return [];
+  const least = Number(bounds.least);
+  const greatest = Number(bounds.greatest);
+  if ((greatest - least + 1) / size > monthIndexTuning.maxPrefixRangeChunks) return null;
+  const starts: number[] = [];
+  for (let afterId = least - 1; afterId < greatest; afterId += size) starts.push(afterId);
+  const chunks: PrefixChunk[] = [];
+  for (let first = 0; first < starts.length; first += together) {
+    const read = starts
+      .slice(first, first + together)
+      .map((afterId) => prefixChunk(db, dialect, date, afterId, afterId + size));
+    chunks.push(...(await Promise.all(read)));
+  }
+  return chunks.filter((chunk) => Number(chunk.total) > 0);
+}
+
+/** The month's prefixes in prefix_id order: their ids, lengths and networks (readMonth). */
+async function readPrefixes(db: Kysely<Database>, dialect: DialectName, date: string) {
+  const idChunks: Float64Array[] = [];
+  const lengthChunks: Uint8Array[] = [];
+  const networkChunks: string[] = [];
+  const chunks =
+    (dialect === 'postgres' ? await prefixChunksByRange(db, dialect, date) : null) ??
+    (await prefixChunksInTurn(db, dialect, date));
+  for (const read of chunks) {
+    const count = Number(read.total);
+    const first = Number(read.first);
     const ids = new Float64Array(count);
+    // A chunk's ids are its first's onwards where they follow one another (a month's ids do, as the loads number
+    // them): aggregating the ids as text was 40% of a chunk's statement on PostgreSQL (48.6 -> 29.3 ms for 100,000
+    // prefixes) and 15% on SQLite. Otherwise the chunk (the same prefixes, from its first to its last) is read again
+    // with them.
+    const contiguous = Number(read.last) - first + 1 === count;
+    const chunk = contiguous
+      ? read
+      : await prefixChunk(db, dialect, date, first - 1, Number(read.last), true);
+    if (contiguous) for (let position = 0; position < count; position += 1) ids[position] = first + position;
+    else parseIntegerList(chunk.ids ?? '', ids);
     const chunkLengths = new Uint8Array(count);
-    parseIntegerList(chunk.ids ?? '', ids);
     parseIntegerList(chunk.lengths ?? '', chunkLengths);
     idChunks.push(ids);
     lengthChunks.push(chunkLengths);
     networkChunks.push(chunk.networks ?? '');
-    afterId = Number(chunk.last);
-    if (count < monthIndexTuning.prefixesPerChunk) break;
-    await otherRequestsFirst();
   }
   const total = idChunks.reduce((sum, ids) => sum + ids.length, 0);
   let prefixIds = new Float64Array(total);
@@ -246,7 +326,11 @@ async function readMonth(
     textStart[total] = at;
   }
 
-  await otherRequestsFirst();
+  return { prefixIds, lengths, text, textStart };
+}
+
+/** The month's origin ASNs, ascending, each with its prefix ids aggregated (readMonth). */
+async function readOrigins(db: Kysely<Database>, dialect: DialectName, date: string) {
   const originRows: Awaited<ReturnType<typeof originChunk>> = [];
   for (let afterAsn = -1; ;) {
     const chunk = await originChunk(db, dialect, date, afterAsn);
@@ -255,6 +339,25 @@ async function readMonth(
     afterAsn = Number(chunk.at(-1)!.asn);
     await otherRequestsFirst();
   }
+  return originRows;
+}
+
+async function readMonth(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  date: string,
+): Promise<MonthPrefixIndex> {
+  // The prefixes and the origins are two reads apart, each in chunks. On PostgreSQL they run together, each on a
+  // connection of its own (the generated month's first cone prefixes: 890 ms, 467 of them the prefixes' chunks and 256
+  // the origins'); SQLite runs every statement on the service's thread, so there they come one after the other.
+  const [{ prefixIds, lengths, text, textStart }, originRows] =
+    dialect === 'postgres'
+      ? await Promise.all([readPrefixes(db, dialect, date), readOrigins(db, dialect, date)])
+      : [
+          await readPrefixes(db, dialect, date),
+          await otherRequestsFirst().then(() => readOrigins(db, dialect, date)),
+        ];
+  const total = prefixIds.length;
   const originAsns = new Float64Array(originRows.length);
   const originStart = new Uint32Array(originRows.length + 1);
   const originPositions = new Uint32Array(originRows.reduce((sum, row) => sum + Number(row.count), 0));

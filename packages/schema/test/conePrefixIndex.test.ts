@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '@asrank/db';
 import {
   coneListsOf,
@@ -219,6 +220,68 @@ describe.each(STORE_KINDS)('month prefix index of the sample in chunks (%s)', (k
       expect(await monthPrefixIndex(scope('chunked'), date)).toEqual(whole);
     } finally {
       Object.assign(monthIndexTuning, tuning);
+    }
+  });
+
+  it('reads a month whose prefix ids have gaps by their ids, by ranges of ids or chunk after chunk', async () => {
+    const date = store.dates.at(-1)!;
+    const { db, dialect } = store.handle;
+    const scope = (dataVersion: string) => ({ db, dialect, dataVersion });
+    // Every seventh prefix of the month taken out for the test (a month's ids follow one another as the loads
+    // number them, and a chunk's ids are then implied by its first; these chunks' are not).
+    const removed = await db
+      .selectFrom('prefixes')
+      .selectAll()
+      .where('date', '=', date)
+      .where(sql<boolean>`prefix_id % 7 = 3`)
+      .execute();
+    expect(removed.length).toBeGreaterThan(100);
+    const tuning = { ...monthIndexTuning };
+    try {
+      await db
+        .deleteFrom('prefixes')
+        .where('date', '=', date)
+        .where(sql<boolean>`prefix_id % 7 = 3`)
+        .execute();
+      const expectedIds = (
+        await db
+          .selectFrom('prefixes')
+          .select('prefix_id')
+          .where('date', '=', date)
+          .orderBy('prefix_id')
+          .execute()
+      ).map((row) => Number(row.prefix_id));
+      const whole = await monthPrefixIndex(scope('gaps whole'), date);
+      expect([...whole.prefixIds]).toEqual(expectedIds);
+      const kept = await db
+        .selectFrom('prefixes')
+        .select(['prefix_id', 'network', 'length'])
+        .where('date', '=', date)
+        .orderBy('prefix_id')
+        .limit(50)
+        .execute();
+      kept.forEach((row, position) => {
+        expect(networkAt(whole, position)).toBe(row.network);
+        expect(whole.lengths[position]).toBe(Number(row.length));
+      });
+      // Chunks of 333 ids: on PostgreSQL as ranges of ids read two at a time, then (no range allowed) one after the
+      // other as SQLite reads them.
+      Object.assign(monthIndexTuning, { prefixesPerChunk: 333, originAsnsPerChunk: 17 });
+      expect(await monthPrefixIndex(scope('gaps by ranges'), date)).toEqual(whole);
+      Object.assign(monthIndexTuning, { maxPrefixRangeChunks: 0 });
+      expect(await monthPrefixIndex(scope('gaps in turn'), date)).toEqual(whole);
+    } finally {
+      Object.assign(monthIndexTuning, tuning);
+      await db
+        .deleteFrom('prefixes')
+        .where('date', '=', date)
+        .where(sql<boolean>`prefix_id % 7 = 3`)
+        .execute();
+      for (let at = 0; at < removed.length; at += 500)
+        await db
+          .insertInto('prefixes')
+          .values(removed.slice(at, at + 500))
+          .execute();
     }
   });
 });
