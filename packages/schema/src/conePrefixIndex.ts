@@ -141,7 +141,7 @@ export const monthIndexTuning = {
 /**
  * One statement's worth of the month's prefixes, after `afterId` (and through `throughId`, where given), in prefix_id
  * order, aggregated: their networks and lengths, their least and greatest id, and the ids themselves only `withIds`
- * (prefixPositions says when they are needed).
+ * (readPrefixes says when they are needed).
  */
 async function prefixChunk(
   db: Kysely<Database>,
