@@ -7,7 +7,7 @@ import path from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
 import { buildRestApp } from '../src/app';
-import { closedPortUrl, listenOnEphemeralPort } from './http';
+import { UNREACHABLE_GRAPHQL_URL, listenOnEphemeralPort } from './http';
 
 const chromiumPath = process.env['CHROMIUM_PATH'] || '/usr/bin/chromium';
 const hasChromium = existsSync(chromiumPath);
@@ -34,7 +34,7 @@ const launchArgs = [
   let userDataDir: string;
 
   beforeAll(async () => {
-    app = await buildRestApp({ basePath: '/v2', graphqlUrl: await closedPortUrl(), logLevel: 'silent' });
+    app = await buildRestApp({ basePath: '/v2', graphqlUrl: UNREACHABLE_GRAPHQL_URL, logLevel: 'silent' });
     base = await listenOnEphemeralPort(app);
     userDataDir = mkdtempSync(path.join(os.tmpdir(), 'asrank-rest-chromium-'));
     context = await chromium.launchPersistentContext(userDataDir, {

@@ -40,7 +40,15 @@ export async function postGraphql(
   return response.json();
 }
 
-/** An address nothing listens on: a port that was free a moment ago. */
+/**
+ * The address of a GraphQL service that is down: port 1 of the loopback, where connections are refused. A port that
+ * was free a moment ago (closedPortUrl) can be taken by another test's server before the requests reach it (the
+ * workspace's suites run at once): in a CI run every request of routing.test.ts met another service's 404 there.
+ * Ports below 1024 are never handed out as ephemeral ports, and no test listens on port 1.
+ */
+export const UNREACHABLE_GRAPHQL_URL = 'http://127.0.0.1:1/graphql';
+
+/** A port that was free a moment ago, for a service of the test to listen on. */
 export async function closedPortUrl(): Promise<string> {
   const { createServer } = await import('node:net');
   const server = createServer();

@@ -7,7 +7,7 @@ import http, { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ConfigError, readConfig } from '../src/config';
-import { closedPortUrl } from './http';
+import { closedPortUrl, UNREACHABLE_GRAPHQL_URL } from './http';
 
 const mainFile = path.resolve(__dirname, '..', 'dist', 'main.js');
 
@@ -128,7 +128,7 @@ describeBuilt('dist/main.js', () => {
       PORT: port,
       HOST: '127.0.0.1',
       BASE_PATH: '/v2',
-      GRAPHQL_URL: await closedPortUrl(),
+      GRAPHQL_URL: UNREACHABLE_GRAPHQL_URL,
       LOG_LEVEL: 'info',
     });
     try {
@@ -154,7 +154,7 @@ describeBuilt('dist/main.js', () => {
     const service = run({
       PORT: port,
       HOST: '127.0.0.1',
-      GRAPHQL_URL: await closedPortUrl(),
+      GRAPHQL_URL: UNREACHABLE_GRAPHQL_URL,
       LOG_LEVEL: 'info',
       WORKERS: '2',
     });

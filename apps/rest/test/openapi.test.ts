@@ -4,14 +4,14 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPIV3 } from 'openapi-types';
 import type { FastifyInstance } from 'fastify';
 import { buildRestApp } from '../src/app';
-import { closedPortUrl, getJson, listenOnEphemeralPort } from './http';
+import { UNREACHABLE_GRAPHQL_URL, getJson, listenOnEphemeralPort } from './http';
 
 describe('OpenAPI guide at /restful/doc', () => {
   let app: FastifyInstance;
   let base: string;
 
   beforeAll(async () => {
-    app = await buildRestApp({ basePath: '/v2', graphqlUrl: await closedPortUrl(), logLevel: 'silent' });
+    app = await buildRestApp({ basePath: '/v2', graphqlUrl: UNREACHABLE_GRAPHQL_URL, logLevel: 'silent' });
     base = await listenOnEphemeralPort(app);
   });
   afterAll(() => app.close());

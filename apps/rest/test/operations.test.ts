@@ -4,7 +4,7 @@
 import { LARGE_ANSWER_CHARACTERS } from '@asrank/service-kit';
 import { MAX_PAGE_SIZE } from '@asrank/domain';
 import { buildRestApp } from '../src/app';
-import { closedPortUrl, getJson, listenOnEphemeralPort } from './http';
+import { UNREACHABLE_GRAPHQL_URL, getJson, listenOnEphemeralPort } from './http';
 import { startServices, type Services } from './services';
 
 let services: Services;
@@ -134,7 +134,7 @@ describe('overload protection', () => {
   it('sheds data requests with 503 + Retry-After under memory pressure, keeping the probes up', async () => {
     const app = await buildRestApp({
       basePath: '',
-      graphqlUrl: await closedPortUrl(),
+      graphqlUrl: UNREACHABLE_GRAPHQL_URL,
       logLevel: 'silent',
       maxHeapUsedBytes: 1,
     });

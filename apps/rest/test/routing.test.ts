@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '@asrank/domain';
 import { buildRestApp } from '../src/app';
-import { closedPortUrl, getJson, listenOnEphemeralPort } from './http';
+import { UNREACHABLE_GRAPHQL_URL, getJson, listenOnEphemeralPort } from './http';
 
 interface ErrorAnswer {
   statusCode: number;
@@ -21,7 +21,7 @@ describe.each([
   let base: string;
 
   beforeAll(async () => {
-    app = await buildRestApp({ basePath, graphqlUrl: await closedPortUrl(), logLevel: 'silent' });
+    app = await buildRestApp({ basePath, graphqlUrl: UNREACHABLE_GRAPHQL_URL, logLevel: 'silent' });
     base = `${await listenOnEphemeralPort(app)}${basePath}`;
   });
   afterAll(() => app.close());
