@@ -641,31 +641,30 @@ function valuedThenUnvaluedPage<TB extends ListTable, Row>(
   },
 ): Promise<Row[]> {
   const { valued, unvalued, valuedOrder } = valuedStretches(spec, column);
-  const { unvaluedOrder } = stretches;
+  // One stretch's page: its records in `order`, their rows looked up by key in the same order.
+  const stretchPage =
+    (
+      records: (records: ListQuery<TB>) => ListQuery<TB>,
+      name: string,
+      order: typeof valuedOrder,
+      seekable?: Seekable,
+      monthsSeekable?: Seekable,
+    ) =>
+    (limit: number, offset: number) =>
+      rowsOfKeyPage(
+        spec,
+        records,
+        `${form} ${name}`,
+        () => order(),
+        () => order({ keyLookup: true, table: spec.table }),
+        limit,
+        offset,
+        seekable,
+        monthsSeekable,
+      );
   return nullsLastPage(spec.page, {
-    nonNull: (limit, offset) =>
-      rowsOfKeyPage(
-        spec,
-        valued,
-        `${form} valued`,
-        () => valuedOrder(),
-        () => valuedOrder({ keyLookup: true, table: spec.table }),
-        limit,
-        offset,
-        stretches.valuedSeek,
-        stretches.valuedSeek,
-      ),
-    nulls: (limit, offset) =>
-      rowsOfKeyPage(
-        spec,
-        unvalued,
-        `${form} unvalued`,
-        () => unvaluedOrder(),
-        () => unvaluedOrder({ keyLookup: true, table: spec.table }),
-        limit,
-        offset,
-        stretches.unvaluedSeek,
-      ),
+    nonNull: stretchPage(valued, 'valued', valuedOrder, stretches.valuedSeek, stretches.valuedSeek),
+    nulls: stretchPage(unvalued, 'unvalued', stretches.unvaluedOrder, stretches.unvaluedSeek),
     countNonNull: () => stretches.countNonNull(valued),
   });
 }
