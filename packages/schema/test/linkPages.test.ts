@@ -843,6 +843,44 @@ describe.each(STORE_KINDS)('shallow link pages over several months, one arm per 
     expect(await relationshipValues((steps + 1) * 5 * months)).toBe(0);
   });
 
+  // SQLite's table is its primary key, rows and all: there `canonical` costs nothing more, and a hop is a statement.
+  if (kind === 'postgres')
+    it("finds every month's bookmarks by the pair from the primary key alone, a link's row told by its ends", async () => {
+      const [first, latest] = [store.dates[0]!, store.dates.at(-1)!];
+      monthArmsTuning.enabled = false;
+      const months = store.dates.length;
+      // Past pairPartsSteps steps a month, where the months are read whole rather than a relationship at a time.
+      const offset = (linkPageTuning.pairPartsSteps[kind] + 3) * 5 * months;
+      for (const sort of ['asn0', '-asn0', 'asn1', '-asn1']) {
+        const facts = createStoreFacts(store.handle, undefined, { step: 5, linkStep: 5, waitedHops: 1e9 });
+        const run = new RunStatements(store.handle);
+        const query =
+          `{ asnLinks(first: 10, offset: ${offset}, dateStart: "${first}", dateEnd: "${latest}", sort: "${sort}") ` +
+          '{ edges { node { date asn0 { asn } asn1 { asn } relationship } } } }';
+        const bookmarked = await queryData<LinkPage>(
+          throughPlugin(store.handle, run),
+          query,
+          undefined,
+          facts,
+        );
+        const plain = createStoreFacts(store.handle, undefined, { step: 1e9, linkStep: 1e9 });
+        expect([sort, bookmarked.asnLinks.edges]).toEqual([
+          sort,
+          (await queryData<LinkPage>(store.handle, query, undefined, plain)).asnLinks.edges,
+        ]);
+        expect(bookmarked.asnLinks.edges).toHaveLength(10);
+        // The statements that found the months' bookmarks: hops from the start, or the records numbered.
+        const finding = run.statements
+          .map((statement) => statement.sql)
+          .filter((text) => /with recursive hops|row_number\(\)/.test(text) && !text.startsWith('explain'));
+        expect([sort, finding.length]).toEqual([sort, months]);
+        // By asn1 the reversed rows (asn0 > asn1) are walked, by asn0 the canonical ones.
+        const ends = sort.endsWith('asn1') ? /"asn0" > "asn1"/ : /"asn0" < "asn1"/;
+        for (const text of finding)
+          expect([sort, ends.test(text), text.includes('"canonical"')]).toEqual([sort, true, false]);
+      }
+    });
+
   if (kind === 'sqlite')
     it('merges the arms on SQLite as members of one compound, each walked in the order, none read whole and sorted', async () => {
       const arms = store.dates.map((date) =>

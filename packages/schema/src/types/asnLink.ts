@@ -1792,11 +1792,14 @@ builder.queryFields((t) => ({
           ? await oneAsnOrder(context, sortKeys, months[0]!)
           : sortKeys;
       // The links asked for; a compiled neighbour page gives its month and ASN as placeholders.
-      // `otherEnd`: every link's reversed row (asn0 > asn1) instead of its canonical one.
+      // `otherEnd`: every link's reversed row (asn0 > asn1) instead of its canonical one. `byEnds`: each row told
+      // canonical or reversed by its ends (asn0 < asn1, as the loads set `canonical`), for PostgreSQL's walks of the
+      // primary key (pairRange).
       const linksQuery = (
         inMonths = dateIn(context.dialect, 'date', months),
         asn0: unknown = asn,
         otherEnd = false,
+        byEnds = false,
       ) => {
         const links = context.db.selectFrom('asn_links').where(inMonths);
         if (asn0 != null) {
@@ -1804,6 +1807,10 @@ builder.queryFields((t) => ({
           return asnList ? ofAsn.where(inValues(context.dialect, 'asn1', asnList, 'bigint')) : ofAsn;
         }
         if (asnList) return links.where(inValues(context.dialect, 'asn0', asnList, 'bigint'));
+        if (byEnds)
+          return links.where(
+            sql<boolean>`${sql.ref('asn0')} ${otherEnd ? sql`>` : sql`<`} ${sql.ref('asn1')}`,
+          );
         return links.where('canonical', '=', otherEnd ? 0 : 1);
       };
       /**
@@ -1990,13 +1997,23 @@ builder.queryFields((t) => ({
             (relationship) => (records: SeekRange['range']) =>
               records.where(sql<boolean>`${sql.ref('relationship')} = ${relationship}`),
           );
+          // By the pair on PostgreSQL, each month's links read by their ends (linksQuery's `byEnds`): the primary key
+          // (date, asn0, asn1) holds them, so its hops and the page's keys are read from the index alone, where
+          // `canonical` sent each skipped entry to its row in the table.
+          const pairRange =
+            context.dialect === 'postgres' &&
+            seek.term.column === 'asn0' &&
+            within === null &&
+            !relationships;
           const ranges = [...pageMonths].sort().map((month) => ({
             month,
             parts,
             range: {
               db: context.db,
               dialect: context.dialect,
-              range: monthRange(month),
+              range: pairRange
+                ? linksQuery(dateIn(context.dialect, 'date', [month]), null, otherEnd !== null, true)
+                : monthRange(month),
               keyColumns: seek.keyColumns,
               term: seek.term,
               bookmarks: context.pageBookmarks,
