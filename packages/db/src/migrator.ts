@@ -23,6 +23,7 @@ import * as m019 from './migrations/019_dataset_listed_totals';
 import * as m020 from './migrations/020_asn_link_counts';
 import * as m021 from './migrations/021_cone_member_counts';
 import * as m022 from './migrations/022_asn_relationship_link_counts';
+import * as m023 from './migrations/023_dataset_link_part_totals';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '020_asn_link_counts': m020,
   '021_cone_member_counts': m021,
   '022_asn_relationship_link_counts': m022,
+  '023_dataset_link_part_totals': m023,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

@@ -299,7 +299,8 @@ async function expectRelationshipLinkCountsFilled(handle: DatabaseHandle): Promi
 
 /**
  * Migrates `handle`, at 018, to the latest with two months of ASNs, organizations and links (each once per direction,
- * as loads write them) and a month with none, and checks that 019 counted each month's lists as the API lists them.
+ * as loads write them) and a month with none, and checks that 019 counted each month's lists as the API lists them,
+ * and 023 the parts of its links.
  */
 async function expectListedTotalsCounted(handle: DatabaseHandle): Promise<void> {
   const { error } = await migrator(handle.db, handle.dialect).migrateTo('018_source_desc_index');
@@ -314,9 +315,10 @@ async function expectListedTotalsCounted(handle: DatabaseHandle): Promise<void> 
   );
   await sql`insert into organizations (date, org_id, seen) values
     ('2024-01-01', 'ORG-A', 1), ('2024-02-01', 'ORG-A', 1), ('2024-02-01', 'ORG-B', 0)`.execute(handle.db);
-  await sql`insert into asn_links (date, asn0, asn1, relationship, canonical) values
-    ('2024-01-01', 1, 2, 'peer', 1), ('2024-01-01', 2, 1, 'peer', 0),
-    ('2024-01-01', 1, 3, 'customer', 1), ('2024-01-01', 3, 1, 'provider', 0)`.execute(handle.db);
+  await sql`insert into asn_links (date, asn0, asn1, relationship, canonical, number_paths, corrected_by) values
+    ('2024-01-01', 1, 2, 'peer', 1, 7, null), ('2024-01-01', 2, 1, 'peer', 0, 7, null),
+    ('2024-01-01', 1, 3, 'customer', 1, null, 1), ('2024-01-01', 3, 1, 'provider', 0, null, 1),
+    ('2024-01-01', 2, 3, 'provider', 1, 4, 2), ('2024-01-01', 3, 2, 'customer', 0, 4, 2)`.execute(handle.db);
   await migrateToLatest(handle.db, handle.dialect);
   const totals = await sql<
     Record<string, unknown>
@@ -325,9 +327,20 @@ async function expectListedTotalsCounted(handle: DatabaseHandle): Promise<void> 
   expect(
     totals.rows.map((row) => Object.values(row).map((value, index) => (index === 0 ? value : Number(value)))),
   ).toEqual([
-    ['2024-01-01', 3, 2, 1, 1, 2],
+    ['2024-01-01', 3, 2, 1, 1, 3],
     ['2024-02-01', 1, 0, 2, 1, 0],
     ['2024-03-01', 0, 0, 0, 0, 0],
+  ]);
+  // 023: the parts of each month's links, on their canonical rows (a reversed row's relationship is the other end's).
+  const parts = await sql<Record<string, unknown>>`select date, listed_links_customer, listed_links_peer,
+    listed_links_provider, listed_links_sibling, listed_links_with_paths, listed_links_corrected
+    from datasets order by date`.execute(handle.db);
+  expect(
+    parts.rows.map((row) => Object.values(row).map((value, index) => (index === 0 ? value : Number(value)))),
+  ).toEqual([
+    ['2024-01-01', 1, 1, 1, 0, 2, 2],
+    ['2024-02-01', 0, 0, 0, 0, 0, 0],
+    ['2024-03-01', 0, 0, 0, 0, 0, 0],
   ]);
 }
 
@@ -398,6 +411,7 @@ describe('migrations on a real SQLite file', () => {
         '020_asn_link_counts',
         '021_cone_member_counts',
         '022_asn_relationship_link_counts',
+        '023_dataset_link_part_totals',
       ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);

@@ -15,6 +15,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { SelectQueryBuilder } from 'kysely';
 import { toCount, type Database, type DatasetListedTotals } from '@asrank/db';
+import { LINK_RELATIONSHIPS } from '@asrank/domain';
 import type { AsrankContext } from './context';
 import { dataVersionColumn } from './sql';
 import { mapOnStore } from './storeTurns';
@@ -109,7 +110,7 @@ export function storedListTotals(
   months: readonly ({ date: string } & Record<keyof DatasetListedTotals, number | string>)[],
 ): Map<string, number> {
   const totals = new Map<string, number>();
-  const keep = (table: string, month: string, filter: Record<string, boolean>, total: number) =>
+  const keep = (table: string, month: string, filter: Record<string, boolean | string>, total: number) =>
     totals.set(monthListScope(table, [month], filter)!, total);
   for (const row of months) {
     for (const [table, all, seen] of [
@@ -120,7 +121,18 @@ export function storedListTotals(
       keep(table, row.date, { seen: true }, seen);
       keep(table, row.date, { seen: false }, all - seen);
     }
-    keep('asn_links', row.date, {}, toCount(row.listed_links));
+    const links = toCount(row.listed_links);
+    keep('asn_links', row.date, {}, links);
+    // The parts a walk of every link skips whole, named as its month totals name them (asnLink.ts).
+    for (const relationship of LINK_RELATIONSHIPS)
+      keep('asn_links', row.date, { relationship }, toCount(row[`listed_links_${relationship}`]));
+    for (const [column, valued] of [
+      ['number_paths', toCount(row.listed_links_with_paths)],
+      ['corrected_by', toCount(row.listed_links_corrected)],
+    ] as const) {
+      keep('asn_links', row.date, { [column]: 'valued' }, valued);
+      keep('asn_links', row.date, { [column]: 'null' }, links - valued);
+    }
   }
   return totals;
 }

@@ -6,7 +6,13 @@
 import { sql } from 'kysely';
 import { createStoreFacts, linkPageTuning, organizationNeighborTuning } from '../src';
 import { neighborClassWalk, neighborWalk, neighborWalkSteps, walkerLinks } from '../src/types/organization';
-import { withLoadedStore, queryData, STORE_KINDS, type LoadedStore } from './support/store';
+import {
+  withLoadedStore,
+  queryData,
+  STORE_KINDS,
+  type LoadedStore,
+  keepListedLinkParts,
+} from './support/store';
 import { LOAD_TIMEOUT_MS } from './support/store';
 import { StatementCounter, throughPlugin } from './support/statementCounter';
 
@@ -240,6 +246,7 @@ describe.each(STORE_KINDS)("organizations' link and neighbour pages on %s", (kin
         })
         .where('date', '=', latest)
         .execute();
+      await keepListedLinkParts(store.handle);
       const asns = await store.handle.db
         .selectFrom('asns')
         .select(['asn', 'org_id', 'rank', 'cone_asns', 'degree_total', 'asn_name'])

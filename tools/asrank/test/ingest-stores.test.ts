@@ -4,6 +4,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import {
   ASN_RELATIONSHIP_LINK_COUNTS,
+  DATASET_LISTED_TOTALS,
   openDatabase,
   refreshStatistics,
   type DatabaseHandle,
@@ -82,6 +83,31 @@ describe('ingest of the generated dataset into SQLite', () => {
       expect(dataset.numberAsnsSeen).toBeLessThan(dataset.numberAsns);
       expect(dataset.numberPrefixes).toBeGreaterThan(0);
     }
+  });
+
+  it("keeps each month's links by relationship, with a path count and with a correction, as its rows count them", async () => {
+    // listed_links, then its parts, in the order the counts below take them.
+    const linkTotals = DATASET_LISTED_TOTALS.filter((column) => column.startsWith('listed_links'));
+    const kept = await handle.db
+      .selectFrom('datasets')
+      .select(['date', ...linkTotals])
+      .orderBy('date')
+      .execute();
+    const counted = await sql<Record<string, unknown>>`
+      select date, count(*) as links,
+        sum(case when relationship = 'customer' then 1 else 0 end) as customer,
+        sum(case when relationship = 'peer' then 1 else 0 end) as peer,
+        sum(case when relationship = 'provider' then 1 else 0 end) as provider,
+        sum(case when relationship = 'sibling' then 1 else 0 end) as sibling,
+        count(number_paths) as with_paths, count(corrected_by) as corrected
+      from asn_links where canonical = 1 group by date order by date`.execute(handle.db);
+    const numbers = (row: Record<string, unknown>) =>
+      Object.values(row).map((value, index) => (index === 0 ? value : Number(value)));
+    expect(kept.map(numbers)).toEqual(counted.rows.map(numbers));
+    // The sample's links hold at least three relationships: the parts are not all one (it has no count files, so no
+    // path counts; migrations.test.ts counts those).
+    const rows = kept.map(numbers) as number[][];
+    expect(rows[0]!.slice(2, 6).filter((part) => part > 0).length).toBeGreaterThanOrEqual(3);
   });
 
   it("keeps every organization's link and neighbour counts of every month as its members' links give them", async () => {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { graphql, type ExecutionResult } from 'graphql';
 import pg from 'pg';
 import { openDatabase, type DatabaseHandle } from '@asrank/db';
+import { LINK_RELATIONSHIPS } from '@asrank/domain';
 import { generateDataset, ingestMonth, loadSampleData, readManifest, SAMPLE_DATA_DIR } from '@asrank/cli';
 import { createContext, createSchema, type StoreFacts } from '../../src';
 
@@ -235,4 +236,40 @@ export async function reloadThinned(
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * Writes each month's kept totals of its links' parts (datasets.listed_links_*: by relationship, with a path count,
+ * with a correction) from the rows, as a load writes them with the month: for tests that change links' values in place,
+ * which no load does.
+ */
+export async function keepListedLinkParts(handle: DatabaseHandle): Promise<void> {
+  const parts = await handle.db
+    .selectFrom('asn_links')
+    .select((eb) => [
+      'date',
+      ...LINK_RELATIONSHIPS.map((relationship) =>
+        eb.fn
+          .sum<number>(eb.case().when('relationship', '=', relationship).then(1).else(0).end())
+          .as(relationship),
+      ),
+      eb.fn.count<number>('number_paths').as('with_paths'),
+      eb.fn.count<number>('corrected_by').as('corrected'),
+    ])
+    .where('canonical', '=', 1)
+    .groupBy('date')
+    .execute();
+  for (const row of parts)
+    await handle.db
+      .updateTable('datasets')
+      .set({
+        listed_links_customer: Number(row.customer),
+        listed_links_peer: Number(row.peer),
+        listed_links_provider: Number(row.provider),
+        listed_links_sibling: Number(row.sibling),
+        listed_links_with_paths: Number(row.with_paths),
+        listed_links_corrected: Number(row.corrected),
+      })
+      .where('date', '=', row.date)
+      .execute();
 }

@@ -146,14 +146,30 @@ function listedTotalsOf(month: MonthData): DatasetListedTotals {
   for (const row of month.asns) if (row.seen === 1) seenAsns += 1;
   let seenOrganizations = 0;
   for (const row of month.organizations) if (row.seen === 1) seenOrganizations += 1;
+  // Each pair once, on its canonical row, and the parts of them a walk over months skips whole.
   let links = 0;
-  for (const row of month.asnLinks) if (row.canonical === 1) links += 1;
+  const byRelationship = { customer: 0, peer: 0, provider: 0, sibling: 0 };
+  let withPaths = 0;
+  let corrected = 0;
+  for (const row of month.asnLinks) {
+    if (row.canonical !== 1) continue;
+    links += 1;
+    byRelationship[row.relationship] += 1;
+    if (row.number_paths !== null) withPaths += 1;
+    if (row.corrected_by !== null) corrected += 1;
+  }
   return {
     listed_asns: month.asns.length,
     listed_asns_seen: seenAsns,
     listed_organizations: month.organizations.length,
     listed_organizations_seen: seenOrganizations,
     listed_links: links,
+    listed_links_customer: byRelationship.customer,
+    listed_links_peer: byRelationship.peer,
+    listed_links_provider: byRelationship.provider,
+    listed_links_sibling: byRelationship.sibling,
+    listed_links_with_paths: withPaths,
+    listed_links_corrected: corrected,
   };
 }
 
