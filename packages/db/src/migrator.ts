@@ -24,6 +24,7 @@ import * as m020 from './migrations/020_asn_link_counts';
 import * as m021 from './migrations/021_cone_member_counts';
 import * as m022 from './migrations/022_asn_relationship_link_counts';
 import * as m023 from './migrations/023_dataset_link_part_totals';
+import * as m024 from './migrations/024_asn_canonical_link_counts';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '021_cone_member_counts': m021,
   '022_asn_relationship_link_counts': m022,
   '023_dataset_link_part_totals': m023,
+  '024_asn_canonical_link_counts': m024,
 };
 
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;

@@ -144,6 +144,12 @@ export interface AsnsTable {
   number_peer_links: number;
   number_provider_links: number;
   number_sibling_links: number;
+  /**
+   * The ASN's canonical links in the month (asn_links rows with asn0 = asn < asn1), counted at load (024): the records
+   * the month's list of every link holds for each ASN by `asn0`; with number_asn_links, its reversed rows' too (asn0 =
+   * asn > asn1, the list by `asn1`). A deep page by `-asn0` or `-asn1` places its bookmarks from these counts.
+   */
+  number_canonical_links: number;
 }
 
 /** The asns columns that keep the ASN's links of the month of each relationship (migration 022). */
@@ -166,6 +172,7 @@ export type AsnRecord = Omit<
   | keyof typeof ASN_ORGANIZATION_COPY
   | 'number_asn_links'
   | 'number_cone_members'
+  | 'number_canonical_links'
   | (typeof ASN_RELATIONSHIP_LINK_COUNTS)[keyof typeof ASN_RELATIONSHIP_LINK_COUNTS]
 >;
 

@@ -257,7 +257,8 @@ async function expectConeMemberCountsFilled(handle: DatabaseHandle): Promise<voi
 /**
  * Migrates `handle`, at 021, to the latest with two months of ASNs and links of every relationship (each link once per
  * direction, its reverse seen from the other end), and checks that 022 counted each ASN's links of each month by
- * relationship, 0 for an ASN without links; a link whose end has no ASN row is counted for the end that has one.
+ * relationship, 0 for an ASN without links; a link whose end has no ASN row is counted for the end that has one; and
+ * that 024 counted each ASN's canonical links.
  */
 async function expectRelationshipLinkCountsFilled(handle: DatabaseHandle): Promise<void> {
   const { error } = await migrator(handle.db, handle.dialect).migrateTo('021_cone_member_counts');
@@ -294,6 +295,19 @@ async function expectRelationshipLinkCountsFilled(handle: DatabaseHandle): Promi
     ['2024-01-01', 4, 0, 0, 0, 0],
     ['2024-02-01', 1, 0, 0, 1, 0],
     ['2024-02-01', 2, 1, 0, 0, 0],
+  ]);
+  // 024: each ASN's canonical links (its rows with asn0 = asn < asn1), 0 for one whose every link goes to a lesser ASN.
+  const canonical = await sql<Record<string, unknown>>`
+    select date, asn, number_canonical_links from asns order by date, asn`.execute(handle.db);
+  expect(
+    canonical.rows.map((row) => [row.date, Number(row.asn), Number(row.number_canonical_links)]),
+  ).toEqual([
+    ['2024-01-01', 1, 3],
+    ['2024-01-01', 2, 1],
+    ['2024-01-01', 3, 0],
+    ['2024-01-01', 4, 0],
+    ['2024-02-01', 1, 1],
+    ['2024-02-01', 2, 0],
   ]);
 }
 
@@ -412,6 +426,7 @@ describe('migrations on a real SQLite file', () => {
         '021_cone_member_counts',
         '022_asn_relationship_link_counts',
         '023_dataset_link_part_totals',
+        '024_asn_canonical_link_counts',
       ]);
       await migrateToLatest(handle.db, handle.dialect);
       await migrateToLatest(handle.db, handle.dialect);
@@ -510,9 +525,9 @@ describe('migrations on a real SQLite file', () => {
         sqlite.prepare(`pragma index_info('${ASN_HISTORY_INDEX}')`).all() as { name: string }[]
       ).map((column) => column.name);
       expect(indexed).toEqual(['asn', 'date', ...ASN_HISTORY_COLUMNS]);
-      // Every column of the table but search_text, the organization's copies (012), the link counts (020, 022) and the
-      // cone's member count (021), which an AS's history does not read: a column added to asns later must be added here
-      // too.
+      // Every column of the table but search_text, the organization's copies (012), the link counts (020, 022, 024) and
+      // the cone's member count (021), which an AS's history does not read: a column added to asns later must be added
+      // here too.
       const tableColumns = (sqlite.prepare(`pragma table_info('asns')`).all() as { name: string }[]).map(
         (column) => column.name,
       );
@@ -522,6 +537,7 @@ describe('migrations on a real SQLite file', () => {
         'number_asn_links',
         'number_cone_members',
         ...Object.values(ASN_RELATIONSHIP_LINK_COUNTS),
+        'number_canonical_links',
       ];
       expect([...indexed].sort()).toEqual(tableColumns.filter((name) => !notIndexed.includes(name)).sort());
       // Two ASNs' history over a range of months is one range of the index per ASN, read from the index alone.

@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import { LINK_RELATIONSHIPS } from '@asrank/domain';
 import { createStoreFacts, linkPageTuning, monthByMonthTuning } from '../src';
+import { pageBookmarksTuning } from '../src/pageBookmarks';
 import { mergedArms, monthArmsTuning, planLineSorts, servedByIndex } from '../src/monthArms';
 import {
   LOAD_TIMEOUT_MS,
@@ -844,6 +845,57 @@ describe.each(STORE_KINDS)('shallow link pages over several months, one arm per 
     expect(await relationshipValues((steps - 1) * 5 * months)).toBeGreaterThan(0);
     expect(await relationshipValues((steps + 1) * 5 * months)).toBe(0);
   });
+
+  // On SQLite a month's bookmarks by -asn0 (or by -asn1 from the reversed rows) come from each AS's count of them.
+  if (kind === 'sqlite')
+    it("places every month's bookmarks by -asn0 and -asn1 from the counts the ASes' rows keep, else from the links counted", async () => {
+      const [first, latest] = [store.dates[0]!, store.dates.at(-1)!];
+      monthArmsTuning.enabled = false;
+      const countedMinHops = pageBookmarksTuning.countedMinHops;
+      pageBookmarksTuning.countedMinHops = 1;
+      const months = store.dates.length;
+      const offset = (linkPageTuning.pairPartsSteps[kind] + 3) * 5 * months;
+      /** The page, and the statements that counted a month's links by asn0 (none where the rows' counts served). */
+      const pageOf = async (sort: string) => {
+        const facts = createStoreFacts(store.handle, undefined, { step: 5, linkStep: 5, waitedHops: 1e9 });
+        const run = new RunStatements(store.handle);
+        const query =
+          `{ asnLinks(first: 10, offset: ${offset}, dateStart: "${first}", dateEnd: "${latest}", sort: "${sort}") ` +
+          '{ edges { node { date asn0 { asn } asn1 { asn } relationship } } } }';
+        const page = await queryData<LinkPage>(throughPlugin(store.handle, run), query, undefined, facts);
+        const plain = createStoreFacts(store.handle, undefined, { step: 1e9, linkStep: 1e9 });
+        expect([sort, page.asnLinks.edges]).toEqual([
+          sort,
+          (await queryData<LinkPage>(store.handle, query, undefined, plain)).asnLinks.edges,
+        ]);
+        expect(page.asnLinks.edges).toHaveLength(10);
+        return run.statements.filter((statement) => /group by "asn0"/.test(statement.sql)).length;
+      };
+      try {
+        for (const sort of ['-asn0', '-asn1']) expect([sort, await pageOf(sort)]).toEqual([sort, 0]);
+        // A count that does not add up to the month's links (as where a link's lesser end has no record): counted.
+        const [asn] = await busiestAsns(store.handle, first, 1);
+        await store.handle.db
+          .updateTable('asns')
+          .set({ number_canonical_links: sql<number>`number_canonical_links + 1` })
+          .where('date', '=', first)
+          .where('asn', '=', Number(asn!.asn))
+          .execute();
+        try {
+          for (const sort of ['-asn0', '-asn1']) expect([sort, await pageOf(sort)]).toEqual([sort, 1]);
+        } finally {
+          await store.handle.db
+            .updateTable('asns')
+            .set({ number_canonical_links: sql<number>`number_canonical_links - 1` })
+            .where('date', '=', first)
+            .where('asn', '=', Number(asn!.asn))
+            .execute();
+        }
+      } finally {
+        monthArmsTuning.enabled = true;
+        pageBookmarksTuning.countedMinHops = countedMinHops;
+      }
+    });
 
   // SQLite's table is its primary key, rows and all: there `canonical` costs nothing more, and a hop is a statement.
   if (kind === 'postgres')

@@ -193,6 +193,30 @@ describe('ingest of the generated dataset into SQLite', () => {
     );
   });
 
+  it("keeps every ASN's canonical links of every month (asn0 = asn < asn1) as its asn_links rows give them", async () => {
+    const kept = await handle.db
+      .selectFrom('asns')
+      .select(['date', 'asn', 'number_canonical_links', 'number_asn_links'])
+      .orderBy('date')
+      .orderBy('asn')
+      .execute();
+    const counted = await sql<{ date: string; asn0: number; n: number }>`
+      select date, asn0, count(*) as n from asn_links where canonical = 1 group by date, asn0`.execute(
+      handle.db,
+    );
+    const countOf = new Map(counted.rows.map((row) => [`${row.date}|${row.asn0}`, Number(row.n)]));
+    expect(kept.map((row) => [row.date, Number(row.asn), Number(row.number_canonical_links)])).toEqual(
+      kept.map((row) => [row.date, Number(row.asn), countOf.get(`${row.date}|${row.asn}`) ?? 0]),
+    );
+    // Some ASes have links on both sides of their number: the two counts differ.
+    const both = kept.filter(
+      (row) =>
+        Number(row.number_canonical_links) > 0 &&
+        Number(row.number_canonical_links) < Number(row.number_asn_links),
+    );
+    expect(both.length).toBeGreaterThan(0);
+  });
+
   it('ranks exactly the seen ASNs, 1..n by competition ranking, with cone sizes matching cone_members', async () => {
     const [latest] = (await listDatasets(handle)).slice(-1);
     const rows = await handle.db.selectFrom('asns').selectAll().where('date', '=', latest!.date).execute();

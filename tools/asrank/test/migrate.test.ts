@@ -41,14 +41,14 @@ describe('asrank migrate', () => {
     await old.close();
 
     expect(await runProgram(['--database', file, 'migrate'])).toBe(
-      'Applied 003_descending_sort_indexes, 004_rank_key_indexes, 005_neighbour_rank_index, 006_name_search, 007_seen_rank_indexes, 008_location_population_desc, 009_postgres_byte_order_text, 010_link_sort_indexes, 011_asn_history_index, 012_asn_organization_copy, 013_list_order_covering, 014_postgres_month_name_search, 015_asn_summary_index, 016_search_text_separator, 017_organization_link_counts, 018_source_desc_index, 019_dataset_listed_totals, 020_asn_link_counts, 021_cone_member_counts, 022_asn_relationship_link_counts, 023_dataset_link_part_totals; statistics refreshed\n',
+      'Applied 003_descending_sort_indexes, 004_rank_key_indexes, 005_neighbour_rank_index, 006_name_search, 007_seen_rank_indexes, 008_location_population_desc, 009_postgres_byte_order_text, 010_link_sort_indexes, 011_asn_history_index, 012_asn_organization_copy, 013_list_order_covering, 014_postgres_month_name_search, 015_asn_summary_index, 016_search_text_separator, 017_organization_link_counts, 018_source_desc_index, 019_dataset_listed_totals, 020_asn_link_counts, 021_cone_member_counts, 022_asn_relationship_link_counts, 023_dataset_link_part_totals, 024_asn_canonical_link_counts; statistics refreshed\n',
     );
     const upgraded = openDatabase(file);
     try {
       expect(await pendingMigrations(upgraded.db, upgraded.dialect)).toEqual([]);
       const sqlite = upgraded.sqlite!;
       // The same rows, with the organization copies of 012 (none: these ASNs have no organization), the link counts
-      // of 020 and 022 (none: no links) and the cone member counts of 021 (none: no cones).
+      // of 020, 022 and 024 (none: no links) and the cone member counts of 021 (none: no cones).
       expect(sqlite.prepare('select * from asns order by asn').all()).toEqual(
         before.map((row) => ({
           ...(row as object),
@@ -60,6 +60,7 @@ describe('asrank migrate', () => {
           number_peer_links: 0,
           number_provider_links: 0,
           number_sibling_links: 0,
+          number_canonical_links: 0,
         })),
       );
       const stat = sqlite

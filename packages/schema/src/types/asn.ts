@@ -164,6 +164,7 @@ export function placeholderAsn(date: string, asn: number): AsnRow {
     number_peer_links: 0,
     number_provider_links: 0,
     number_sibling_links: 0,
+    number_canonical_links: 0,
   };
 }
 

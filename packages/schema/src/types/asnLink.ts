@@ -814,6 +814,36 @@ function linkMonthsSeek(
   };
 }
 
+/**
+ * Each ASN's records in the month's list of every link by asn0 (its canonical rows, or with `reversed` its reversed
+ * ones), as the ASNs' rows keep them (migration 024), with the count of each; null when they do not add up to the
+ * month's links (a link whose lesser end has no record of the month, as a JSON-lines import may leave one).
+ */
+async function keptLinkEndCounts(
+  context: AsrankContext,
+  month: string,
+  reversed: boolean,
+): Promise<{ value: number; n: number }[] | null> {
+  const counted = reversed
+    ? sql<number>`${sql.ref('number_asn_links')} - ${sql.ref('number_canonical_links')}`
+    : sql<number>`${sql.ref('number_canonical_links')}`;
+  const rows = await context.db
+    .selectFrom('asns')
+    .select([sql.ref('asn').as('value'), counted.as('n')])
+    .where('date', '=', month)
+    .where(counted, '>', 0)
+    .execute();
+  const listed = await context.db
+    .selectFrom('datasets')
+    .select('listed_links')
+    .where('date', '=', month)
+    .executeTakeFirst();
+  const counts = rows.map((row) => ({ value: Number(row.value), n: Number(row.n) }));
+  let kept = 0;
+  for (const { n } of counts) kept += n;
+  return listed !== undefined && kept === Number(listed.listed_links) ? counts : null;
+}
+
 /** True when the client's sort is `numberPaths` or `-numberPaths` alone (the pair that breaks ties is implied). */
 function isPathsAlone(keys: readonly SortKey[]): boolean {
   return keys.length === 1 && keys[0]!.key === 'numberPaths';
@@ -2019,6 +2049,11 @@ builder.queryFields((t) => ({
               bookmarks: context.pageBookmarks,
               step,
               scope: `${version}\u0000${month}\u0000asn_links\u0000months ${otherEnd ? 'reversed ' : ''}${seek.name}`,
+              // The month's records of each ASN by asn0, as each ASN's row keeps them, where no part of them is asked.
+              ...(seek.term.countedByValue &&
+                within === null && {
+                  keptValueCounts: () => keptLinkEndCounts(context, month, otherEnd !== null),
+                }),
             },
           }));
           const start = await monthsBookmarkStart(

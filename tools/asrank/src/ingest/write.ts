@@ -71,8 +71,8 @@ function coneSource(month: MonthData): TableSource {
 /**
  * The month's ASN rows with their organizations' name and rank copied in (AsnsTable's org_name and org_rank): null
  * where the ASN has no organization row that month, as the join the copies stand for would read; with their links
- * counted (number_asn_links), as the API's `asnLinks(asn)` counts them, and by relationship (number_customer_links
- * and its kin); and with their cones' members counted (number_cone_members), as coneSource writes them.
+ * counted (number_asn_links), as the API's `asnLinks(asn)` counts them, by relationship (number_customer_links
+ * and its kin) and the canonical ones (number_canonical_links); and with their cones' members counted (number_cone_members), as coneSource writes them.
  */
 function asnSource(month: MonthData, columns: readonly (keyof AsnRecord & string)[]): TableSource {
   const organizations = new Map(
@@ -82,13 +82,15 @@ function asnSource(month: MonthData, columns: readonly (keyof AsnRecord & string
   const relationships = Object.keys(
     ASN_RELATIONSHIP_LINK_COUNTS,
   ) as (keyof typeof ASN_RELATIONSHIP_LINK_COUNTS)[];
-  // Each ASN's links by relationship, in the order of `relationships`.
+  // Each ASN's links by relationship, in the order of `relationships`, and its canonical ones (asn0 < asn1).
   const linksOf = new Map<number, number[]>();
-  for (const { asn0, relationship } of month.asnLinks) {
+  const canonicalOf = new Map<number, number>();
+  for (const { asn0, relationship, canonical } of month.asnLinks) {
     let counts = linksOf.get(asn0);
     if (!counts) linksOf.set(asn0, (counts = relationships.map(() => 0)));
     const at = relationships.indexOf(relationship as (typeof relationships)[number]);
     if (at >= 0) counts[at]! += 1;
+    if (canonical === 1) canonicalOf.set(asn0, (canonicalOf.get(asn0) ?? 0) + 1);
   }
   const noLinks = relationships.map(() => 0);
   return {
@@ -99,6 +101,7 @@ function asnSource(month: MonthData, columns: readonly (keyof AsnRecord & string
       'number_asn_links',
       'number_cone_members',
       ...relationships.map((relationship) => ASN_RELATIONSHIP_LINK_COUNTS[relationship]),
+      'number_canonical_links',
     ],
     count: month.asns.length,
     rows: function* () {
@@ -110,6 +113,7 @@ function asnSource(month: MonthData, columns: readonly (keyof AsnRecord & string
         cells.push(links.reduce((sum, count) => sum + count, 0));
         cells.push(month.coneMembers.get(row.asn)?.length ?? 0);
         cells.push(...links);
+        cells.push(canonicalOf.get(row.asn) ?? 0);
         yield cells;
       }
     },
