@@ -258,7 +258,7 @@ async function expectConeMemberCountsFilled(handle: DatabaseHandle): Promise<voi
  * Migrates `handle`, at 021, to the latest with two months of ASNs and links of every relationship (each link once per
  * direction, its reverse seen from the other end), and checks that 022 counted each ASN's links of each month by
  * relationship, 0 for an ASN without links; a link whose end has no ASN row is counted for the end that has one; and
- * that 024 counted each ASN's canonical links.
+ * that 024 counted each ASN's canonical links on SQLite.
  */
 async function expectRelationshipLinkCountsFilled(handle: DatabaseHandle): Promise<void> {
   const { error } = await migrator(handle.db, handle.dialect).migrateTo('021_cone_member_counts');
@@ -296,17 +296,19 @@ async function expectRelationshipLinkCountsFilled(handle: DatabaseHandle): Promi
     ['2024-02-01', 1, 0, 0, 1, 0],
     ['2024-02-01', 2, 1, 0, 0, 0],
   ]);
-  // 024: each ASN's canonical links (its rows with asn0 = asn < asn1), 0 for one whose every link goes to a lesser ASN.
+  // 024: on SQLite each ASN's canonical links (its rows with asn0 = asn < asn1), 0 for one whose every link goes to a
+  // lesser ASN; on PostgreSQL none counted (no reader there, and the update scattered each month's rows).
   const canonical = await sql<Record<string, unknown>>`
     select date, asn, number_canonical_links from asns order by date, asn`.execute(handle.db);
+  const countedHere = handle.dialect === 'sqlite';
   expect(
     canonical.rows.map((row) => [row.date, Number(row.asn), Number(row.number_canonical_links)]),
   ).toEqual([
-    ['2024-01-01', 1, 3],
-    ['2024-01-01', 2, 1],
+    ['2024-01-01', 1, countedHere ? 3 : 0],
+    ['2024-01-01', 2, countedHere ? 1 : 0],
     ['2024-01-01', 3, 0],
     ['2024-01-01', 4, 0],
-    ['2024-02-01', 1, 1],
+    ['2024-02-01', 1, countedHere ? 1 : 0],
     ['2024-02-01', 2, 0],
   ]);
 }
