@@ -43,13 +43,15 @@ export const DATASET_LISTED_TOTALS = [
   'listed_links_corrected',
 ] as const satisfies readonly (keyof DatasetListedTotals)[];
 
+/**
+ * `true` when every key of T is in `Listed`, else `never`: a constant of this type set to `true` fails to compile once
+ * a key is added to T but not to the list beside it (the lists the loads write, or clear, by).
+ */
+type EveryKeyListed<T, Listed extends readonly PropertyKey[]> =
+  Exclude<keyof T, Listed[number]> extends never ? true : never;
+
 // A total added to DatasetListedTotals but not to DATASET_LISTED_TOTALS (which the loads write) fails to compile here.
-const everyListedTotalListed: Exclude<
-  keyof DatasetListedTotals,
-  (typeof DATASET_LISTED_TOTALS)[number]
-> extends never
-  ? true
-  : never = true;
+const everyListedTotalListed: EveryKeyListed<DatasetListedTotals, typeof DATASET_LISTED_TOTALS> = true;
 void everyListedTotalListed;
 
 export interface DatasetsTable extends DatasetListedTotals {
@@ -234,9 +236,7 @@ export const ASN_LINK_COLUMNS = [
 ] as const satisfies readonly (keyof AsnLinksTable)[];
 
 // A column added to AsnLinksTable but not to ASN_LINK_COLUMNS fails to compile here.
-const everyAsnLinkColumnListed: Exclude<keyof AsnLinksTable, (typeof ASN_LINK_COLUMNS)[number]> extends never
-  ? true
-  : never = true;
+const everyAsnLinkColumnListed: EveryKeyListed<AsnLinksTable, typeof ASN_LINK_COLUMNS> = true;
 void everyAsnLinkColumnListed;
 
 export interface LocationsTable {
@@ -339,12 +339,7 @@ export const ORGANIZATION_COLUMNS = [
 ] as const satisfies readonly (keyof OrganizationsTable)[];
 
 // A column added to OrganizationsTable but not to ORGANIZATION_COLUMNS fails to compile here.
-const everyOrganizationColumnListed: Exclude<
-  keyof OrganizationsTable,
-  (typeof ORGANIZATION_COLUMNS)[number]
-> extends never
-  ? true
-  : never = true;
+const everyOrganizationColumnListed: EveryKeyListed<OrganizationsTable, typeof ORGANIZATION_COLUMNS> = true;
 void everyOrganizationColumnListed;
 
 /** The tables that hold one month's data (keyed by `date`), in the order a load clears and writes them. */
@@ -370,6 +365,5 @@ export const ALL_TABLES = [
 ] as const satisfies readonly (keyof Database)[];
 
 // A table added to Database but not to ALL_TABLES fails to compile here.
-const everyTableListed: Exclude<keyof Database, (typeof ALL_TABLES)[number]> extends never ? true : never =
-  true;
+const everyTableListed: EveryKeyListed<Database, typeof ALL_TABLES> = true;
 void everyTableListed;
