@@ -817,12 +817,14 @@ function linkMonthsSeek(
 /**
  * Each ASN's records in the month's list of every link by asn0 (its canonical rows, or with `reversed` its reversed
  * ones), as the ASNs' rows keep them (migration 024), with the count of each; null when they do not add up to the
- * month's links (a link whose lesser end has no record of the month, as a JSON-lines import may leave one).
+ * month's links, `listedLinks` (a link whose lesser end has no record of the month, as a JSON-lines import may leave
+ * one, or a PostgreSQL month loaded before 024).
  */
 async function keptLinkEndCounts(
   context: AsrankContext,
   month: string,
   reversed: boolean,
+  listedLinks: number,
 ): Promise<{ value: number; n: number }[] | null> {
   const counted = reversed
     ? sql<number>`${sql.ref('number_asn_links')} - ${sql.ref('number_canonical_links')}`
@@ -833,15 +835,10 @@ async function keptLinkEndCounts(
     .where('date', '=', month)
     .where(counted, '>', 0)
     .execute();
-  const listed = await context.db
-    .selectFrom('datasets')
-    .select('listed_links')
-    .where('date', '=', month)
-    .executeTakeFirst();
   const counts = rows.map((row) => ({ value: Number(row.value), n: Number(row.n) }));
   let kept = 0;
   for (const { n } of counts) kept += n;
-  return listed !== undefined && kept === Number(listed.listed_links) ? counts : null;
+  return kept === listedLinks ? counts : null;
 }
 
 /** True when the client's sort is `numberPaths` or `-numberPaths` alone (the pair that breaks ties is implied). */
@@ -2052,7 +2049,9 @@ builder.queryFields((t) => ({
               // The month's records of each ASN by asn0, as each ASN's row keeps them, where no part of them is asked.
               ...(seek.term.countedByValue &&
                 within === null && {
-                  keptValueCounts: () => keptLinkEndCounts(context, month, otherEnd !== null),
+                  // Against the month's total the store keeps with it (linkTotals, read once per data version).
+                  keptValueCounts: async () =>
+                    keptLinkEndCounts(context, month, otherEnd !== null, await linkTotals.of(month)),
                 }),
             },
           }));

@@ -71,8 +71,9 @@ function coneSource(month: MonthData): TableSource {
 /**
  * The month's ASN rows with their organizations' name and rank copied in (AsnsTable's org_name and org_rank): null
  * where the ASN has no organization row that month, as the join the copies stand for would read; with their links
- * counted (number_asn_links), as the API's `asnLinks(asn)` counts them, by relationship (number_customer_links
- * and its kin) and the canonical ones (number_canonical_links); and with their cones' members counted (number_cone_members), as coneSource writes them.
+ * counted (number_asn_links), as the API's `asnLinks(asn)` counts them, by relationship (number_customer_links and
+ * its kin) and the canonical ones (number_canonical_links); and with their cones' members counted
+ * (number_cone_members), as coneSource writes them.
  */
 function asnSource(month: MonthData, columns: readonly (keyof AsnRecord & string)[]): TableSource {
   const organizations = new Map(
