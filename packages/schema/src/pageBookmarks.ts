@@ -503,8 +503,8 @@ class HeldTurn {
 async function findFromValueCounts(range: SeekRange, order: OrderBookmarks, held: HeldTurn): Promise<void> {
   const term = range.term!;
   const keyColumn = sql.ref(range.keyColumns[0]!);
-  const kept = await range.keptValueCounts?.();
-  const holding = kept ? valuesHolding(kept, term.direction, range.step) : await countedValuesHolding(range);
+  const counts = (await range.keptValueCounts?.()) ?? (await countedValues(range));
+  const holding = valuesHolding(counts, term.direction, range.step);
   // Compiled once for the month's ~500 bookmarks (built per bookmark, they cost 0.8 s over 12 generated months).
   const keyAt = range.range
     .select(keyColumn.as('key'))
@@ -531,15 +531,17 @@ async function findFromValueCounts(range: SeekRange, order: OrderBookmarks, held
 }
 
 interface ValueHolding {
-  value: unknown;
+  value: number;
   n: number;
   /** The records of this value and every one before it in the order. */
   through: number;
 }
 
 /**
- * The values of `counts` a bookmark falls in (their running count passes a multiple of the step), in the order: as
- * countedValuesHolding finds them from the range's records. A month's ~40,000-80,000 values, sorted here.
+ * The values of `counts` a bookmark falls in (their running count passes a multiple of the step), in the order. A
+ * month's ~40,000-80,000 values, sorted here: as fast as SQLite's window over the same counts (148 against 151 ms a
+ * generated month with the counting), and the same for counts the store keeps. Values are numbers (the orders
+ * `countedByValue` are by an ASN).
  */
 function valuesHolding(
   counts: readonly { value: number; n: number }[],
@@ -557,30 +559,14 @@ function valuesHolding(
   return holding;
 }
 
-/** The values a bookmark falls in, from the range's records counted by value (valuesHolding's, in SQL). */
-async function countedValuesHolding(range: SeekRange): Promise<ValueHolding[]> {
-  const term = range.term!;
-  const direction = term.direction === 'desc' ? sql`desc` : sql`asc`;
-  const counts = range.range
-    .select([sql.ref(term.column).as('value'), sql<number>`count(*)`.as('n')])
-    .groupBy(sql.ref(term.column));
-  const running = range.db
-    .selectFrom(counts.as('counts'))
-    .select([
-      'value',
-      'n',
-      sql<number>`sum(${sql.ref('n')}) over (order by ${sql.ref('value')} ${direction} rows unbounded preceding)`.as(
-        'through',
-      ),
-    ]);
-  // Only the values a bookmark falls in: those whose running count passes a multiple of the step.
-  const through = sql.ref('through');
-  return (await range.db
-    .selectFrom(running.as('running'))
-    .selectAll()
-    .where(sql<boolean>`${through} / ${range.step} > (${through} - ${sql.ref('n')}) / ${range.step}`)
-    .orderBy(through)
-    .execute()) as ValueHolding[];
+/** The range's records counted by value. */
+async function countedValues(range: SeekRange): Promise<{ value: number; n: number }[]> {
+  const column = sql.ref(range.term!.column);
+  const rows = await range.range
+    .select([column.as('value'), sql<number>`count(*)`.as('n')])
+    .groupBy(column)
+    .execute();
+  return rows.map((row) => ({ value: Number(row.value), n: Number(row.n) }));
 }
 
 /** Finds the next bookmark after the last one known, or marks the order complete. */
